@@ -1,0 +1,93 @@
+//===- metadata/CustomAttribute.h - Custom attribute blobs ------*- C++ -*-===//
+//
+// ECMA-335 II.23.3: the prolog, the fixed arguments typed by the constructor's signature, and the
+// named field and property arguments with their own type encoding. Values may be primitives,
+// strings, System.Type names, enums, boxed values (an `object` parameter) and one-dimensional
+// arrays of those.
+//
+// An enum's size is not in the blob: it comes from the enum's definition, which may be in another
+// assembly. The resolver finds it; when it cannot, the value is read as an int32 (ildasm makes the
+// same assumption) and the result says so.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_METADATA_CUSTOMATTRIBUTE_H
+#define WEFT_METADATA_CUSTOMATTRIBUTE_H
+
+#include "metadata/Module.h"
+#include "metadata/Signature.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace weft::metadata {
+
+class AssemblyResolver;
+class NamePrinter;
+
+/// The type of a value in a custom attribute blob.
+struct CAType {
+  /// Boolean..R8, String, SystemType, Boxed (an `object`), Enum or SZArray.
+  ElementType Kind = ElementType::End;
+  /// Enum: the underlying integer type.
+  ElementType Underlying = ElementType::End;
+  /// Enum: the type, as a token of the module (from a constructor signature) ...
+  Token EnumToken = 0;
+  /// ... or as the serialized name stored in the blob (named arguments, boxed values).
+  std::string EnumName;
+  /// SZArray: the element type.
+  std::shared_ptr<CAType> Element;
+};
+
+struct CAValue {
+  CAType Type;
+  bool Null = false;              // a null string, type or array
+  uint64_t Bits = 0;              // integers, bool, char; floats as their bits
+  std::string Text;               // string contents or type name
+  std::vector<CAValue> Elements;  // SZArray
+  std::shared_ptr<CAValue> Boxed; // Boxed: the value with its own type
+};
+
+struct CANamedArg {
+  bool IsProperty = false;
+  std::string Name;
+  CAValue Value; // Value.Type is the declared type of the field or property
+};
+
+struct CustomAttributeValue {
+  std::vector<CAValue> Fixed;
+  std::vector<CANamedArg> Named;
+  /// Some enum's underlying type could not be found; it was read as int32.
+  bool AssumedInt32Enum = false;
+};
+
+/// The constructor signature of a CustomAttribute row's Type column (MethodDef or MemberRef).
+llvm::Expected<MethodSig> customAttributeConstructor(const Module &M, uint32_t CustomAttributeRow);
+
+/// Decodes the value blob of a CustomAttribute row.
+llvm::Expected<CustomAttributeValue>
+decodeCustomAttribute(const Module &M, uint32_t CustomAttributeRow, AssemblyResolver *Resolver);
+
+/// Decodes a blob given the constructor's signature (also used for security attributes, which
+/// carry only named arguments).
+llvm::Expected<CustomAttributeValue>
+decodeCustomAttributeBlob(const Module &M, llvm::ArrayRef<uint8_t> Blob, uint64_t FileOffset,
+                          const MethodSig *Ctor, AssemblyResolver *Resolver);
+/// Decodes only named arguments (count, then arguments), as permission sets store them.
+llvm::Expected<std::vector<CANamedArg>> decodeNamedArguments(const Module &M,
+                                                             llvm::ArrayRef<uint8_t> Blob,
+                                                             uint64_t FileOffset,
+                                                             AssemblyResolver *Resolver);
+
+/// Writes the value in ILAsm's verbal form: `{int32(8) property bool 'X' = bool(true)}`.
+void writeCustomAttributeValue(llvm::raw_ostream &OS, const CustomAttributeValue &V,
+                               const NamePrinter &Names);
+void writeCAValue(llvm::raw_ostream &OS, const CAValue &V, const NamePrinter &Names);
+void writeCAType(llvm::raw_ostream &OS, const CAType &T, const NamePrinter &Names);
+
+} // namespace weft::metadata
+
+#endif

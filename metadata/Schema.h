@@ -1,0 +1,97 @@
+//===- metadata/Schema.h - Tables, columns and coded indices ----*- C++ -*-===//
+//
+// Generated from Tables.def and CodedIndexes.def: the table ids, one column enum per table
+// (TypeDefCol::Extends, ...), and the static description of every table and coded index that the
+// reader uses to size rows and the validator uses to check them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_METADATA_SCHEMA_H
+#define WEFT_METADATA_SCHEMA_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+
+namespace weft::metadata {
+
+enum class TableId : uint8_t {
+#define TABLE(Id, Name, Cols) Name = Id,
+#define COL(N, K, A)
+#include "metadata/Tables.def"
+  Unused = 0xFF,
+};
+constexpr unsigned MaxTables = 64;
+
+#define TABLE(Id, Name, Cols)                                                                      \
+  namespace Name##Col {                                                                            \
+    enum : unsigned { Cols ColumnCount };                                                          \
+  }
+#define COL(N, K, A) N,
+#include "metadata/Tables.def"
+
+enum class CodedIndex : uint8_t {
+#define CODED_INDEX(Name, Bits, Tables) Name,
+#define T(X)
+#include "metadata/CodedIndexes.def"
+  Count
+};
+
+enum class ColumnKind : uint8_t { U8, U16, U32, Str, Guid, Blob, Idx, Coded };
+
+struct ColumnSpec {
+  ColumnKind Kind;
+  uint8_t Arg; // the table (Idx) or coded index kind (Coded)
+  const char *Name;
+};
+
+struct TableSpec {
+  const char *Name = nullptr; // null for ids no table has
+  uint8_t NumColumns = 0;
+  const ColumnSpec *Columns = nullptr;
+  bool exists() const { return Name != nullptr; }
+};
+
+struct CodedIndexSpec {
+  const char *Name;
+  uint8_t TagBits;
+  uint8_t NumTags;
+  TableId Tables[32]; // TableId::Unused for tags no table uses
+};
+
+const TableSpec &tableSpec(unsigned Id);
+inline const TableSpec &tableSpec(TableId Id) {
+  return tableSpec(unsigned(Id));
+}
+const CodedIndexSpec &codedIndexSpec(CodedIndex Kind);
+
+/// The ECMA-335 (or portable PDB) name of a table: "TypeDef", "MemberRef", ...
+llvm::StringRef tableName(unsigned Id);
+inline llvm::StringRef tableName(TableId Id) {
+  return tableName(unsigned(Id));
+}
+/// True for the tables of a portable PDB (0x30-0x37).
+inline bool isPdbTable(unsigned Id) {
+  return Id >= 0x30 && Id <= 0x37;
+}
+
+/// Tokens: the table in the top byte, the 1-based row below.
+using Token = uint32_t;
+inline Token makeToken(TableId T, uint32_t Row) {
+  return (uint32_t(T) << 24) | Row;
+}
+inline TableId tokenTable(Token T) {
+  return TableId(T >> 24);
+}
+inline uint32_t tokenRow(Token T) {
+  return T & 0xFFFFFF;
+}
+/// Token type of #US heap offsets in ldstr.
+constexpr uint8_t UserStringTokenType = 0x70;
+
+/// Decodes a coded index value into a token. Returns false if the tag is not valid for \p Kind.
+/// A row of 0 (a null reference) gives a token whose row is 0.
+bool decodeCodedIndex(CodedIndex Kind, uint32_t Value, Token &Out);
+
+} // namespace weft::metadata
+
+#endif

@@ -1,0 +1,273 @@
+//===- weaver/ReadAll.cpp - Decode everything in a module -----------------===//
+#include "weaver/ReadAll.h"
+
+#include "metadata/Blobs.h"
+#include "metadata/CustomAttribute.h"
+#include "metadata/Module.h"
+#include "metadata/Names.h"
+#include "metadata/Signature.h"
+#include "pe/Image.h"
+#include "support/Error.h"
+#include "support/Format.h"
+#include "weaver/il/BodyReader.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace llvm;
+using namespace weft::metadata;
+
+namespace weft {
+
+namespace {
+
+std::string tokenText(Token T) {
+  return "0x" + hexstr(T, false, 8);
+}
+
+Error rowContext(Error E, TableId T, uint32_t Row) {
+  return addContext(std::move(E), tableName(T) + " row " + Twine(Row));
+}
+
+bool tokenAllowed(il::OperandKind K, TableId T) {
+  switch (K) {
+  case il::OperandKind::Method:
+    return T == TableId::MethodDef || T == TableId::MemberRef || T == TableId::MethodSpec;
+  case il::OperandKind::Field:
+    return T == TableId::Field || T == TableId::MemberRef;
+  case il::OperandKind::Type:
+    return T == TableId::TypeDef || T == TableId::TypeRef || T == TableId::TypeSpec;
+  case il::OperandKind::Tok:
+    return T == TableId::TypeDef || T == TableId::TypeRef || T == TableId::TypeSpec ||
+           T == TableId::MethodDef || T == TableId::MemberRef || T == TableId::MethodSpec ||
+           T == TableId::Field;
+  case il::OperandKind::Sig:
+    return T == TableId::StandAloneSig;
+  default:
+    return false;
+  }
+}
+
+Error readSignatures(const Module &M, ReadStats &Stats) {
+  for (uint32_t R = 1; R <= M.rowCount(TableId::Field); ++R) {
+    if (Expected<TypeSig> S = fieldDefSig(M, R); !S)
+      return rowContext(S.takeError(), TableId::Field, R);
+    ++Stats.Signatures;
+  }
+  for (uint32_t R = 1; R <= M.rowCount(TableId::MethodDef); ++R) {
+    if (Expected<MethodSig> S = methodDefSig(M, R); !S)
+      return rowContext(S.takeError(), TableId::MethodDef, R);
+    ++Stats.Signatures;
+  }
+  for (uint32_t R = 1; R <= M.rowCount(TableId::MemberRef); ++R) {
+    uint32_t Blob = M.get(TableId::MemberRef, R, MemberRefCol::Signature);
+    ArrayRef<uint8_t> B = M.getBlob(Blob);
+    if (!B.empty() && (B[0] & SigKindMask) == SigField) {
+      if (Expected<TypeSig> S = decodeFieldSig(B, M.blobFileOffset(Blob), &M); !S)
+        return rowContext(S.takeError(), TableId::MemberRef, R);
+    } else if (Expected<MethodSig> S = decodeMethodSig(B, M.blobFileOffset(Blob), &M); !S) {
+      return rowContext(S.takeError(), TableId::MemberRef, R);
+    }
+    ++Stats.Signatures;
+  }
+  for (uint32_t R = 1; R <= M.rowCount(TableId::StandAloneSig); ++R) {
+    uint32_t Blob = M.get(TableId::StandAloneSig, R, StandAloneSigCol::Signature);
+    ArrayRef<uint8_t> B = M.getBlob(Blob);
+    // Compilers also emit field signatures here (for constants of local scopes in old PDBs).
+    if (!B.empty() && B[0] == SigField) {
+      if (Expected<TypeSig> S = decodeFieldSig(B, M.blobFileOffset(Blob), &M); !S)
+        return rowContext(S.takeError(), TableId::StandAloneSig, R);
+    } else if (Expected<StandAloneSig> S = decodeStandAloneSig(B, M.blobFileOffset(Blob), &M); !S) {
+      return rowContext(S.takeError(), TableId::StandAloneSig, R);
+    }
+    ++Stats.Signatures;
+  }
+  for (uint32_t R = 1; R <= M.rowCount(TableId::TypeSpec); ++R) {
+    if (Expected<TypeSig> S = typeSpecSig(M, R); !S)
+      return rowContext(S.takeError(), TableId::TypeSpec, R);
+    ++Stats.Signatures;
+  }
+  for (uint32_t R = 1; R <= M.rowCount(TableId::MethodSpec); ++R) {
+    uint32_t Blob = M.get(TableId::MethodSpec, R, MethodSpecCol::Instantiation);
+    if (auto S = decodeMethodSpec(M.getBlob(Blob), M.blobFileOffset(Blob), &M); !S)
+      return rowContext(S.takeError(), TableId::MethodSpec, R);
+    ++Stats.Signatures;
+  }
+  for (uint32_t R = 1; R <= M.rowCount(TableId::Property); ++R) {
+    uint32_t Blob = M.get(TableId::Property, R, PropertyCol::Type);
+    if (auto S = decodePropertySig(M.getBlob(Blob), M.blobFileOffset(Blob), &M); !S)
+      return rowContext(S.takeError(), TableId::Property, R);
+    ++Stats.Signatures;
+  }
+  return Error::success();
+}
+
+Error readSmallBlobs(const Module &M, ReadStats &Stats, const ReadOptions &Opts) {
+  NamePrinter Names(M);
+  raw_null_ostream Null;
+  if (Opts.CustomAttributes)
+    for (uint32_t R = 1; R <= M.rowCount(TableId::CustomAttribute); ++R) {
+      Expected<CustomAttributeValue> V = decodeCustomAttribute(M, R, Opts.Resolver);
+      if (!V) return rowContext(V.takeError(), TableId::CustomAttribute, R);
+      ++Stats.CustomAttributes;
+      Stats.UnresolvedEnumAttributes += V->AssumedInt32Enum;
+    }
+  for (uint32_t R = 1; R <= M.rowCount(TableId::FieldMarshal); ++R) {
+    uint32_t Blob = M.get(TableId::FieldMarshal, R, FieldMarshalCol::NativeType);
+    if (Error E = writeMarshal(Null, M.getBlob(Blob), M.blobFileOffset(Blob)))
+      return rowContext(std::move(E), TableId::FieldMarshal, R);
+  }
+  for (uint32_t R = 1; R <= M.rowCount(TableId::Constant); ++R) {
+    uint32_t Blob = M.get(TableId::Constant, R, ConstantCol::Value);
+    if (Error E = writeConstant(Null, M.get(TableId::Constant, R, ConstantCol::Type),
+                                M.getBlob(Blob), M.blobFileOffset(Blob)))
+      return rowContext(std::move(E), TableId::Constant, R);
+  }
+  if (Opts.CustomAttributes)
+    for (uint32_t R = 1; R <= M.rowCount(TableId::DeclSecurity); ++R) {
+      uint32_t Blob = M.get(TableId::DeclSecurity, R, DeclSecurityCol::PermissionSet);
+      if (Error E = writePermissionSet(Null, M, M.getBlob(Blob), M.blobFileOffset(Blob), Names,
+                                       Opts.Resolver))
+        return rowContext(std::move(E), TableId::DeclSecurity, R);
+    }
+  return Error::success();
+}
+
+Error readBody(const pe::Image &Img, const Module &M, uint32_t Row, ReadStats &Stats,
+               std::vector<il::Instruction> &Insts, std::vector<uint32_t> &Starts) {
+  uint32_t RVA = M.get(TableId::MethodDef, Row, MethodDefCol::RVA);
+  uint64_t Off = 0;
+  ArrayRef<uint8_t> Bytes = Img.rvaTail(RVA, &Off);
+  if (Bytes.empty())
+    return formatError("method body", M.rowOffset(TableId::MethodDef, Row),
+                       "RVA 0x" + hexstr(RVA) + " is not inside any section's data");
+  Expected<il::RawMethodBody> Body = il::readMethodBody(Bytes, Off);
+  if (!Body) return Body.takeError();
+  ++Stats.MethodsWithBody;
+  Stats.ILBytes += Body->Code.size();
+
+  if (Token LT = Body->LocalVarSigToken) {
+    if (tokenTable(LT) != TableId::StandAloneSig || !M.isValidToken(LT))
+      return formatError("fat method header", Body->FileOffset + 8,
+                         "local variable signature token " + tokenText(LT) +
+                             " is not a StandAloneSig row");
+    uint32_t Blob = M.get(TableId::StandAloneSig, tokenRow(LT), StandAloneSigCol::Signature);
+    if (auto L = decodeLocalsSig(M.getBlob(Blob), M.blobFileOffset(Blob), &M); !L)
+      return L.takeError();
+  }
+
+  Insts.clear();
+  Starts.clear();
+  il::InstructionDecoder D(Body->Code, Body->codeFileOffset());
+  il::Instruction I;
+  while (D.next(I)) {
+    Insts.push_back(I);
+    Starts.push_back(I.Offset);
+  }
+  if (Error E = D.takeError()) return E;
+  Stats.Instructions += Insts.size();
+  uint32_t CodeSize = uint32_t(Body->Code.size());
+  auto IsStart = [&](uint32_t Off) {
+    return std::binary_search(Starts.begin(), Starts.end(), Off);
+  };
+  auto InstError = [&](const il::Instruction &Ins, const Twine &Why) {
+    return formatError("IL code", Body->codeFileOffset() + Ins.Offset,
+                       "IL_" + hexstr(Ins.Offset, true, 4) + " (" + Ins.info().Name + "): " + Why);
+  };
+  for (const il::Instruction &Ins : Insts) {
+    il::OperandKind K = Ins.info().Operand;
+    switch (K) {
+    case il::OperandKind::ShortBr:
+    case il::OperandKind::Br:
+      if (!IsStart(Ins.Target))
+        return InstError(Ins, "branch target 0x" + hexstr(Ins.Target) +
+                                  " is not the start of an instruction");
+      break;
+    case il::OperandKind::Switch:
+      for (uint32_t C = 0; C < Ins.Count; ++C)
+        if (!IsStart(D.switchTarget(Ins, C)))
+          return InstError(Ins, "switch target " + Twine(C) + " (0x" +
+                                    hexstr(D.switchTarget(Ins, C)) +
+                                    ") is not the start of an instruction");
+      break;
+    case il::OperandKind::String:
+      if ((Ins.Token >> 24) != UserStringTokenType)
+        return InstError(Ins, "token " + tokenText(Ins.Token) + " is not a user string");
+      if (Expected<UserString> S = M.getUserString(Ins.Token & 0xFFFFFF); !S) return S.takeError();
+      break;
+    case il::OperandKind::Method:
+    case il::OperandKind::Field:
+    case il::OperandKind::Type:
+    case il::OperandKind::Tok:
+    case il::OperandKind::Sig:
+      if (!tokenAllowed(K, tokenTable(Ins.Token)) || !M.isValidToken(Ins.Token))
+        return InstError(Ins, "token " + tokenText(Ins.Token) +
+                                  " does not name a row of a table this instruction accepts");
+      break;
+    default:
+      break;
+    }
+  }
+  for (size_t C = 0; C < Body->Clauses.size(); ++C) {
+    const il::ExceptionClause &E = Body->Clauses[C];
+    auto ClauseError = [&](const Twine &Why) {
+      return formatError("exception clause " + Twine(C), Body->FileOffset,
+                         Twine("method body: ") + Why);
+    };
+    auto InCode = [&](uint32_t Start, uint32_t Len) {
+      return uint64_t(Start) + Len <= CodeSize && IsStart(Start) &&
+             (Start + Len == CodeSize || IsStart(Start + Len));
+    };
+    if (!InCode(E.TryOffset, E.TryLength))
+      return ClauseError("try block [0x" + hexstr(E.TryOffset) + ", +0x" + hexstr(E.TryLength) +
+                         ") is not on instruction boundaries");
+    if (!InCode(E.HandlerOffset, E.HandlerLength))
+      return ClauseError("handler block [0x" + hexstr(E.HandlerOffset) + ", +0x" +
+                         hexstr(E.HandlerLength) + ") is not on instruction boundaries");
+    switch (E.Kind) {
+    case il::ClauseException:
+      if (!tokenAllowed(il::OperandKind::Type, tokenTable(E.ClassTokenOrFilterOffset)) ||
+          !M.isValidToken(E.ClassTokenOrFilterOffset))
+        return ClauseError("catch type token " + tokenText(E.ClassTokenOrFilterOffset) +
+                           " is not a type");
+      break;
+    case il::ClauseFilter:
+      if (!IsStart(E.ClassTokenOrFilterOffset) || E.ClassTokenOrFilterOffset >= CodeSize)
+        return ClauseError("filter offset 0x" + hexstr(E.ClassTokenOrFilterOffset) +
+                           " is not the start of an instruction");
+      break;
+    case il::ClauseFinally:
+    case il::ClauseFault:
+      break;
+    default:
+      return ClauseError("unknown clause kind 0x" + hexstr(E.Kind));
+    }
+  }
+  Stats.ExceptionClauses += Body->Clauses.size();
+  return Error::success();
+}
+
+} // namespace
+
+Error readEverything(const pe::Image &Img, const Module &M, ReadStats &Stats,
+                     const ReadOptions &Opts) {
+  if (Expected<std::vector<pe::DebugEntry>> D = Img.debugEntries(); !D) return D.takeError();
+  if (Img.isReadyToRun())
+    if (Expected<pe::ReadyToRunHeader> H = Img.readyToRunHeader(); !H) return H.takeError();
+  if (Error E = readSignatures(M, Stats)) return E;
+  if (Error E = readSmallBlobs(M, Stats, Opts)) return E;
+  std::vector<il::Instruction> Insts;
+  std::vector<uint32_t> Starts;
+  for (uint32_t R = 1; R <= M.rowCount(TableId::MethodDef); ++R) {
+    uint32_t RVA = M.get(TableId::MethodDef, R, MethodDefCol::RVA);
+    uint16_t Impl = M.get(TableId::MethodDef, R, MethodDefCol::ImplFlags);
+    if (RVA == 0 || (Impl & 3) != 0) continue;
+    if (Error E = readBody(Img, M, R, Stats, Insts, Starts))
+      return addContext(std::move(E), "method " + tokenText(makeToken(TableId::MethodDef, R)));
+  }
+  return Error::success();
+}
+
+} // namespace weft

@@ -1,0 +1,50 @@
+//===- weaver/ReadAll.h - Decode everything in a module ---------*- C++ -*-===//
+//
+// Reads a module completely: every table (validated when the module was created), every
+// signature blob, custom attribute, marshalling descriptor, constant and permission set, the debug
+// directory and ReadyToRun header, and every method body with its instructions, exception clauses
+// and the tokens its instructions use. The reader sweep, `weft info`, the fuzz targets and the
+// benchmark all use it, so "read fully" means one thing.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_WEAVER_READALL_H
+#define WEFT_WEAVER_READALL_H
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+
+namespace weft::pe {
+class Image;
+}
+namespace weft::metadata {
+class Module;
+class AssemblyResolver;
+} // namespace weft::metadata
+
+namespace weft {
+
+struct ReadStats {
+  uint64_t Signatures = 0;
+  uint64_t CustomAttributes = 0;
+  /// Custom attributes using an enum whose definition the resolver did not find (read as int32).
+  uint64_t UnresolvedEnumAttributes = 0;
+  uint64_t MethodsWithBody = 0;
+  uint64_t ILBytes = 0;
+  uint64_t Instructions = 0;
+  uint64_t ExceptionClauses = 0;
+};
+
+struct ReadOptions {
+  /// Decode custom attributes (needs the resolver for enums in other assemblies).
+  bool CustomAttributes = true;
+  metadata::AssemblyResolver *Resolver = nullptr;
+};
+
+/// Decodes everything; the first malformed item is the error (naming what and where).
+llvm::Error readEverything(const pe::Image &Image, const metadata::Module &M, ReadStats &Stats,
+                           const ReadOptions &Options = {});
+
+} // namespace weft
+
+#endif

@@ -1,0 +1,1310 @@
+//===- weaver/text/Disassembler.cpp - A module as IL text -----------------===//
+#include "weaver/text/Disassembler.h"
+
+#include "metadata/Blobs.h"
+#include "metadata/CustomAttribute.h"
+#include "metadata/Module.h"
+#include "metadata/Names.h"
+#include "metadata/Signature.h"
+#include "pe/Image.h"
+#include "support/Format.h"
+#include "weaver/il/BodyReader.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace llvm;
+using namespace weft::metadata;
+
+namespace weft::text {
+
+namespace {
+
+// --- flag words -----------------------------------------------------------
+
+const char *memberAccess(uint32_t Flags) {
+  static const char *const Names[] = {"privatescope", "private",    "famandassem", "assembly",
+                                      "family",       "famorassem", "public",      "<access 7>"};
+  return Names[Flags & 7];
+}
+
+void writeTypeFlags(raw_ostream &OS, uint32_t F) {
+  static const char *const Vis[] = {
+      "private",       "public",          "nested public",      "nested private",
+      "nested family", "nested assembly", "nested famandassem", "nested famorassem"};
+  uint32_t Known = 0x7 | 0x18 | 0x20 | 0x80 | 0x100 | 0x400 | 0x800 | 0x1000 | 0x2000 | 0x4000 |
+                   0x30000 | 0x100000 | 0x40000;
+  if (F & 0x20) OS << "interface ";
+  OS << Vis[F & 7] << ' ';
+  if (F & 0x80) OS << "abstract ";
+  switch (F & 0x18) {
+  case 0x00:
+    OS << "auto ";
+    break;
+  case 0x08:
+    OS << "sequential ";
+    break;
+  case 0x10:
+    OS << "explicit ";
+    break;
+  default:
+    OS << "flags(0x18) ";
+    break;
+  }
+  switch (F & 0x30000) {
+  case 0x00000:
+    OS << "ansi ";
+    break;
+  case 0x10000:
+    OS << "unicode ";
+    break;
+  case 0x20000:
+    OS << "autochar ";
+    break;
+  default:
+    OS << "flags(0x00030000) ";
+    break;
+  }
+  if (F & 0x1000) OS << "import ";
+  if (F & 0x2000) OS << "serializable ";
+  if (F & 0x4000) OS << "windowsruntime ";
+  if (F & 0x100) OS << "sealed ";
+  if (F & 0x400) OS << "specialname ";
+  if (F & 0x800) OS << "rtspecialname ";
+  if (F & 0x100000) OS << "beforefieldinit ";
+  if (F & ~Known) OS << "flags(" << format_hex(F & ~Known, 10) << ") ";
+}
+
+void writeFieldFlags(raw_ostream &OS, uint16_t F) {
+  OS << memberAccess(F) << ' ';
+  if (F & 0x10) OS << "static ";
+  if (F & 0x20) OS << "initonly ";
+  if (F & 0x40) OS << "literal ";
+  if (F & 0x80) OS << "notserialized ";
+  if (F & 0x200) OS << "specialname ";
+  if (F & 0x400) OS << "rtspecialname ";
+  uint16_t Known =
+      0x7 | 0x10 | 0x20 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x1000 | 0x2000 | 0x8000;
+  if (F & ~Known) OS << "flags(" << format_hex(F & ~Known, 6) << ") ";
+}
+
+void writeMethodFlags(raw_ostream &OS, uint16_t F) {
+  OS << memberAccess(F) << ' ';
+  if (F & 0x80) OS << "hidebysig ";
+  if (F & 0x100) OS << "newslot ";
+  if (F & 0x800) OS << "specialname ";
+  if (F & 0x1000) OS << "rtspecialname ";
+  if (F & 0x400) OS << "abstract ";
+  if (F & 0x40) OS << "virtual ";
+  if (F & 0x200) OS << "strict ";
+  if (F & 0x20) OS << "final ";
+  if (F & 0x10) OS << "static ";
+}
+
+void writeMethodFlagsTail(raw_ostream &OS, uint16_t F) {
+  if (F & 0x8) OS << "unmanagedexp ";
+  if (F & 0x8000) OS << "reqsecobj ";
+}
+
+void writeImplFlags(raw_ostream &OS, uint16_t F) {
+  static const char *const Code[] = {"cil", "native", "optil", "runtime"};
+  OS << Code[F & 3] << ((F & 4) ? " unmanaged" : " managed");
+  if (F & 0x10) OS << " forwardref";
+  if (F & 0x80) OS << " preservesig";
+  if (F & 0x1000) OS << " internalcall";
+  if (F & 0x20) OS << " synchronized";
+  if (F & 0x8) OS << " noinlining";
+  if (F & 0x40) OS << " nooptimization";
+  if (F & 0x100) OS << " aggressiveinlining";
+  if (F & 0x200) OS << " aggressiveoptimization";
+  uint16_t Known = 0x3 | 0x4 | 0x10 | 0x80 | 0x1000 | 0x20 | 0x8 | 0x40 | 0x100 | 0x200;
+  if (F & ~Known) OS << " flags(" << format_hex(F & ~Known, 6) << ")";
+}
+
+void writePInvokeFlags(raw_ostream &OS, uint16_t F) {
+  if (F & 0x1) OS << " nomangle";
+  switch (F & 0x6) {
+  case 0x2:
+    OS << " ansi";
+    break;
+  case 0x4:
+    OS << " unicode";
+    break;
+  case 0x6:
+    OS << " autochar";
+    break;
+  default:
+    break;
+  }
+  if (F & 0x40) OS << " lasterr";
+  switch (F & 0x700) {
+  case 0x100:
+    OS << " winapi";
+    break;
+  case 0x200:
+    OS << " cdecl";
+    break;
+  case 0x300:
+    OS << " stdcall";
+    break;
+  case 0x400:
+    OS << " thiscall";
+    break;
+  case 0x500:
+    OS << " fastcall";
+    break;
+  default:
+    break;
+  }
+  switch (F & 0x30) {
+  case 0x10:
+    OS << " bestfit:on";
+    break;
+  case 0x20:
+    OS << " bestfit:off";
+    break;
+  default:
+    break;
+  }
+  switch (F & 0x3000) {
+  case 0x1000:
+    OS << " charmaperror:on";
+    break;
+  case 0x2000:
+    OS << " charmaperror:off";
+    break;
+  default:
+    break;
+  }
+}
+
+void writeVersion(raw_ostream &OS, const Module &M, TableId T, uint32_t Row, unsigned FirstCol) {
+  OS << ".ver " << M.get(T, Row, FirstCol) << ':' << M.get(T, Row, FirstCol + 1) << ':'
+     << M.get(T, Row, FirstCol + 2) << ':' << M.get(T, Row, FirstCol + 3);
+}
+
+// --- the writer -------------------------------------------------------------
+
+class Writer {
+public:
+  Writer(raw_ostream &OS, const pe::Image &Img, const Module &M, const DisassemblerOptions &Opts)
+      : OS(OS), Img(Img), M(M), Opts(Opts), Names(M) {}
+
+  Error run();
+
+private:
+  raw_ostream &indent() { return OS.indent(Depth * 2); }
+  void problem(Error E) {
+    std::string Msg = toString(std::move(E));
+    indent() << "// error: " << Msg << '\n';
+    if (!FirstProblem) FirstProblem = std::move(Msg);
+  }
+
+  bool filtered() const { return !Opts.Types.empty() || !Opts.Methods.empty(); }
+  std::string plainTypeName(uint32_t Row) const;
+  bool typeSelected(uint32_t Row) const;
+  bool methodSelected(uint32_t TypeRow, uint32_t MethodRow) const;
+  bool typeHasSelection(uint32_t Row) const;
+
+  void customAttributes(Token Parent);
+  void declSecurity(Token Parent);
+  void assemblyRefs();
+  void assembly();
+  void manifest();
+  void moduleHeader();
+  void genericParams(Token Owner, const GenericContext &Ctx);
+  void genericParamAttributes(Token Owner, const GenericContext &Ctx);
+  void type(uint32_t Row);
+  void field(uint32_t Row, const GenericContext &Ctx);
+  void method(uint32_t Row, uint32_t TypeRow);
+  void methodBody(uint32_t Row, const GenericContext &Ctx, const MethodSig &Sig);
+  void instructions(const il::RawMethodBody &Body, const GenericContext &Ctx, uint32_t MethodRow,
+                    const MethodSig &Sig);
+  void operand(const il::Instruction &I, const il::InstructionDecoder &D, ArrayRef<uint8_t> Code,
+               const GenericContext &Ctx, uint32_t MethodRow, const MethodSig &Sig);
+  void property(uint32_t Row, uint32_t TypeRow);
+  void event(uint32_t Row, uint32_t TypeRow);
+  void semantics(Token Owner);
+  void dataBlocks();
+  std::string argName(uint32_t MethodRow, const MethodSig &Sig, uint32_t Index) const;
+
+  raw_ostream &OS;
+  const pe::Image &Img;
+  const Module &M;
+  const DisassemblerOptions &Opts;
+  NamePrinter Names;
+  unsigned Depth = 0;
+  std::optional<std::string> FirstProblem;
+  std::vector<uint32_t> DataFields; // fields with an RVA, written at the end
+};
+
+std::string Writer::plainTypeName(uint32_t Row) const {
+  std::string S;
+  if (uint32_t Enc = M.enclosingType(Row); Enc && Enc != Row) S = plainTypeName(Enc) + "/";
+  StringRef Ns = M.getString(M.get(TableId::TypeDef, Row, TypeDefCol::TypeNamespace));
+  if (!Ns.empty()) S += Ns.str() + ".";
+  S += M.getString(M.get(TableId::TypeDef, Row, TypeDefCol::TypeName)).str();
+  return S;
+}
+
+bool Writer::typeSelected(uint32_t Row) const {
+  if (Opts.Types.empty()) return true;
+  std::string Name = plainTypeName(Row);
+  return any_of(Opts.Types, [&](const GlobPattern &P) { return P.match(Name); });
+}
+
+bool Writer::methodSelected(uint32_t TypeRow, uint32_t MethodRow) const {
+  if (Opts.Methods.empty()) return true;
+  StringRef Name = M.getString(M.get(TableId::MethodDef, MethodRow, MethodDefCol::Name));
+  std::string Full = (TypeRow ? plainTypeName(TypeRow) + "::" : std::string()) + Name.str();
+  return any_of(Opts.Methods, [&](const GlobPattern &P) { return P.match(Name) || P.match(Full); });
+}
+
+// Whether a type, or a type nested in it, has something the filters select.
+bool Writer::typeHasSelection(uint32_t Row) const {
+  if (!filtered()) return true;
+  bool Selected = typeSelected(Row);
+  if (Selected && Opts.Methods.empty()) return true;
+  if (Selected)
+    for (uint32_t I : M.typeMethods(Row))
+      if (methodSelected(Row, M.method(I))) return true;
+  for (uint32_t N : M.nestedTypes(Row))
+    if (N != Row && typeHasSelection(N)) return true;
+  return false;
+}
+
+void Writer::customAttributes(Token Parent) {
+  for (uint32_t Row : M.customAttributes(Parent)) {
+    indent() << ".custom ";
+    Token Ctor = M.getToken(TableId::CustomAttribute, Row, CustomAttributeCol::Type);
+    Names.methodToken(OS, Ctor, GenericContext{});
+    OS << " = ";
+    Expected<CustomAttributeValue> V = decodeCustomAttribute(M, Row, Opts.Resolver);
+    if (V) {
+      writeCustomAttributeValue(OS, *V, Names);
+      if (V->AssumedInt32Enum)
+        OS << "  // an enum type was not found; its values were read as int32";
+      OS << '\n';
+      continue;
+    }
+    std::string Why = toString(V.takeError());
+    writeByteList(OS, M.getBlob(M.get(TableId::CustomAttribute, Row, CustomAttributeCol::Value)));
+    OS << "  // not decoded: " << Why << '\n';
+  }
+}
+
+void Writer::declSecurity(Token Parent) {
+  for (uint32_t Row : M.declSecurity(Parent)) {
+    uint16_t Action = M.get(TableId::DeclSecurity, Row, DeclSecurityCol::Action);
+    uint32_t Blob = M.get(TableId::DeclSecurity, Row, DeclSecurityCol::PermissionSet);
+    indent() << ".permissionset ";
+    if (const char *A = securityActionName(Action))
+      OS << A;
+    else
+      OS << "action(" << Action << ')';
+    OS << " = ";
+    std::string Text;
+    raw_string_ostream S(Text);
+    if (Error E = writePermissionSet(S, M, M.getBlob(Blob), M.blobFileOffset(Blob), Names,
+                                     Opts.Resolver)) {
+      consumeError(std::move(E));
+      OS << "bytearray ";
+      writeByteList(OS, M.getBlob(Blob));
+    } else {
+      OS << S.str();
+    }
+    OS << '\n';
+  }
+}
+
+void Writer::assemblyRefs() {
+  for (uint32_t Row = 1; Row <= M.rowCount(TableId::AssemblyRef); ++Row) {
+    uint32_t Flags = M.get(TableId::AssemblyRef, Row, AssemblyRefCol::Flags);
+    OS << ".assembly extern ";
+    if (Flags & 0x0100) OS << "retargetable ";
+    if ((Flags & 0x0E00) == 0x0200) OS << "windowsruntime ";
+    writeId(OS, M.getString(M.get(TableId::AssemblyRef, Row, AssemblyRefCol::Name)));
+    OS << "\n{\n";
+    Depth = 1;
+    ArrayRef<uint8_t> Key =
+        M.getBlob(M.get(TableId::AssemblyRef, Row, AssemblyRefCol::PublicKeyOrToken));
+    if (!Key.empty()) {
+      indent() << ((Flags & 0x0001) ? ".publickey = " : ".publickeytoken = ");
+      writeByteList(OS, Key);
+      OS << '\n';
+    }
+    ArrayRef<uint8_t> Hash = M.getBlob(M.get(TableId::AssemblyRef, Row, AssemblyRefCol::HashValue));
+    if (!Hash.empty()) {
+      indent() << ".hash = ";
+      writeByteList(OS, Hash);
+      OS << '\n';
+    }
+    indent();
+    writeVersion(OS, M, TableId::AssemblyRef, Row, AssemblyRefCol::MajorVersion);
+    OS << '\n';
+    StringRef Culture = M.getString(M.get(TableId::AssemblyRef, Row, AssemblyRefCol::Culture));
+    if (!Culture.empty()) {
+      indent() << ".culture ";
+      writeSingleQuoted(OS, Culture);
+      OS << '\n';
+    }
+    customAttributes(makeToken(TableId::AssemblyRef, Row));
+    Depth = 0;
+    OS << "}\n";
+  }
+  for (uint32_t Row = 1; Row <= M.rowCount(TableId::ModuleRef); ++Row) {
+    OS << ".module extern ";
+    writeId(OS, M.getString(M.get(TableId::ModuleRef, Row, ModuleRefCol::Name)));
+    OS << '\n';
+    Depth = 1;
+    customAttributes(makeToken(TableId::ModuleRef, Row));
+    Depth = 0;
+  }
+}
+
+void Writer::assembly() {
+  if (!M.rowCount(TableId::Assembly)) return;
+  uint32_t Flags = M.get(TableId::Assembly, 1, AssemblyCol::Flags);
+  OS << ".assembly ";
+  if (Flags & 0x0100) OS << "retargetable ";
+  if ((Flags & 0x0E00) == 0x0200) OS << "windowsruntime ";
+  writeId(OS, M.getString(M.get(TableId::Assembly, 1, AssemblyCol::Name)));
+  OS << "\n{\n";
+  Depth = 1;
+  customAttributes(makeToken(TableId::Assembly, 1));
+  declSecurity(makeToken(TableId::Assembly, 1));
+  ArrayRef<uint8_t> Key = M.getBlob(M.get(TableId::Assembly, 1, AssemblyCol::PublicKey));
+  if (!Key.empty()) {
+    indent() << ".publickey = ";
+    writeByteList(OS, Key);
+    OS << '\n';
+  }
+  indent() << ".hash algorithm "
+           << format_hex(M.get(TableId::Assembly, 1, AssemblyCol::HashAlgId), 10) << '\n';
+  indent();
+  writeVersion(OS, M, TableId::Assembly, 1, AssemblyCol::MajorVersion);
+  OS << '\n';
+  StringRef Culture = M.getString(M.get(TableId::Assembly, 1, AssemblyCol::Culture));
+  if (!Culture.empty()) {
+    indent() << ".culture ";
+    writeSingleQuoted(OS, Culture);
+    OS << '\n';
+  }
+  uint32_t Other = Flags & ~uint32_t(0x0001 | 0x0100 | 0x0E00);
+  if (Other) indent() << "// flags " << format_hex(Other, 10) << '\n';
+  Depth = 0;
+  OS << "}\n";
+}
+
+void Writer::manifest() {
+  for (uint32_t Row = 1; Row <= M.rowCount(TableId::File); ++Row) {
+    uint32_t Flags = M.get(TableId::File, Row, FileCol::Flags);
+    OS << ".file ";
+    if (Flags & 1) OS << "nometadata ";
+    writeId(OS, M.getString(M.get(TableId::File, Row, FileCol::Name)));
+    ArrayRef<uint8_t> Hash = M.getBlob(M.get(TableId::File, Row, FileCol::HashValue));
+    if (!Hash.empty()) {
+      OS << " .hash = ";
+      writeByteList(OS, Hash);
+    }
+    OS << '\n';
+    Depth = 1;
+    customAttributes(makeToken(TableId::File, Row));
+    Depth = 0;
+  }
+  auto Implementation = [&](Token Impl) {
+    uint32_t R = tokenRow(Impl);
+    if (!R) return;
+    indent();
+    switch (tokenTable(Impl)) {
+    case TableId::File:
+      OS << ".file ";
+      writeId(OS, M.getString(M.get(TableId::File, R, FileCol::Name)));
+      break;
+    case TableId::AssemblyRef:
+      OS << ".assembly extern ";
+      writeId(OS, M.getString(M.get(TableId::AssemblyRef, R, AssemblyRefCol::Name)));
+      break;
+    case TableId::ExportedType:
+      OS << ".class extern ";
+      writeId(OS, M.getString(M.get(TableId::ExportedType, R, ExportedTypeCol::TypeName)));
+      break;
+    default:
+      break;
+    }
+    OS << '\n';
+  };
+  for (uint32_t Row = 1; Row <= M.rowCount(TableId::ExportedType); ++Row) {
+    uint32_t Flags = M.get(TableId::ExportedType, Row, ExportedTypeCol::Flags);
+    OS << ".class extern ";
+    if (Flags & 0x00200000) OS << "forwarder ";
+    static const char *const Vis[] = {
+        "private",       "public",          "nested public",      "nested private",
+        "nested family", "nested assembly", "nested famandassem", "nested famorassem"};
+    OS << Vis[Flags & 7] << ' ';
+    StringRef Ns = M.getString(M.get(TableId::ExportedType, Row, ExportedTypeCol::TypeNamespace));
+    if (!Ns.empty()) {
+      writeId(OS, Ns);
+      OS << '.';
+    }
+    writeId(OS, M.getString(M.get(TableId::ExportedType, Row, ExportedTypeCol::TypeName)));
+    OS << "\n{\n";
+    Depth = 1;
+    Implementation(M.getToken(TableId::ExportedType, Row, ExportedTypeCol::Implementation));
+    customAttributes(makeToken(TableId::ExportedType, Row));
+    Depth = 0;
+    OS << "}\n";
+  }
+  for (uint32_t Row = 1; Row <= M.rowCount(TableId::ManifestResource); ++Row) {
+    uint32_t Flags = M.get(TableId::ManifestResource, Row, ManifestResourceCol::Flags);
+    OS << ".mresource " << ((Flags & 7) == 1 ? "public " : (Flags & 7) == 2 ? "private " : "");
+    writeId(OS, M.getString(M.get(TableId::ManifestResource, Row, ManifestResourceCol::Name)));
+    OS << "\n{\n";
+    Depth = 1;
+    Implementation(M.getToken(TableId::ManifestResource, Row, ManifestResourceCol::Implementation));
+    customAttributes(makeToken(TableId::ManifestResource, Row));
+    Depth = 0;
+    OS << "}\n";
+  }
+}
+
+void Writer::moduleHeader() {
+  if (M.rowCount(TableId::Module)) {
+    OS << ".module ";
+    writeId(OS, M.getString(M.get(TableId::Module, 1, ModuleCol::Name)));
+    OS << '\n';
+    customAttributes(makeToken(TableId::Module, 1));
+  }
+  const pe::OptionalHeader &O = Img.optional();
+  OS << ".imagebase " << format_hex(O.ImageBase, O.PE32Plus ? 18 : 10) << '\n';
+  OS << ".file alignment " << format_hex(O.FileAlignment, 10) << '\n';
+  OS << ".stackreserve " << format_hex(O.SizeOfStackReserve, O.PE32Plus ? 18 : 10) << '\n';
+  OS << ".subsystem " << format_hex(O.Subsystem, 6);
+  if (!pe::subsystemName(O.Subsystem).empty()) OS << "  // " << pe::subsystemName(O.Subsystem);
+  OS << '\n';
+  if (Img.cli()) {
+    uint32_t F = Img.cli()->Flags;
+    OS << ".corflags " << format_hex(F, 10);
+    std::string Words;
+    if (F & pe::CliILOnly) Words += " ILONLY";
+    if (F & pe::Cli32BitRequired) Words += " 32BITREQUIRED";
+    if (F & pe::Cli32BitPreferred) Words += " 32BITPREFERRED";
+    if (F & pe::CliStrongNameSigned) Words += " STRONGNAMESIGNED";
+    if (F & pe::CliNativeEntryPoint) Words += " NATIVE_ENTRYPOINT";
+    if (F & pe::CliILLibrary) Words += " IL_LIBRARY";
+    if (F & pe::CliTrackDebugData) Words += " TRACKDEBUGDATA";
+    if (!Words.empty()) OS << "  //" << Words;
+    OS << '\n';
+  }
+}
+
+void Writer::genericParams(Token Owner, const GenericContext &Ctx) {
+  ArrayRef<uint32_t> GPs = M.genericParams(Owner);
+  if (GPs.empty()) return;
+  std::vector<uint32_t> Sorted(GPs.begin(), GPs.end());
+  std::stable_sort(Sorted.begin(), Sorted.end(), [&](uint32_t A, uint32_t B) {
+    return M.get(TableId::GenericParam, A, GenericParamCol::Number) <
+           M.get(TableId::GenericParam, B, GenericParamCol::Number);
+  });
+  OS << '<';
+  for (size_t I = 0; I < Sorted.size(); ++I) {
+    uint32_t GP = Sorted[I];
+    if (I) OS << ", ";
+    uint16_t F = M.get(TableId::GenericParam, GP, GenericParamCol::Flags);
+    if ((F & 3) == 1)
+      OS << '+';
+    else if ((F & 3) == 2)
+      OS << '-';
+    if (F & 0x04) OS << "class ";
+    if (F & 0x08) OS << "valuetype ";
+    if (F & 0x20) OS << "byreflike ";
+    if (F & 0x10) OS << ".ctor ";
+    ArrayRef<uint32_t> Cons = M.genericParamConstraints(GP);
+    if (!Cons.empty()) {
+      OS << '(';
+      for (size_t J = 0; J < Cons.size(); ++J) {
+        if (J) OS << ", ";
+        Names.typeToken(OS,
+                        M.getToken(TableId::GenericParamConstraint, Cons[J],
+                                   GenericParamConstraintCol::Constraint),
+                        Ctx);
+      }
+      OS << ") ";
+    }
+    writeId(OS, M.getString(M.get(TableId::GenericParam, GP, GenericParamCol::Name)));
+  }
+  OS << '>';
+}
+
+void Writer::genericParamAttributes(Token Owner, const GenericContext &Ctx) {
+  for (uint32_t GP : M.genericParams(Owner)) {
+    StringRef Name = M.getString(M.get(TableId::GenericParam, GP, GenericParamCol::Name));
+    if (!M.customAttributes(makeToken(TableId::GenericParam, GP)).empty()) {
+      indent() << ".param type ";
+      writeId(OS, Name);
+      OS << '\n';
+      ++Depth;
+      customAttributes(makeToken(TableId::GenericParam, GP));
+      --Depth;
+    }
+    for (uint32_t C : M.genericParamConstraints(GP)) {
+      if (M.customAttributes(makeToken(TableId::GenericParamConstraint, C)).empty()) continue;
+      indent() << ".param constraint ";
+      writeId(OS, Name);
+      OS << ", ";
+      Names.typeToken(
+          OS, M.getToken(TableId::GenericParamConstraint, C, GenericParamConstraintCol::Constraint),
+          Ctx);
+      OS << '\n';
+      ++Depth;
+      customAttributes(makeToken(TableId::GenericParamConstraint, C));
+      --Depth;
+    }
+  }
+}
+
+void Writer::type(uint32_t Row) {
+  if (!typeHasSelection(Row)) return;
+  bool Whole = typeSelected(Row);
+  uint32_t Flags = M.get(TableId::TypeDef, Row, TypeDefCol::Flags);
+  GenericContext Ctx{Row, 0};
+  Token Tok = makeToken(TableId::TypeDef, Row);
+  indent() << ".class ";
+  writeTypeFlags(OS, Flags);
+  StringRef Ns = M.getString(M.get(TableId::TypeDef, Row, TypeDefCol::TypeNamespace));
+  if (!Ns.empty()) {
+    writeId(OS, Ns);
+    OS << '.';
+  }
+  writeId(OS, M.getString(M.get(TableId::TypeDef, Row, TypeDefCol::TypeName)));
+  genericParams(Tok, Ctx);
+  Token Extends = M.getToken(TableId::TypeDef, Row, TypeDefCol::Extends);
+  if (tokenRow(Extends)) {
+    OS << " extends ";
+    Names.typeToken(OS, Extends, Ctx);
+  }
+  ArrayRef<uint32_t> Impls = M.interfaceImpls(Row);
+  if (!Impls.empty()) {
+    OS << " implements ";
+    for (size_t I = 0; I < Impls.size(); ++I) {
+      if (I) OS << ", ";
+      Names.typeToken(OS, M.getToken(TableId::InterfaceImpl, Impls[I], InterfaceImplCol::Interface),
+                      Ctx);
+    }
+  }
+  OS << '\n';
+  indent() << "{\n";
+  ++Depth;
+  bool Members = Whole && Opts.Methods.empty();
+  if (Members) {
+    customAttributes(Tok);
+    declSecurity(Tok);
+    genericParamAttributes(Tok, Ctx);
+    if (uint32_t L = M.classLayout(Row)) {
+      indent() << ".pack " << M.get(TableId::ClassLayout, L, ClassLayoutCol::PackingSize) << '\n';
+      indent() << ".size " << M.get(TableId::ClassLayout, L, ClassLayoutCol::ClassSize) << '\n';
+    }
+    for (uint32_t I : Impls) {
+      if (M.customAttributes(makeToken(TableId::InterfaceImpl, I)).empty()) continue;
+      indent() << ".interfaceimpl type ";
+      Names.typeToken(OS, M.getToken(TableId::InterfaceImpl, I, InterfaceImplCol::Interface), Ctx);
+      OS << '\n';
+      ++Depth;
+      customAttributes(makeToken(TableId::InterfaceImpl, I));
+      --Depth;
+    }
+  }
+  for (uint32_t N : M.nestedTypes(Row))
+    if (N != Row) type(N);
+  if (Members)
+    for (uint32_t I : M.typeFields(Row))
+      field(M.field(I), Ctx);
+  if (Whole)
+    for (uint32_t I : M.typeMethods(Row))
+      if (methodSelected(Row, M.method(I))) method(M.method(I), Row);
+  if (Members) {
+    if (uint32_t Map = M.eventMap(Row))
+      for (uint32_t I : M.mapEvents(Map))
+        event(M.event(I), Row);
+    if (uint32_t Map = M.propertyMap(Row))
+      for (uint32_t I : M.mapProperties(Map))
+        property(M.property(I), Row);
+  }
+  --Depth;
+  indent() << "} // end of class ";
+  Names.typeDefName(OS, Row);
+  OS << '\n';
+}
+
+void Writer::field(uint32_t Row, const GenericContext &Ctx) {
+  uint16_t Flags = M.get(TableId::Field, Row, FieldCol::Flags);
+  Token Tok = makeToken(TableId::Field, Row);
+  indent() << ".field ";
+  if (uint32_t L = M.fieldLayout(Row))
+    OS << '[' << M.get(TableId::FieldLayout, L, FieldLayoutCol::Offset) << "] ";
+  writeFieldFlags(OS, Flags);
+  if (uint32_t Map = M.implMap(Tok)) {
+    OS << "pinvokeimpl(";
+    uint32_t Scope = M.get(TableId::ImplMap, Map, ImplMapCol::ImportScope);
+    OS << '"' << (Scope ? M.getString(M.get(TableId::ModuleRef, Scope, ModuleRefCol::Name)) : "")
+       << '"';
+    writePInvokeFlags(OS, M.get(TableId::ImplMap, Map, ImplMapCol::MappingFlags));
+    OS << ") ";
+  }
+  if (uint32_t FM = M.fieldMarshal(Tok)) {
+    uint32_t Blob = M.get(TableId::FieldMarshal, FM, FieldMarshalCol::NativeType);
+    std::string Text;
+    raw_string_ostream S(Text);
+    if (Error E = writeMarshal(S, M.getBlob(Blob), M.blobFileOffset(Blob))) {
+      consumeError(std::move(E));
+      OS << "marshal(bytearray ";
+      writeByteList(OS, M.getBlob(Blob));
+      OS << ") ";
+    } else {
+      OS << "marshal(" << S.str() << ") ";
+    }
+  }
+  Expected<TypeSig> Sig = fieldDefSig(M, Row);
+  if (Sig)
+    Names.type(OS, *Sig, Ctx);
+  else
+    writeBadSignature(OS, Sig.takeError());
+  OS << ' ';
+  writeId(OS, M.getString(M.get(TableId::Field, Row, FieldCol::Name)));
+  if (M.fieldRVA(Row)) {
+    OS << " at D_" << format_hex_no_prefix(Row, 8, true);
+    DataFields.push_back(Row);
+  }
+  if (uint32_t C = M.constant(Tok)) {
+    OS << " = ";
+    uint32_t Blob = M.get(TableId::Constant, C, ConstantCol::Value);
+    if (Error E = writeConstant(OS, M.get(TableId::Constant, C, ConstantCol::Type), M.getBlob(Blob),
+                                M.blobFileOffset(Blob))) {
+      OS << '\n';
+      problem(std::move(E));
+      customAttributes(Tok);
+      return;
+    }
+  }
+  OS << '\n';
+  customAttributes(Tok);
+}
+
+std::string Writer::argName(uint32_t MethodRow, const MethodSig &Sig, uint32_t Index) const {
+  uint32_t Seq = Sig.hasThis() && !Sig.explicitThis() ? Index : Index + 1;
+  if (Seq == 0) return "0"; // `this`
+  for (uint32_t I : M.methodParams(MethodRow)) {
+    uint32_t P = M.param(I);
+    if (M.get(TableId::Param, P, ParamCol::Sequence) == Seq) {
+      StringRef Name = M.getString(M.get(TableId::Param, P, ParamCol::Name));
+      if (Name.empty()) break;
+      std::string S;
+      raw_string_ostream O(S);
+      writeId(O, Name);
+      return O.str();
+    }
+  }
+  return std::to_string(Index);
+}
+
+void Writer::method(uint32_t Row, uint32_t TypeRow) {
+  uint16_t Flags = M.get(TableId::MethodDef, Row, MethodDefCol::Flags);
+  uint16_t Impl = M.get(TableId::MethodDef, Row, MethodDefCol::ImplFlags);
+  GenericContext Ctx{TypeRow, Row};
+  Token Tok = makeToken(TableId::MethodDef, Row);
+  Expected<MethodSig> SigOr = methodDefSig(M, Row);
+  indent() << ".method ";
+  writeMethodFlags(OS, Flags);
+  if (uint32_t Map = M.implMap(Tok)) {
+    OS << "pinvokeimpl(";
+    uint32_t Scope = M.get(TableId::ImplMap, Map, ImplMapCol::ImportScope);
+    StringRef Lib = Scope ? M.getString(M.get(TableId::ModuleRef, Scope, ModuleRefCol::Name)) : "";
+    OS << '"' << Lib << '"';
+    StringRef Import = M.getString(M.get(TableId::ImplMap, Map, ImplMapCol::ImportName));
+    if (Import != M.getString(M.get(TableId::MethodDef, Row, MethodDefCol::Name)))
+      OS << " as \"" << Import << '"';
+    writePInvokeFlags(OS, M.get(TableId::ImplMap, Map, ImplMapCol::MappingFlags));
+    OS << ") ";
+  }
+  writeMethodFlagsTail(OS, Flags);
+  if (!SigOr) {
+    writeBadSignature(OS, SigOr.takeError());
+    OS << ' ';
+    writeId(OS, M.getString(M.get(TableId::MethodDef, Row, MethodDefCol::Name)));
+    OS << '\n';
+    problem(formatError("method signature", M.rowOffset(TableId::MethodDef, Row),
+                        "undecodable signature"));
+    return;
+  }
+  const MethodSig &Sig = *SigOr;
+  Names.callingConvention(OS, Sig);
+
+  // Parameter rows by sequence number (0 is the return value).
+  std::map<uint32_t, uint32_t> Params;
+  for (uint32_t I : M.methodParams(Row)) {
+    uint32_t P = M.param(I);
+    Params.emplace(M.get(TableId::Param, P, ParamCol::Sequence), P);
+  }
+  auto Marshal = [&](uint32_t P) {
+    if (uint32_t FM = M.fieldMarshal(makeToken(TableId::Param, P))) {
+      uint32_t Blob = M.get(TableId::FieldMarshal, FM, FieldMarshalCol::NativeType);
+      std::string Text;
+      raw_string_ostream S(Text);
+      if (Error E = writeMarshal(S, M.getBlob(Blob), M.blobFileOffset(Blob))) {
+        consumeError(std::move(E));
+        OS << " marshal(bytearray ";
+        writeByteList(OS, M.getBlob(Blob));
+        OS << ')';
+      } else {
+        OS << " marshal(" << S.str() << ')';
+      }
+    }
+  };
+  Names.type(OS, Sig.Return, Ctx);
+  if (auto It = Params.find(0); It != Params.end()) Marshal(It->second);
+  OS << ' ';
+  writeId(OS, M.getString(M.get(TableId::MethodDef, Row, MethodDefCol::Name)));
+  genericParams(Tok, Ctx);
+  OS << '(';
+  for (size_t I = 0; I < Sig.Params.size(); ++I) {
+    if (I) OS << ", ";
+    if (int(I) == Sig.SentinelIndex) OS << "..., ";
+    auto It = Params.find(uint32_t(I + 1));
+    uint16_t PF = It != Params.end() ? M.get(TableId::Param, It->second, ParamCol::Flags) : 0;
+    if (PF & 0x1) OS << "[in] ";
+    if (PF & 0x2) OS << "[out] ";
+    if (PF & 0x10) OS << "[opt] ";
+    Names.type(OS, Sig.Params[I], Ctx);
+    if (It != Params.end()) {
+      Marshal(It->second);
+      StringRef Name = M.getString(M.get(TableId::Param, It->second, ParamCol::Name));
+      if (!Name.empty()) {
+        OS << ' ';
+        writeId(OS, Name);
+      }
+    }
+  }
+  if (Sig.kind() == SigVarArg && Sig.SentinelIndex < 0)
+    OS << (Sig.Params.empty() ? "..." : ", ...");
+  OS << ") ";
+  writeImplFlags(OS, Impl);
+  OS << '\n';
+  indent() << "{\n";
+  ++Depth;
+  if (Img.cli() && !(Img.cli()->Flags & pe::CliNativeEntryPoint) && Img.cli()->EntryPoint == Tok)
+    indent() << ".entrypoint\n";
+  customAttributes(Tok);
+  declSecurity(Tok);
+  for (auto &[Seq, P] : Params) {
+    Token PTok = makeToken(TableId::Param, P);
+    uint32_t C = M.constant(PTok);
+    if (!C && M.customAttributes(PTok).empty()) continue;
+    indent() << ".param [" << Seq << ']';
+    if (C) {
+      OS << " = ";
+      uint32_t Blob = M.get(TableId::Constant, C, ConstantCol::Value);
+      if (Error E = writeConstant(OS, M.get(TableId::Constant, C, ConstantCol::Type),
+                                  M.getBlob(Blob), M.blobFileOffset(Blob))) {
+        OS << '\n';
+        problem(std::move(E));
+      }
+    }
+    OS << '\n';
+    ++Depth;
+    customAttributes(PTok);
+    --Depth;
+  }
+  genericParamAttributes(Tok, Ctx);
+  if (TypeRow)
+    for (uint32_t MI : M.methodImpls(TypeRow)) {
+      if (M.getToken(TableId::MethodImpl, MI, MethodImplCol::MethodBody) != Tok) continue;
+      indent() << ".override method ";
+      Names.methodToken(OS, M.getToken(TableId::MethodImpl, MI, MethodImplCol::MethodDeclaration),
+                        Ctx);
+      OS << '\n';
+    }
+  methodBody(Row, Ctx, Sig);
+  --Depth;
+  indent() << "} // end of method ";
+  if (TypeRow) {
+    Names.typeDefName(OS, TypeRow);
+    OS << "::";
+  }
+  writeId(OS, M.getString(M.get(TableId::MethodDef, Row, MethodDefCol::Name)));
+  OS << '\n';
+}
+
+void Writer::methodBody(uint32_t Row, const GenericContext &Ctx, const MethodSig &Sig) {
+  uint32_t RVA = M.get(TableId::MethodDef, Row, MethodDefCol::RVA);
+  uint16_t Impl = M.get(TableId::MethodDef, Row, MethodDefCol::ImplFlags);
+  if (RVA == 0) return;
+  if ((Impl & 3) != 0) { // native or runtime code: no IL to show
+    indent() << "// native code\n";
+    return;
+  }
+  uint64_t Off = 0;
+  ArrayRef<uint8_t> Bytes = Img.rvaTail(RVA, &Off);
+  if (Bytes.empty()) {
+    problem(formatError("method body of " + hexstr(makeToken(TableId::MethodDef, Row)),
+                        M.rowOffset(TableId::MethodDef, Row),
+                        "RVA " + hexstr(RVA) + " is not inside any section"));
+    return;
+  }
+  Expected<il::RawMethodBody> Body = il::readMethodBody(Bytes, Off);
+  if (!Body) {
+    problem(Body.takeError());
+    return;
+  }
+  indent() << ".maxstack " << Body->MaxStack << '\n';
+  if (Body->LocalVarSigToken) {
+    Token LT = Body->LocalVarSigToken;
+    if (tokenTable(LT) != TableId::StandAloneSig || !M.isValidToken(LT)) {
+      problem(formatError("fat method header", Body->FileOffset + 8,
+                          "local variable signature token " + hexstr(LT) +
+                              " is not a StandAloneSig row"));
+    } else {
+      uint32_t Blob = M.get(TableId::StandAloneSig, tokenRow(LT), StandAloneSigCol::Signature);
+      Expected<std::vector<TypeSig>> Locals =
+          decodeLocalsSig(M.getBlob(Blob), M.blobFileOffset(Blob), &M);
+      if (!Locals) {
+        problem(Locals.takeError());
+      } else {
+        indent() << ".locals " << (Body->initLocals() ? "init " : "") << '(';
+        unsigned Column = Depth * 2 + 8 + (Body->initLocals() ? 5 : 0);
+        for (size_t I = 0; I < Locals->size(); ++I) {
+          if (I) OS << ",\n" << std::string(Column, ' ');
+          Names.type(OS, (*Locals)[I], Ctx);
+          OS << " V_" << I;
+        }
+        OS << ")\n";
+      }
+    }
+  }
+  instructions(*Body, Ctx, Row, Sig);
+}
+
+struct Block {
+  uint32_t Start, End;
+  enum Kind { Try, Catch, Finally, Fault, Filter, FilterHandler } K;
+  uint32_t Clause;
+};
+
+void Writer::instructions(const il::RawMethodBody &Body, const GenericContext &Ctx,
+                          uint32_t MethodRow, const MethodSig &Sig) {
+  std::vector<il::Instruction> Insts;
+  il::InstructionDecoder D(Body.Code, Body.codeFileOffset());
+  il::Instruction I;
+  while (D.next(I))
+    Insts.push_back(I);
+  Error DecodeErr = D.takeError();
+
+  uint32_t CodeEnd = uint32_t(Body.Code.size());
+  auto OnBoundary = [&](uint32_t Off) {
+    if (Off == CodeEnd) return true;
+    return std::binary_search(Insts.begin(), Insts.end(), Off, [](const auto &A, const auto &B) {
+      auto OffOf = [](const auto &X) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(X)>, uint32_t>)
+          return X;
+        else
+          return X.Offset;
+      };
+      return OffOf(A) < OffOf(B);
+    });
+  };
+
+  // Structured exception blocks, when the clauses nest the way ILAsm can write them.
+  std::vector<Block> Blocks;
+  bool Structured = !DecodeErr;
+  const auto &Cl = Body.Clauses;
+  for (uint32_t C = 0; C < Cl.size() && Structured; ++C) {
+    const il::ExceptionClause &E = Cl[C];
+    bool SameTry =
+        C > 0 && Cl[C - 1].TryOffset == E.TryOffset && Cl[C - 1].TryLength == E.TryLength;
+    uint32_t HandlerStartExpected = SameTry ? Cl[C - 1].handlerEnd() : E.tryEnd();
+    if (!SameTry) Blocks.push_back({E.TryOffset, E.tryEnd(), Block::Try, C});
+    if (E.Kind == il::ClauseFilter) {
+      uint32_t F = E.ClassTokenOrFilterOffset;
+      if (F != HandlerStartExpected || F >= E.HandlerOffset) Structured = false;
+      Blocks.push_back({F, E.HandlerOffset, Block::Filter, C});
+      Blocks.push_back({E.HandlerOffset, E.handlerEnd(), Block::FilterHandler, C});
+    } else {
+      if (E.HandlerOffset != HandlerStartExpected) Structured = false;
+      Block::Kind K = E.Kind == il::ClauseFinally ? Block::Finally
+                      : E.Kind == il::ClauseFault ? Block::Fault
+                                                  : Block::Catch;
+      if (E.Kind != il::ClauseException && E.Kind != il::ClauseFinally && E.Kind != il::ClauseFault)
+        Structured = false;
+      Blocks.push_back({E.HandlerOffset, E.handlerEnd(), K, C});
+    }
+  }
+  for (const Block &B : Blocks)
+    if (B.Start >= B.End || !OnBoundary(B.Start) || !OnBoundary(B.End) || B.End > CodeEnd)
+      Structured = false;
+  // Blocks must nest: sorted by start (outer first), each one inside or after the open ones.
+  std::stable_sort(Blocks.begin(), Blocks.end(), [](const Block &A, const Block &B) {
+    return A.Start != B.Start ? A.Start < B.Start : A.End > B.End;
+  });
+  if (Structured) {
+    std::vector<const Block *> Open;
+    for (const Block &B : Blocks) {
+      while (!Open.empty() && Open.back()->End <= B.Start)
+        Open.pop_back();
+      if (!Open.empty() && B.End > Open.back()->End) {
+        Structured = false;
+        break;
+      }
+      Open.push_back(&B);
+    }
+  }
+  if (!Structured) Blocks.clear();
+
+  std::vector<const Block *> Open;
+  size_t Next = 0;
+  auto CloseUntil = [&](uint32_t Off) {
+    while (!Open.empty() && Open.back()->End <= Off) {
+      --Depth;
+      indent() << "}\n";
+      Open.pop_back();
+    }
+  };
+  for (const il::Instruction &Ins : Insts) {
+    CloseUntil(Ins.Offset);
+    while (Next < Blocks.size() && Blocks[Next].Start == Ins.Offset) {
+      const Block &B = Blocks[Next++];
+      const il::ExceptionClause &E = Cl[B.Clause];
+      switch (B.K) {
+      case Block::Try:
+        indent() << ".try\n";
+        break;
+      case Block::Catch:
+        indent() << "catch ";
+        Names.typeToken(OS, E.ClassTokenOrFilterOffset, Ctx);
+        OS << '\n';
+        break;
+      case Block::Finally:
+        indent() << "finally\n";
+        break;
+      case Block::Fault:
+        indent() << "fault\n";
+        break;
+      case Block::Filter:
+        indent() << "filter\n";
+        break;
+      case Block::FilterHandler:
+        break;
+      }
+      indent() << "{\n";
+      ++Depth;
+      Open.push_back(&B);
+    }
+    indent() << "IL_" << format_hex_no_prefix(Ins.Offset, 4) << ":  ";
+    const il::OpcodeInfo &Info = Ins.info();
+    if (Info.Operand == il::OperandKind::None) {
+      OS << Info.Name << '\n';
+      continue;
+    }
+    OS << left_justify(Info.Name, 10) << ' ';
+    operand(Ins, D, Body.Code, Ctx, MethodRow, Sig);
+    OS << '\n';
+  }
+  CloseUntil(CodeEnd);
+  if (DecodeErr) {
+    problem(std::move(DecodeErr));
+    return;
+  }
+  if (!Structured) {
+    for (const il::ExceptionClause &E : Cl) {
+      indent() << ".try IL_" << format_hex_no_prefix(E.TryOffset, 4) << " to IL_"
+               << format_hex_no_prefix(E.tryEnd(), 4) << ' ';
+      switch (E.Kind) {
+      case il::ClauseException:
+        OS << "catch ";
+        Names.typeToken(OS, E.ClassTokenOrFilterOffset, Ctx);
+        break;
+      case il::ClauseFilter:
+        OS << "filter IL_" << format_hex_no_prefix(E.ClassTokenOrFilterOffset, 4);
+        break;
+      case il::ClauseFinally:
+        OS << "finally";
+        break;
+      case il::ClauseFault:
+        OS << "fault";
+        break;
+      default:
+        OS << "flags(" << format_hex(E.Kind, 10) << ')';
+        break;
+      }
+      OS << " handler IL_" << format_hex_no_prefix(E.HandlerOffset, 4) << " to IL_"
+         << format_hex_no_prefix(E.handlerEnd(), 4) << '\n';
+    }
+  }
+}
+
+void Writer::operand(const il::Instruction &I, const il::InstructionDecoder &D,
+                     ArrayRef<uint8_t> Code, const GenericContext &Ctx, uint32_t MethodRow,
+                     const MethodSig &Sig) {
+  auto Label = [&](uint32_t Target) { OS << "IL_" << format_hex_no_prefix(Target, 4); };
+  switch (I.info().Operand) {
+  case il::OperandKind::None:
+    return;
+  case il::OperandKind::ShortVar:
+  case il::OperandKind::Var: {
+    bool Local = I.Op == il::Opcode::Ldloc_S || I.Op == il::Opcode::Ldloca_S ||
+                 I.Op == il::Opcode::Stloc_S || I.Op == il::Opcode::Ldloc ||
+                 I.Op == il::Opcode::Ldloca || I.Op == il::Opcode::Stloc;
+    if (Local)
+      OS << "V_" << I.Index;
+    else
+      OS << argName(MethodRow, Sig, I.Index);
+    return;
+  }
+  case il::OperandKind::ShortI:
+  case il::OperandKind::ShortU:
+  case il::OperandKind::I:
+  case il::OperandKind::I8:
+    OS << I.Int;
+    return;
+  case il::OperandKind::ShortR:
+  case il::OperandKind::R: {
+    bool Short = I.info().Operand == il::OperandKind::ShortR;
+    double V = I.Real;
+    if (std::isfinite(V)) {
+      if (Short)
+        writeFloat32(OS, float(V));
+      else
+        writeFloat64(OS, V);
+    } else {
+      // Not-a-number and infinities as their bytes, which ILAsm reads back exactly.
+      writeByteList(OS, Code.slice(I.Offset + I.info().opcodeSize(), Short ? 4 : 8));
+    }
+    return;
+  }
+  case il::OperandKind::ShortBr:
+  case il::OperandKind::Br:
+    Label(I.Target);
+    return;
+  case il::OperandKind::Switch:
+    OS << '(';
+    for (uint32_t C = 0; C < I.Count; ++C) {
+      if (C) OS << ", ";
+      Label(D.switchTarget(I, C));
+    }
+    OS << ')';
+    return;
+  case il::OperandKind::Method:
+    Names.methodToken(OS, I.Token, Ctx);
+    return;
+  case il::OperandKind::Field:
+    Names.fieldToken(OS, I.Token, Ctx);
+    return;
+  case il::OperandKind::Type:
+    Names.typeToken(OS, I.Token, Ctx);
+    return;
+  case il::OperandKind::Tok:
+    Names.anyToken(OS, I.Token, Ctx);
+    return;
+  case il::OperandKind::String: {
+    if ((I.Token >> 24) != UserStringTokenType) {
+      OS << "<bad string token " << format_hex(I.Token, 10) << '>';
+      problem(formatError("ldstr", 0, "token " + hexstr(I.Token) + " is not a #US token"));
+      return;
+    }
+    Expected<UserString> S = M.getUserString(I.Token & 0xFFFFFF);
+    if (!S) {
+      OS << "<bad string>";
+      problem(S.takeError());
+      return;
+    }
+    writeUserString(OS, S->Utf16);
+    return;
+  }
+  case il::OperandKind::Sig: {
+    if (tokenTable(I.Token) != TableId::StandAloneSig || !M.isValidToken(I.Token)) {
+      OS << "<bad signature token " << format_hex(I.Token, 10) << '>';
+      return;
+    }
+    uint32_t Blob = M.get(TableId::StandAloneSig, tokenRow(I.Token), StandAloneSigCol::Signature);
+    Expected<MethodSig> S = decodeMethodSig(M.getBlob(Blob), M.blobFileOffset(Blob), &M);
+    if (!S) return writeBadSignature(OS, S.takeError());
+    Names.callingConvention(OS, *S);
+    Names.type(OS, S->Return, Ctx);
+    Names.paramTypes(OS, *S, Ctx);
+    return;
+  }
+  }
+}
+
+void Writer::semantics(Token Owner) {
+  static const std::pair<uint16_t, const char *> Kinds[] = {{0x2, ".get"},   {0x1, ".set"},
+                                                            {0x8, ".addon"}, {0x10, ".removeon"},
+                                                            {0x20, ".fire"}, {0x4, ".other"}};
+  ArrayRef<uint32_t> Rows = M.semantics(Owner);
+  for (auto &[Bit, Word] : Kinds)
+    for (uint32_t R : Rows) {
+      if (!(M.get(TableId::MethodSemantics, R, MethodSemanticsCol::Semantics) & Bit)) continue;
+      indent() << Word << ' ';
+      uint32_t Method = M.get(TableId::MethodSemantics, R, MethodSemanticsCol::Method);
+      Names.methodToken(OS, makeToken(TableId::MethodDef, Method), GenericContext{});
+      OS << '\n';
+    }
+}
+
+void Writer::property(uint32_t Row, uint32_t TypeRow) {
+  uint16_t Flags = M.get(TableId::Property, Row, PropertyCol::Flags);
+  Token Tok = makeToken(TableId::Property, Row);
+  GenericContext Ctx{TypeRow, 0};
+  indent() << ".property ";
+  if (Flags & 0x200) OS << "specialname ";
+  if (Flags & 0x400) OS << "rtspecialname ";
+  uint32_t Blob = M.get(TableId::Property, Row, PropertyCol::Type);
+  Expected<MethodSig> Sig = decodePropertySig(M.getBlob(Blob), M.blobFileOffset(Blob), &M);
+  if (!Sig) {
+    writeBadSignature(OS, Sig.takeError());
+  } else {
+    if (Sig->hasThis()) OS << "instance ";
+    Names.type(OS, Sig->Return, Ctx);
+  }
+  OS << ' ';
+  writeId(OS, M.getString(M.get(TableId::Property, Row, PropertyCol::Name)));
+  if (Sig) Names.paramTypes(OS, *Sig, Ctx);
+  if (uint32_t C = M.constant(Tok)) {
+    OS << " = ";
+    uint32_t CB = M.get(TableId::Constant, C, ConstantCol::Value);
+    if (Error E = writeConstant(OS, M.get(TableId::Constant, C, ConstantCol::Type), M.getBlob(CB),
+                                M.blobFileOffset(CB)))
+      consumeError(std::move(E));
+  }
+  OS << '\n';
+  indent() << "{\n";
+  ++Depth;
+  customAttributes(Tok);
+  semantics(Tok);
+  --Depth;
+  indent() << "} // end of property ";
+  Names.typeDefName(OS, TypeRow);
+  OS << "::";
+  writeId(OS, M.getString(M.get(TableId::Property, Row, PropertyCol::Name)));
+  OS << '\n';
+}
+
+void Writer::event(uint32_t Row, uint32_t TypeRow) {
+  uint16_t Flags = M.get(TableId::Event, Row, EventCol::EventFlags);
+  Token Tok = makeToken(TableId::Event, Row);
+  indent() << ".event ";
+  if (Flags & 0x200) OS << "specialname ";
+  if (Flags & 0x400) OS << "rtspecialname ";
+  Token T = M.getToken(TableId::Event, Row, EventCol::EventType);
+  if (tokenRow(T)) {
+    Names.typeToken(OS, T, GenericContext{TypeRow, 0});
+    OS << ' ';
+  }
+  writeId(OS, M.getString(M.get(TableId::Event, Row, EventCol::Name)));
+  OS << '\n';
+  indent() << "{\n";
+  ++Depth;
+  customAttributes(Tok);
+  semantics(Tok);
+  --Depth;
+  indent() << "} // end of event ";
+  Names.typeDefName(OS, TypeRow);
+  OS << "::";
+  writeId(OS, M.getString(M.get(TableId::Event, Row, EventCol::Name)));
+  OS << '\n';
+}
+
+void Writer::dataBlocks() {
+  for (uint32_t Row : DataFields) {
+    uint32_t RVA = M.get(TableId::FieldRVA, M.fieldRVA(Row), FieldRVACol::RVA);
+    // The size comes from the field's type: a primitive, or a value type with an explicit size.
+    uint32_t Size = 0;
+    Expected<TypeSig> Sig = fieldDefSig(M, Row);
+    if (Sig) {
+      const TypeSig &T = Sig->stripped();
+      switch (T.Kind) {
+      case ElementType::Boolean:
+      case ElementType::I1:
+      case ElementType::U1:
+        Size = 1;
+        break;
+      case ElementType::Char:
+      case ElementType::I2:
+      case ElementType::U2:
+        Size = 2;
+        break;
+      case ElementType::I4:
+      case ElementType::U4:
+      case ElementType::R4:
+        Size = 4;
+        break;
+      case ElementType::I8:
+      case ElementType::U8:
+      case ElementType::R8:
+        Size = 8;
+        break;
+      case ElementType::ValueType:
+        if (tokenTable(T.TypeToken) == TableId::TypeDef)
+          if (uint32_t L = M.classLayout(tokenRow(T.TypeToken)))
+            Size = M.get(TableId::ClassLayout, L, ClassLayoutCol::ClassSize);
+        break;
+      default:
+        break;
+      }
+    } else {
+      consumeError(Sig.takeError());
+    }
+    OS << ".data D_" << format_hex_no_prefix(Row, 8, true) << " = ";
+    if (!Size) {
+      OS << "bytearray ()  // size unknown\n";
+      continue;
+    }
+    Expected<ArrayRef<uint8_t>> Bytes = Img.rvaBytes(RVA, Size, "field data");
+    if (!Bytes) {
+      OS << "bytearray ()\n";
+      problem(Bytes.takeError());
+      continue;
+    }
+    OS << "bytearray ";
+    writeByteList(OS, *Bytes);
+    OS << '\n';
+  }
+}
+
+Error Writer::run() {
+  if (!filtered()) {
+    assemblyRefs();
+    assembly();
+    manifest();
+    moduleHeader();
+  }
+  // Members of <Module> (the first TypeDef) are global.
+  if (M.rowCount(TableId::TypeDef) >= 1) {
+    GenericContext Ctx{};
+    if (!filtered()) {
+      customAttributes(makeToken(TableId::TypeDef, 1));
+      for (uint32_t I : M.typeFields(1))
+        field(M.field(I), Ctx);
+    }
+    if (Opts.Types.empty())
+      for (uint32_t I : M.typeMethods(1))
+        if (methodSelected(0, M.method(I))) method(M.method(I), 0);
+  }
+  for (uint32_t Row = 2; Row <= M.rowCount(TableId::TypeDef); ++Row)
+    if (!M.enclosingType(Row)) type(Row);
+  dataBlocks();
+  if (FirstProblem) return plainError(*FirstProblem);
+  return Error::success();
+}
+
+} // namespace
+
+Error disassemble(raw_ostream &OS, const pe::Image &Image, const Module &M,
+                  const DisassemblerOptions &Options) {
+  Writer W(OS, Image, M, Options);
+  return W.run();
+}
+
+} // namespace weft::text

@@ -1,0 +1,48 @@
+//===- weaver/text/Disassembler.h - A module as IL text ---------*- C++ -*-===//
+//
+// Writes a whole module in ILAsm syntax, in the manner of ildasm: assembly and module declarations,
+// references, every type with its members, custom attributes and generic parameters, and every
+// method body with its locals, labels and exception blocks.
+//
+// The text is meant to be compared: it has no RVAs, file offsets or sizes (those belong to `weft
+// dump --raw`), names and numbers are printed the same way every time, and each declaration is on
+// one line.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_WEAVER_TEXT_DISASSEMBLER_H
+#define WEFT_WEAVER_TEXT_DISASSEMBLER_H
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/GlobPattern.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <vector>
+
+namespace weft::pe {
+class Image;
+}
+namespace weft::metadata {
+class Module;
+class AssemblyResolver;
+} // namespace weft::metadata
+
+namespace weft::text {
+
+struct DisassemblerOptions {
+  /// Only types whose full name (`Ns.Outer/Inner`) matches one of these; all if empty.
+  std::vector<llvm::GlobPattern> Types;
+  /// Only methods whose name or `Type::Name` matches one of these; all if empty.
+  std::vector<llvm::GlobPattern> Methods;
+  /// Finds referenced assemblies (for the sizes of enums in custom attributes); may be null.
+  metadata::AssemblyResolver *Resolver = nullptr;
+};
+
+/// Writes the module. Problems in single items (a method body that does not decode, a blob that is
+/// malformed) are written as comments in place, and the first of them is returned after the whole
+/// module has been written.
+llvm::Error disassemble(llvm::raw_ostream &OS, const pe::Image &Image, const metadata::Module &M,
+                        const DisassemblerOptions &Options);
+
+} // namespace weft::text
+
+#endif

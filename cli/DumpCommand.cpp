@@ -31,9 +31,11 @@ struct DumpOptions {
 // Writes \p Text to \p Path through a temporary file renamed into place.
 Error writeAtomically(StringRef Path, StringRef Text) {
   Expected<std::unique_ptr<FileOutputBuffer>> Buf = FileOutputBuffer::create(Path, Text.size());
-  if (!Buf) return createFileError(Path, Buf.takeError());
+  if (!Buf)
+    return createFileError(Path, Buf.takeError());
   std::copy(Text.begin(), Text.end(), (*Buf)->getBufferStart());
-  if (Error E = (*Buf)->commit()) return createFileError(Path, std::move(E));
+  if (Error E = (*Buf)->commit())
+    return createFileError(Path, std::move(E));
   return Error::success();
 }
 
@@ -43,11 +45,13 @@ int run(const DumpOptions &Opt) {
   Error Problem = Error::success();
   if (Opt.Raw) {
     auto Buf = MemoryBuffer::getFile(Opt.File, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-    if (!Buf) return reportError(createFileError(Opt.File, errorCodeToError(Buf.getError())));
+    if (!Buf)
+      return reportError(createFileError(Opt.File, errorCodeToError(Buf.getError())));
     Problem = text::rawDump(OS, arrayRefFromStringRef((*Buf)->getBuffer()));
   } else {
     Expected<Input> In = openInput(Opt.File);
-    if (!In) return reportError(In.takeError());
+    if (!In)
+      return reportError(In.takeError());
     text::DisassemblerOptions DO;
     for (const std::string &P : Opt.Types) {
       Expected<GlobPattern> G = GlobPattern::create(P);
@@ -79,14 +83,16 @@ int run(const DumpOptions &Opt) {
   OS.flush();
   if (Problem) {
     // Whatever could be shown is shown; the exit code and message say the file has a problem.
-    if (Opt.Output.empty() || Opt.Output == "-") outs() << Text;
+    if (Opt.Output.empty() || Opt.Output == "-")
+      outs() << Text;
     return reportError(createFileError(Opt.File, std::move(Problem)));
   }
   if (Opt.Output.empty() || Opt.Output == "-") {
     outs() << Text;
     return ExitOk;
   }
-  if (Error E = writeAtomically(Opt.Output, Text)) return reportError(std::move(E));
+  if (Error E = writeAtomically(Opt.Output, Text))
+    return reportError(std::move(E));
   return ExitOk;
 }
 

@@ -28,9 +28,7 @@ struct InfoOptions {
   bool Bodies = false;
 };
 
-std::string hex32(uint32_t V) {
-  return "0x" + hexstr(V, false, 8);
-}
+std::string hex32(uint32_t V) { return "0x" + hexstr(V, false, 8); }
 
 std::string guidText(ArrayRef<uint8_t> G) {
   // Mixed-endian, as Windows prints GUIDs.
@@ -46,7 +44,8 @@ struct BodyInfo {
 
 int run(const InfoOptions &Opt) {
   Expected<Input> In = openInput(Opt.File, /*AllowNative=*/true);
-  if (!In) return reportError(In.takeError());
+  if (!In)
+    return reportError(In.takeError());
   const pe::Image &Img = *In->Image;
   const Module *M = In->Module.get();
 
@@ -56,7 +55,8 @@ int run(const InfoOptions &Opt) {
   if (M)
     for (uint32_t R = 1; R <= M->rowCount(TableId::MethodDef); ++R) {
       uint32_t RVA = M->get(TableId::MethodDef, R, MethodDefCol::RVA);
-      if (!RVA || (M->get(TableId::MethodDef, R, MethodDefCol::ImplFlags) & 3)) continue;
+      if (!RVA || (M->get(TableId::MethodDef, R, MethodDefCol::ImplFlags) & 3))
+        continue;
       uint64_t Off = 0;
       ArrayRef<uint8_t> Tail = Img.rvaTail(RVA, &Off);
       Expected<il::RawMethodBody> B =
@@ -72,11 +72,13 @@ int run(const InfoOptions &Opt) {
       ILBytes += B->Code.size();
     }
   Expected<std::vector<pe::DebugEntry>> Debug = Img.debugEntries();
-  if (!Debug) return reportError(createFileError(Opt.File, Debug.takeError()));
+  if (!Debug)
+    return reportError(createFileError(Opt.File, Debug.takeError()));
   std::optional<pe::ReadyToRunHeader> R2R;
   if (Img.isReadyToRun()) {
     Expected<pe::ReadyToRunHeader> H = Img.readyToRunHeader();
-    if (!H) return reportError(createFileError(Opt.File, H.takeError()));
+    if (!H)
+      return reportError(createFileError(Opt.File, H.takeError()));
     R2R = *H;
   }
   const auto &Cli = Img.cli();
@@ -127,7 +129,8 @@ int run(const InfoOptions &Opt) {
         DO["path"] = E.CV->Path;
         DO["portable"] = E.isPortableCodeView();
       }
-      if (E.Embedded) DO["uncompressed_size"] = int64_t(E.Embedded->UncompressedSize);
+      if (E.Embedded)
+        DO["uncompressed_size"] = int64_t(E.Embedded->UncompressedSize);
       if (E.Checksum) {
         DO["algorithm"] = E.Checksum->Algorithm;
         DO["checksum"] = toHex(E.Checksum->Checksum, /*LowerCase=*/true);
@@ -143,7 +146,8 @@ int run(const InfoOptions &Opt) {
       Root["streams"] = std::move(S);
       json::Object T;
       for (unsigned I = 0; I < MaxTables; ++I)
-        if (M->hasTable(TableId(I))) T[tableName(I)] = int64_t(M->rowCount(TableId(I)));
+        if (M->hasTable(TableId(I)))
+          T[tableName(I)] = int64_t(M->rowCount(TableId(I)));
       Root["tables"] = std::move(T);
       Root["methods_with_body"] = int64_t(Bodies.size());
       Root["il_bytes"] = int64_t(ILBytes);
@@ -177,7 +181,8 @@ int run(const InfoOptions &Opt) {
                       << '\n';
   std::string FlagWords;
   auto Flag = [&](bool On, StringRef W) {
-    if (On) FlagWords += (FlagWords.empty() ? "" : ", ") + W.str();
+    if (On)
+      FlagWords += (FlagWords.empty() ? "" : ", ") + W.str();
   };
   Flag(Cli->Flags & pe::CliILOnly, "IL-only");
   Flag(Cli->Flags & pe::Cli32BitRequired, "32-bit required");
@@ -199,15 +204,18 @@ int run(const InfoOptions &Opt) {
   else
     OS << "no\n";
   Line("mixed-mode:") << (Img.isMixedMode() ? "yes (native code beside IL)" : "no") << '\n';
-  if (Debug->empty()) Line("debug:") << "none\n";
+  if (Debug->empty())
+    Line("debug:") << "none\n";
   for (size_t I = 0; I < Debug->size(); ++I) {
     const pe::DebugEntry &E = (*Debug)[I];
     Line(I == 0 ? "debug:" : "") << pe::debugTypeName(E.Type);
     if (E.CV)
       OS << (E.isPortableCodeView() ? " (portable PDB)" : "") << " {" << guidText(E.CV->Guid)
          << "} age " << E.CV->Age << " '" << E.CV->Path << "'";
-    if (E.Embedded) OS << ", " << E.Embedded->UncompressedSize << " bytes uncompressed";
-    if (E.Checksum) OS << ' ' << E.Checksum->Algorithm << ':' << toHex(E.Checksum->Checksum, true);
+    if (E.Embedded)
+      OS << ", " << E.Embedded->UncompressedSize << " bytes uncompressed";
+    if (E.Checksum)
+      OS << ' ' << E.Checksum->Algorithm << ':' << toHex(E.Checksum->Checksum, true);
     OS << '\n';
   }
   Line("streams:");

@@ -22,23 +22,24 @@ int reportError(const Twine &Message) {
   return ExitError;
 }
 
-void reportWarning(const Twine &Message) {
-  WithColor::warning(errs(), "weft") << Message << '\n';
-}
+void reportWarning(const Twine &Message) { WithColor::warning(errs(), "weft") << Message << '\n'; }
 
 Expected<Input> openInput(const std::string &Path, bool AllowNative) {
   Input In;
   In.Path = Path;
   Expected<std::unique_ptr<pe::Image>> Img = pe::Image::open(Path);
-  if (!Img) return createFileError(Path, Img.takeError());
+  if (!Img)
+    return createFileError(Path, Img.takeError());
   In.Image = std::move(*Img);
   if (!In.Image->isManaged()) {
-    if (AllowNative) return std::move(In);
+    if (AllowNative)
+      return std::move(In);
     return createFileError(Path, plainError("not a .NET assembly: the PE image has no CLI header"));
   }
   Expected<std::unique_ptr<metadata::Module>> M =
       metadata::Module::create(In.Image->metadata(), In.Image->metadataOffset());
-  if (!M) return createFileError(Path, M.takeError());
+  if (!M)
+    return createFileError(Path, M.takeError());
   In.Module = std::move(*M);
   return std::move(In);
 }

@@ -29,6 +29,7 @@ int main(int argc, char **argv) {
     return ExitUsage;
   }
   for (auto &[Sub, Run] : Runners)
-    if (Sub->parsed()) return Run();
+    if (Sub->parsed())
+      return Run();
   return ExitUsage;
 }

@@ -34,22 +34,17 @@ unsigned primitiveSize(ElementType K) {
   switch (K) {
   case ElementType::Boolean:
   case ElementType::I1:
-  case ElementType::U1:
-    return 1;
+  case ElementType::U1: return 1;
   case ElementType::Char:
   case ElementType::I2:
-  case ElementType::U2:
-    return 2;
+  case ElementType::U2: return 2;
   case ElementType::I4:
   case ElementType::U4:
-  case ElementType::R4:
-    return 4;
+  case ElementType::R4: return 4;
   case ElementType::I8:
   case ElementType::U8:
-  case ElementType::R8:
-    return 8;
-  default:
-    return 0;
+  case ElementType::R8: return 8;
+  default: return 0;
   }
 }
 
@@ -68,7 +63,8 @@ public:
   }
 
   Error finish(StringRef What) {
-    if (R.ok()) return Error::success();
+    if (R.ok())
+      return Error::success();
     return formatError(What, R.failureOffset(), Detail.empty() ? R.failure() : Detail);
   }
 
@@ -79,8 +75,8 @@ public:
     else if (std::optional<ResolvedType> RT = Res.resolveSerializedName(M, T.EnumName))
       U = Res.enumUnderlyingType(*RT);
     if (!U) {
-      U = ElementType::I4;
-      AssumedInt32 = true;
+      U = Guess;
+      Guessed = true;
     }
     if (*U == ElementType::I || *U == ElementType::U)
       return fail("enum with a native-sized underlying type in a custom attribute");
@@ -90,15 +86,14 @@ public:
 
   bool typeFromSig(const TypeSig &In, CAType &Out, unsigned Depth) {
     const TypeSig &T = In.stripped();
-    if (Depth > MaxDepth) return fail("custom attribute parameter type nests too deeply");
+    if (Depth > MaxDepth)
+      return fail("custom attribute parameter type nests too deeply");
     if (primitiveSize(T.Kind) || T.Kind == ElementType::String) {
       Out.Kind = T.Kind;
       return true;
     }
     switch (T.Kind) {
-    case ElementType::Object:
-      Out.Kind = ElementType::Boxed;
-      return true;
+    case ElementType::Object: Out.Kind = ElementType::Boxed; return true;
     case ElementType::Class:
       if (isSystemType(M, T.TypeToken)) {
         Out.Kind = ElementType::SystemType;
@@ -114,7 +109,8 @@ public:
       Out.Element = std::make_shared<CAType>();
       return typeFromSig(T.element(), *Out.Element, Depth + 1);
     case ElementType::Var:
-      if (T.Number < TypeArgs.size()) return typeFromSig(TypeArgs[T.Number], Out, Depth + 1);
+      if (T.Number < TypeArgs.size())
+        return typeFromSig(TypeArgs[T.Number], Out, Depth + 1);
       return fail("generic parameter !" + Twine(T.Number) + " has no argument");
     default:
       return fail("parameter of element type 0x" + hexstr(uint8_t(T.Kind), false, 2) +
@@ -137,10 +133,12 @@ public:
   }
 
   bool typeFromBlob(CAType &Out, unsigned Depth) {
-    if (Depth > MaxDepth) return fail("custom attribute value type nests too deeply");
+    if (Depth > MaxDepth)
+      return fail("custom attribute value type nests too deeply");
     size_t At = R.pos();
     uint8_t B = R.u8();
-    if (!R.ok()) return false;
+    if (!R.ok())
+      return false;
     ElementType K = ElementType(B);
     if (primitiveSize(K) || K == ElementType::String || K == ElementType::SystemType ||
         K == ElementType::Boxed) {
@@ -155,8 +153,10 @@ public:
     if (K == ElementType::Enum) {
       Out.Kind = K;
       bool Null = false;
-      if (!serString(Out.EnumName, Null)) return false;
-      if (Null || Out.EnumName.empty()) return fail("enum type with no name");
+      if (!serString(Out.EnumName, Null))
+        return false;
+      if (Null || Out.EnumName.empty())
+        return fail("enum type with no name");
       return enumUnderlying(Out);
     }
     R.failAt(At, "malformed custom attribute");
@@ -169,36 +169,31 @@ public:
     ElementType K = T.Kind == ElementType::Enum ? T.Underlying : T.Kind;
     if (unsigned Size = primitiveSize(K)) {
       switch (Size) {
-      case 1:
-        Out.Bits = R.u8();
-        break;
-      case 2:
-        Out.Bits = R.u16();
-        break;
-      case 4:
-        Out.Bits = R.u32();
-        break;
-      default:
-        Out.Bits = R.u64();
-        break;
+      case 1: Out.Bits = R.u8(); break;
+      case 2: Out.Bits = R.u16(); break;
+      case 4: Out.Bits = R.u32(); break;
+      default: Out.Bits = R.u64(); break;
       }
       return R.ok();
     }
     switch (K) {
     case ElementType::String:
-    case ElementType::SystemType:
-      return serString(Out.Text, Out.Null);
+    case ElementType::SystemType: return serString(Out.Text, Out.Null);
     case ElementType::Boxed: {
-      if (Depth > MaxDepth) return fail("boxed values nest too deeply");
+      if (Depth > MaxDepth)
+        return fail("boxed values nest too deeply");
       CAType Inner;
-      if (!typeFromBlob(Inner, Depth + 1)) return false;
+      if (!typeFromBlob(Inner, Depth + 1))
+        return false;
       Out.Boxed = std::make_shared<CAValue>();
       return value(Inner, *Out.Boxed, Depth + 1);
     }
     case ElementType::SZArray: {
-      if (Depth > MaxDepth) return fail("arrays nest too deeply");
+      if (Depth > MaxDepth)
+        return fail("arrays nest too deeply");
       uint32_t Count = R.u32();
-      if (!R.ok()) return false;
+      if (!R.ok())
+        return false;
       if (Count == 0xFFFFFFFF) {
         Out.Null = true;
         return true;
@@ -207,24 +202,26 @@ public:
         return fail("array of " + Twine(Count) + " elements is longer than the blob");
       Out.Elements.resize(Count);
       for (uint32_t I = 0; I < Count; ++I)
-        if (!value(*T.Element, Out.Elements[I], Depth + 1)) return false;
+        if (!value(*T.Element, Out.Elements[I], Depth + 1))
+          return false;
       return true;
     }
-    default:
-      return fail("value of unsupported type");
+    default: return fail("value of unsupported type");
     }
   }
 
   bool named(std::vector<CANamedArg> &Out) {
     uint16_t Count = R.u16();
-    if (!R.ok()) return false;
+    if (!R.ok())
+      return false;
     if (Count > R.remaining())
       return fail(Twine(Count) + " named arguments do not fit in the blob");
     Out.resize(Count);
     for (CANamedArg &A : Out) {
       size_t At = R.pos();
       uint8_t Kind = R.u8();
-      if (!R.ok()) return false;
+      if (!R.ok())
+        return false;
       if (Kind != uint8_t(ElementType::CAField) && Kind != uint8_t(ElementType::CAProperty)) {
         R.failAt(At, "malformed custom attribute");
         Detail = "named argument kind 0x" + hexstr(Kind, false, 2) +
@@ -234,9 +231,12 @@ public:
       A.IsProperty = Kind == uint8_t(ElementType::CAProperty);
       CAType T;
       bool Null = false;
-      if (!typeFromBlob(T, 0) || !serString(A.Name, Null)) return false;
-      if (Null) return fail("named argument without a name");
-      if (!value(T, A.Value, 0)) return false;
+      if (!typeFromBlob(T, 0) || !serString(A.Name, Null))
+        return false;
+      if (Null)
+        return fail("named argument without a name");
+      if (!value(T, A.Value, 0))
+        return false;
     }
     return true;
   }
@@ -246,78 +246,102 @@ public:
   AssemblyResolver &Res;
   ArrayRef<TypeSig> TypeArgs;
   std::string Detail;
-  bool AssumedInt32 = false;
+  ElementType Guess = ElementType::I4; // the size assumed for enums that cannot be found
+  bool Guessed = false;
 };
 
 } // namespace
 
 Expected<MethodSig> customAttributeConstructor(const Module &M, uint32_t Row) {
   Token Ctor = M.getToken(TableId::CustomAttribute, Row, CustomAttributeCol::Type);
-  if (tokenTable(Ctor) == TableId::MethodDef) return methodDefSig(M, tokenRow(Ctor));
+  if (tokenTable(Ctor) == TableId::MethodDef)
+    return methodDefSig(M, tokenRow(Ctor));
   return memberRefMethodSig(M, tokenRow(Ctor));
 }
 
 // The generic arguments of the attribute type (for generic attributes, whose constructor
 // signatures use !0, !1, ...).
 static std::vector<TypeSig> attributeTypeArgs(const Module &M, Token Ctor) {
-  if (tokenTable(Ctor) != TableId::MemberRef) return {};
+  if (tokenTable(Ctor) != TableId::MemberRef)
+    return {};
   Token Parent = M.getToken(TableId::MemberRef, tokenRow(Ctor), MemberRefCol::Class);
-  if (tokenTable(Parent) != TableId::TypeSpec || !M.isValidToken(Parent)) return {};
+  if (tokenTable(Parent) != TableId::TypeSpec || !M.isValidToken(Parent))
+    return {};
   Expected<TypeSig> S = typeSpecSig(M, tokenRow(Parent));
   if (!S) {
     consumeError(S.takeError());
     return {};
   }
-  if (S->Kind != ElementType::GenericInst) return {};
+  if (S->Kind != ElementType::GenericInst)
+    return {};
   return std::vector<TypeSig>(S->Args.begin() + 1, S->Args.end());
 }
 
-Expected<CustomAttributeValue> decodeCustomAttribute(const Module &M, uint32_t Row,
-                                                     AssemblyResolver *Resolver) {
-  Expected<MethodSig> Ctor = customAttributeConstructor(M, Row);
-  if (!Ctor) return Ctor.takeError();
-  uint32_t Blob = M.get(TableId::CustomAttribute, Row, CustomAttributeCol::Value);
-  std::vector<TypeSig> Args =
-      attributeTypeArgs(M, M.getToken(TableId::CustomAttribute, Row, CustomAttributeCol::Type));
-  AssemblyResolver Local;
-  AssemblyResolver &Res = Resolver ? *Resolver : Local;
-  CADecoder D(M, M.getBlob(Blob), M.blobFileOffset(Blob), Res, Args);
+// One attempt, with \p Guess as the size of enums the resolver cannot find.
+static Expected<CustomAttributeValue> decodeOnce(const Module &M, ArrayRef<uint8_t> Blob,
+                                                 uint64_t FileOffset, const MethodSig *Ctor,
+                                                 ArrayRef<TypeSig> TypeArgs, AssemblyResolver &Res,
+                                                 ElementType Guess, bool &Guessed) {
+  CADecoder D(M, Blob, FileOffset, Res, TypeArgs);
+  D.Guess = Guess;
   CustomAttributeValue V;
   uint16_t Prolog = D.R.u16();
-  if (D.R.ok() && Prolog != 1) D.fail("prolog is 0x" + hexstr(Prolog, false, 4) + ", not 0x0001");
-  V.Fixed.resize(Ctor->Params.size());
-  for (size_t I = 0; I < Ctor->Params.size() && D.R.ok(); ++I) {
-    CAType T;
-    if (D.typeFromSig(Ctor->Params[I], T, 0)) D.value(T, V.Fixed[I], 0);
+  if (D.R.ok() && Prolog != 1)
+    D.fail("prolog is 0x" + hexstr(Prolog, false, 4) + ", not 0x0001");
+  if (Ctor) {
+    V.Fixed.resize(Ctor->Params.size());
+    for (size_t I = 0; I < Ctor->Params.size() && D.R.ok(); ++I) {
+      CAType T;
+      if (D.typeFromSig(Ctor->Params[I], T, 0))
+        D.value(T, V.Fixed[I], 0);
+    }
   }
-  if (D.R.ok() && !D.R.atEnd()) D.named(V.Named);
+  if (D.R.ok() && !D.R.atEnd())
+    D.named(V.Named);
   if (D.R.ok() && !D.R.atEnd())
     D.fail(Twine(D.R.remaining()) + " bytes left over after the last argument");
-  V.AssumedInt32Enum = D.AssumedInt32;
-  if (Error E = D.finish("custom attribute blob")) return std::move(E);
+  Guessed = D.Guessed;
+  V.GuessedEnumSize = D.Guessed;
+  if (Error E = D.finish("custom attribute blob"))
+    return std::move(E);
   return V;
 }
 
 Expected<CustomAttributeValue> decodeCustomAttributeBlob(const Module &M, ArrayRef<uint8_t> Blob,
                                                          uint64_t FileOffset, const MethodSig *Ctor,
+                                                         ArrayRef<TypeSig> TypeArgs,
                                                          AssemblyResolver *Resolver) {
   AssemblyResolver Local;
   AssemblyResolver &Res = Resolver ? *Resolver : Local;
-  CADecoder D(M, Blob, FileOffset, Res, {});
-  CustomAttributeValue V;
-  uint16_t Prolog = D.R.u16();
-  if (D.R.ok() && Prolog != 1) D.fail("prolog is 0x" + hexstr(Prolog, false, 4) + ", not 0x0001");
-  if (Ctor) {
-    V.Fixed.resize(Ctor->Params.size());
-    for (size_t I = 0; I < Ctor->Params.size() && D.R.ok(); ++I) {
-      CAType T;
-      if (D.typeFromSig(Ctor->Params[I], T, 0)) D.value(T, V.Fixed[I], 0);
+  bool Guessed = false;
+  Expected<CustomAttributeValue> First =
+      decodeOnce(M, Blob, FileOffset, Ctor, TypeArgs, Res, ElementType::I4, Guessed);
+  if (First || !Guessed)
+    return First;
+  // An enum from an assembly that is not at hand: int32 is the usual size, but try the others
+  // before giving up; the first that accounts for every byte of the blob wins.
+  for (ElementType G : {ElementType::U1, ElementType::I2, ElementType::I8}) {
+    Expected<CustomAttributeValue> V =
+        decodeOnce(M, Blob, FileOffset, Ctor, TypeArgs, Res, G, Guessed);
+    if (V) {
+      consumeError(First.takeError());
+      return V;
     }
+    consumeError(V.takeError());
   }
-  if (D.R.ok() && !D.R.atEnd()) D.named(V.Named);
-  V.AssumedInt32Enum = D.AssumedInt32;
-  if (Error E = D.finish("custom attribute blob")) return std::move(E);
-  return V;
+  return First;
+}
+
+Expected<CustomAttributeValue> decodeCustomAttribute(const Module &M, uint32_t Row,
+                                                     AssemblyResolver *Resolver) {
+  Expected<MethodSig> Ctor = customAttributeConstructor(M, Row);
+  if (!Ctor)
+    return Ctor.takeError();
+  uint32_t Blob = M.get(TableId::CustomAttribute, Row, CustomAttributeCol::Value);
+  std::vector<TypeSig> Args =
+      attributeTypeArgs(M, M.getToken(TableId::CustomAttribute, Row, CustomAttributeCol::Type));
+  return decodeCustomAttributeBlob(M, M.getBlob(Blob), M.blobFileOffset(Blob), &*Ctor, Args,
+                                   Resolver);
 }
 
 Expected<std::vector<CANamedArg>> decodeNamedArguments(const Module &M, ArrayRef<uint8_t> Blob,
@@ -330,7 +354,8 @@ Expected<std::vector<CANamedArg>> decodeNamedArguments(const Module &M, ArrayRef
   uint32_t Count = D.R.count(1, "named argument count larger than the blob");
   Out.resize(Count);
   for (CANamedArg &A : Out) {
-    if (!D.R.ok()) break;
+    if (!D.R.ok())
+      break;
     uint8_t Kind = D.R.u8();
     if (D.R.ok() && Kind != uint8_t(ElementType::CAField) &&
         Kind != uint8_t(ElementType::CAProperty)) {
@@ -341,9 +366,11 @@ Expected<std::vector<CANamedArg>> decodeNamedArguments(const Module &M, ArrayRef
     A.IsProperty = Kind == uint8_t(ElementType::CAProperty);
     CAType T;
     bool Null = false;
-    if (D.typeFromBlob(T, 0) && D.serString(A.Name, Null)) D.value(T, A.Value, 0);
+    if (D.typeFromBlob(T, 0) && D.serString(A.Name, Null))
+      D.value(T, A.Value, 0);
   }
-  if (Error E = D.finish("named arguments blob")) return std::move(E);
+  if (Error E = D.finish("named arguments blob"))
+    return std::move(E);
   return Out;
 }
 
@@ -351,12 +378,8 @@ Expected<std::vector<CANamedArg>> decodeNamedArguments(const Module &M, ArrayRef
 
 void writeCAType(raw_ostream &OS, const CAType &T, const NamePrinter &Names) {
   switch (T.Kind) {
-  case ElementType::SystemType:
-    OS << "type";
-    return;
-  case ElementType::Boxed:
-    OS << "object";
-    return;
+  case ElementType::SystemType: OS << "type"; return;
+  case ElementType::Boxed: OS << "object"; return;
   case ElementType::Enum:
     OS << "enum ";
     if (T.EnumToken)
@@ -369,28 +392,19 @@ void writeCAType(raw_ostream &OS, const CAType &T, const NamePrinter &Names) {
     OS << "[]";
     return;
   default:
-    if (const char *P = primitiveName(T.Kind)) OS << P;
+    if (const char *P = primitiveName(T.Kind))
+      OS << P;
     return;
   }
 }
 
 static void writeScalar(raw_ostream &OS, ElementType K, uint64_t Bits) {
   switch (K) {
-  case ElementType::Boolean:
-    OS << (Bits ? "true" : "false");
-    return;
-  case ElementType::I1:
-    OS << int64_t(int8_t(Bits));
-    return;
-  case ElementType::I2:
-    OS << int64_t(int16_t(Bits));
-    return;
-  case ElementType::I4:
-    OS << int64_t(int32_t(Bits));
-    return;
-  case ElementType::I8:
-    OS << int64_t(Bits);
-    return;
+  case ElementType::Boolean: OS << (Bits ? "true" : "false"); return;
+  case ElementType::I1: OS << int64_t(int8_t(Bits)); return;
+  case ElementType::I2: OS << int64_t(int16_t(Bits)); return;
+  case ElementType::I4: OS << int64_t(int32_t(Bits)); return;
+  case ElementType::I8: OS << int64_t(Bits); return;
   case ElementType::R4: {
     float F;
     uint32_t B = uint32_t(Bits);
@@ -404,9 +418,7 @@ static void writeScalar(raw_ostream &OS, ElementType K, uint64_t Bits) {
     writeFloat64(OS, D);
     return;
   }
-  default:
-    OS << Bits;
-    return; // unsigned types and char
+  default: OS << Bits; return; // unsigned types and char
   }
 }
 
@@ -422,25 +434,19 @@ static void writeBare(raw_ostream &OS, const CAValue &V, const NamePrinter &Name
       writeSingleQuoted(OS, V.Text);
     return;
   case ElementType::Boxed:
-    if (V.Boxed) writeCAValue(OS, *V.Boxed, Names);
+    if (V.Boxed)
+      writeCAValue(OS, *V.Boxed, Names);
     return;
-  default:
-    writeScalar(OS, K, V.Bits);
+  default: writeScalar(OS, K, V.Bits);
   }
 }
 
 void writeCAValue(raw_ostream &OS, const CAValue &V, const NamePrinter &Names) {
   ElementType K = V.Type.Kind == ElementType::Enum ? V.Type.Underlying : V.Type.Kind;
   switch (K) {
-  case ElementType::String:
-    OS << "string(";
-    break;
-  case ElementType::SystemType:
-    OS << "type(";
-    break;
-  case ElementType::Boxed:
-    OS << "object(";
-    break;
+  case ElementType::String: OS << "string("; break;
+  case ElementType::SystemType: OS << "type("; break;
+  case ElementType::Boxed: OS << "object("; break;
   case ElementType::SZArray:
     writeCAType(OS, *V.Type.Element, Names);
     if (V.Null) {
@@ -449,13 +455,15 @@ void writeCAValue(raw_ostream &OS, const CAValue &V, const NamePrinter &Names) {
     }
     OS << '[' << V.Elements.size() << "](";
     for (size_t I = 0; I < V.Elements.size(); ++I) {
-      if (I) OS << ' ';
+      if (I)
+        OS << ' ';
       writeBare(OS, V.Elements[I], Names);
     }
     OS << ')';
     return;
   default:
-    if (const char *P = primitiveName(K)) OS << P << '(';
+    if (const char *P = primitiveName(K))
+      OS << P << '(';
     break;
   }
   writeBare(OS, V, Names);
@@ -467,12 +475,14 @@ void writeCustomAttributeValue(raw_ostream &OS, const CustomAttributeValue &V,
   OS << '{';
   bool First = true;
   for (const CAValue &A : V.Fixed) {
-    if (!First) OS << ' ';
+    if (!First)
+      OS << ' ';
     First = false;
     writeCAValue(OS, A, Names);
   }
   for (const CANamedArg &N : V.Named) {
-    if (!First) OS << ' ';
+    if (!First)
+      OS << ' ';
     First = false;
     OS << (N.IsProperty ? "property " : "field ");
     writeCAType(OS, N.Value.Type, Names);

@@ -6,8 +6,8 @@
 // arrays of those.
 //
 // An enum's size is not in the blob: it comes from the enum's definition, which may be in another
-// assembly. The resolver finds it; when it cannot, the value is read as an int32 (ildasm makes the
-// same assumption) and the result says so.
+// assembly. The resolver finds it; when it cannot, the size is guessed (int32, as ildasm assumes,
+// then the size with which the whole blob decodes) and the result says so.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WEFT_METADATA_CUSTOMATTRIBUTE_H
@@ -60,8 +60,9 @@ struct CANamedArg {
 struct CustomAttributeValue {
   std::vector<CAValue> Fixed;
   std::vector<CANamedArg> Named;
-  /// Some enum's underlying type could not be found; it was read as int32.
-  bool AssumedInt32Enum = false;
+  /// Some enum's definition could not be found; its size was guessed (int32 first, then the
+  /// size that makes the whole blob decode).
+  bool GuessedEnumSize = false;
 };
 
 /// The constructor signature of a CustomAttribute row's Type column (MethodDef or MemberRef).
@@ -71,11 +72,12 @@ llvm::Expected<MethodSig> customAttributeConstructor(const Module &M, uint32_t C
 llvm::Expected<CustomAttributeValue>
 decodeCustomAttribute(const Module &M, uint32_t CustomAttributeRow, AssemblyResolver *Resolver);
 
-/// Decodes a blob given the constructor's signature (also used for security attributes, which
-/// carry only named arguments).
+/// Decodes a blob given the constructor's signature and, for a generic attribute type, its type
+/// arguments (which the constructor's !N parameters stand for).
 llvm::Expected<CustomAttributeValue>
 decodeCustomAttributeBlob(const Module &M, llvm::ArrayRef<uint8_t> Blob, uint64_t FileOffset,
-                          const MethodSig *Ctor, AssemblyResolver *Resolver);
+                          const MethodSig *Ctor, llvm::ArrayRef<TypeSig> TypeArgs,
+                          AssemblyResolver *Resolver);
 /// Decodes only named arguments (count, then arguments), as permission sets store them.
 llvm::Expected<std::vector<CANamedArg>> decodeNamedArguments(const Module &M,
                                                              llvm::ArrayRef<uint8_t> Blob,

@@ -23,35 +23,24 @@ constexpr unsigned MaxStreamName = 32;
 
 bool isListColumn(TableId T, unsigned Col) {
   switch (T) {
-  case TableId::TypeDef:
-    return Col == TypeDefCol::FieldList || Col == TypeDefCol::MethodList;
-  case TableId::MethodDef:
-    return Col == MethodDefCol::ParamList;
-  case TableId::EventMap:
-    return Col == EventMapCol::EventList;
-  case TableId::PropertyMap:
-    return Col == PropertyMapCol::PropertyList;
+  case TableId::TypeDef: return Col == TypeDefCol::FieldList || Col == TypeDefCol::MethodList;
+  case TableId::MethodDef: return Col == MethodDefCol::ParamList;
+  case TableId::EventMap: return Col == EventMapCol::EventList;
+  case TableId::PropertyMap: return Col == PropertyMapCol::PropertyList;
   case TableId::LocalScope:
     return Col == LocalScopeCol::VariableList || Col == LocalScopeCol::ConstantList;
-  default:
-    return false;
+  default: return false;
   }
 }
 
 TableId ptrTableFor(TableId Target) {
   switch (Target) {
-  case TableId::Field:
-    return TableId::FieldPtr;
-  case TableId::MethodDef:
-    return TableId::MethodPtr;
-  case TableId::Param:
-    return TableId::ParamPtr;
-  case TableId::Event:
-    return TableId::EventPtr;
-  case TableId::Property:
-    return TableId::PropertyPtr;
-  default:
-    return TableId::Unused;
+  case TableId::Field: return TableId::FieldPtr;
+  case TableId::MethodDef: return TableId::MethodPtr;
+  case TableId::Param: return TableId::ParamPtr;
+  case TableId::Event: return TableId::EventPtr;
+  case TableId::Property: return TableId::PropertyPtr;
+  default: return TableId::Unused;
   }
 }
 } // namespace
@@ -64,8 +53,10 @@ Expected<std::unique_ptr<Module>> Module::create(ArrayRef<uint8_t> Bytes, uint64
   M->FileOffset = FileOffset;
   M->Relations.reset(new Relation[RelCount]);
   M->OwnerData.reset(new Owners());
-  if (Error E = M->parseRoot()) return std::move(E);
-  if (Error E = M->validate()) return std::move(E);
+  if (Error E = M->parseRoot())
+    return std::move(E);
+  if (Error E = M->validate())
+    return std::move(E);
   return std::move(M);
 }
 
@@ -76,7 +67,8 @@ Expected<std::unique_ptr<Module>> Module::createUnvalidated(ArrayRef<uint8_t> By
   M->FileOffset = FileOffset;
   M->Relations.reset(new Relation[RelCount]);
   M->OwnerData.reset(new Owners());
-  if (Error E = M->parseRoot()) return std::move(E);
+  if (Error E = M->parseRoot())
+    return std::move(E);
   return std::move(M);
 }
 
@@ -95,7 +87,8 @@ Error Module::parseRoot() {
   Version = V.take_until([](char C) { return C == 0; }).str();
   RootFlags = R.u16();
   uint16_t NumStreams = R.u16();
-  if (Error E = R.takeError("metadata root")) return E;
+  if (Error E = R.takeError("metadata root"))
+    return E;
   if (NumStreams > MaxStreams)
     return formatError("metadata root", R.fileOffset() - 2,
                        Twine(NumStreams) + " streams (at most " + Twine(MaxStreams) + ")");
@@ -108,7 +101,8 @@ Error Module::parseRoot() {
     S.Size = R.u32();
     size_t NameStart = R.pos();
     StringRef Name = R.cstring();
-    if (!R.ok()) return R.takeError("stream header " + Twine(I));
+    if (!R.ok())
+      return R.takeError("stream header " + Twine(I));
     if (Name.size() + 1 > MaxStreamName)
       return formatError("stream header " + Twine(I), FileOffset + NameStart,
                          "stream name is longer than " + Twine(MaxStreamName - 1) + " characters");
@@ -121,34 +115,41 @@ Error Module::parseRoot() {
                              hexstr(Bytes.size(), false, 1) + ")");
     Streams.push_back(std::move(S));
   }
-  if (Error E = R.takeError("stream headers")) return E;
+  if (Error E = R.takeError("stream headers"))
+    return E;
 
   // When a stream name repeats, the first one is used (as the runtime does).
   auto Seen = [&](ArrayRef<uint8_t> Heap) { return Heap.data() != nullptr; };
   for (const StreamHeader &S : Streams) {
     ArrayRef<uint8_t> Data = Bytes.slice(S.Offset, S.Size);
     uint64_t Off = FileOffset + S.Offset;
-    if (Data.empty()) Data = ArrayRef<uint8_t>(Bytes.data() + S.Offset, size_t(0));
+    if (Data.empty())
+      Data = ArrayRef<uint8_t>(Bytes.data() + S.Offset, size_t(0));
     if (S.Name == "#~" || S.Name == "#-") {
       if (!TableStream) {
         TableStream = &S;
         Uncompressed = S.Name == "#-";
       }
     } else if (S.Name == "#Strings") {
-      if (!Seen(StringHeap)) StringHeap = Data, StringHeapOffset = Off;
+      if (!Seen(StringHeap))
+        StringHeap = Data, StringHeapOffset = Off;
     } else if (S.Name == "#Blob") {
-      if (!Seen(BlobHeap)) BlobHeap = Data, BlobHeapOffset = Off;
+      if (!Seen(BlobHeap))
+        BlobHeap = Data, BlobHeapOffset = Off;
     } else if (S.Name == "#GUID") {
-      if (!Seen(GuidHeap)) GuidHeap = Data, GuidHeapOffset = Off;
+      if (!Seen(GuidHeap))
+        GuidHeap = Data, GuidHeapOffset = Off;
     } else if (S.Name == "#US") {
-      if (!Seen(USHeap)) USHeap = Data, USHeapOffset = Off;
+      if (!Seen(USHeap))
+        USHeap = Data, USHeapOffset = Off;
     } else if (S.Name == "#JTD") {
       MinimalDelta = true;
     } else if (S.Name == "#Pdb" && !Pdb) {
       ByteReader P(Data, Off);
       PdbStream PS;
       ArrayRef<uint8_t> Id = P.bytes(20);
-      if (Id.size() == 20) std::copy(Id.begin(), Id.end(), PS.Id.begin());
+      if (Id.size() == 20)
+        std::copy(Id.begin(), Id.end(), PS.Id.begin());
       PS.EntryPoint = P.u32();
       PS.ReferencedTypeSystemTables = P.u64();
       for (unsigned T = 0; T < 64; ++T)
@@ -158,14 +159,16 @@ Error Module::parseRoot() {
                                "referenced type-system table " + Twine(T) + " does not exist");
           PS.TypeSystemRows[T] = P.u32();
         }
-      if (Error E = P.takeError("#Pdb stream")) return E;
+      if (Error E = P.takeError("#Pdb stream"))
+        return E;
       Pdb = PS;
     }
   }
   if (GuidHeap.size() % 16)
     return formatError("#GUID heap", GuidHeapOffset,
                        "size " + Twine(GuidHeap.size()) + " is not a multiple of 16");
-  if (!TableStream) return formatError("metadata root", FileOffset, "no '#~' or '#-' table stream");
+  if (!TableStream)
+    return formatError("metadata root", FileOffset, "no '#~' or '#-' table stream");
   return parseTables(*TableStream);
 }
 
@@ -179,9 +182,11 @@ Error Module::parseTables(const StreamHeader &S) {
   R.u8(); // reserved
   Valid = R.u64();
   Sorted = R.u64();
-  if (Error E = R.takeError("table stream header")) return E;
+  if (Error E = R.takeError("table stream header"))
+    return E;
   for (unsigned T = 0; T < MaxTables; ++T) {
-    if (!((Valid >> T) & 1)) continue;
+    if (!((Valid >> T) & 1))
+      continue;
     if (!tableSpec(T).exists())
       return formatError("table stream header", Base + 8,
                          "the Valid mask has bit " + Twine(T) + " set, but table 0x" +
@@ -193,13 +198,16 @@ Error Module::parseTables(const StreamHeader &S) {
                          "table " + tableName(T) + " has " + Twine(Tables[T].Rows) +
                              " rows (a token can address at most 0xFFFFFF)");
   }
-  if (HeapSizes & 0x40) R.u32(); // extra data
-  if (Error E = R.takeError("table stream header (row counts)")) return E;
+  if (HeapSizes & 0x40)
+    R.u32(); // extra data
+  if (Error E = R.takeError("table stream header (row counts)"))
+    return E;
 
   // Rows used to size references: a standalone PDB takes those of the type-system tables it
   // refers to from its #Pdb stream.
   auto RefRows = [&](unsigned T) -> uint32_t {
-    if (Tables[T].Rows || !Pdb) return Tables[T].Rows;
+    if (Tables[T].Rows || !Pdb)
+      return Tables[T].Rows;
     return Pdb->TypeSystemRows[T];
   };
   unsigned StrW = (MinimalDelta || (HeapSizes & 0x01)) ? 4 : 2;
@@ -209,18 +217,21 @@ Error Module::parseTables(const StreamHeader &S) {
     return (MinimalDelta || RefRows(Table) > 0xFFFF) ? 4 : 2;
   };
   auto CodedWidth = [&](uint8_t Kind) -> unsigned {
-    if (MinimalDelta) return 4;
+    if (MinimalDelta)
+      return 4;
     const CodedIndexSpec &CS = codedIndexSpec(CodedIndex(Kind));
     uint32_t Max = 0;
     for (unsigned I = 0; I < CS.NumTags; ++I)
-      if (CS.Tables[I] != TableId::Unused) Max = std::max(Max, RefRows(unsigned(CS.Tables[I])));
+      if (CS.Tables[I] != TableId::Unused)
+        Max = std::max(Max, RefRows(unsigned(CS.Tables[I])));
     return Max < (1u << (16 - CS.TagBits)) ? 2 : 4;
   };
 
   uint64_t Pos = R.pos();
   for (unsigned T = 0; T < MaxTables; ++T) {
     const TableSpec &Spec = tableSpec(T);
-    if (!Spec.exists()) continue;
+    if (!Spec.exists())
+      continue;
     TableInfo &TI = Tables[T];
     TI.NumColumns = Spec.NumColumns;
     unsigned Off = 0;
@@ -228,37 +239,22 @@ Error Module::parseTables(const StreamHeader &S) {
       const ColumnSpec &CS = Spec.Columns[C];
       unsigned W = 0;
       switch (CS.Kind) {
-      case ColumnKind::U8:
-        W = 1;
-        break;
-      case ColumnKind::U16:
-        W = 2;
-        break;
-      case ColumnKind::U32:
-        W = 4;
-        break;
-      case ColumnKind::Str:
-        W = StrW;
-        break;
-      case ColumnKind::Guid:
-        W = GuidW;
-        break;
-      case ColumnKind::Blob:
-        W = BlobW;
-        break;
-      case ColumnKind::Idx:
-        W = IdxWidth(CS.Arg);
-        break;
-      case ColumnKind::Coded:
-        W = CodedWidth(CS.Arg);
-        break;
+      case ColumnKind::U8: W = 1; break;
+      case ColumnKind::U16: W = 2; break;
+      case ColumnKind::U32: W = 4; break;
+      case ColumnKind::Str: W = StrW; break;
+      case ColumnKind::Guid: W = GuidW; break;
+      case ColumnKind::Blob: W = BlobW; break;
+      case ColumnKind::Idx: W = IdxWidth(CS.Arg); break;
+      case ColumnKind::Coded: W = CodedWidth(CS.Arg); break;
       }
       TI.ColOffset[C] = Off;
       TI.ColWidth[C] = W;
       Off += W;
     }
     TI.RowSize = Off;
-    if (!TI.Rows) continue;
+    if (!TI.Rows)
+      continue;
     uint64_t Need = uint64_t(TI.Rows) * TI.RowSize;
     if (Need > S.Size - Pos)
       return formatError("table " + tableName(T), Base + Pos,
@@ -287,7 +283,8 @@ ArrayRef<uint8_t> Module::rowBytes(TableId T, uint32_t Row) const {
 Token Module::getToken(TableId T, uint32_t Row, unsigned Col) const {
   const ColumnSpec &CS = tableSpec(T).Columns[Col];
   uint32_t V = get(T, Row, Col);
-  if (CS.Kind == ColumnKind::Idx) return makeToken(TableId(CS.Arg), V);
+  if (CS.Kind == ColumnKind::Idx)
+    return makeToken(TableId(CS.Arg), V);
   Token Out = 0;
   decodeCodedIndex(CodedIndex(CS.Arg), V, Out); // validated at load
   return Out;
@@ -295,18 +292,21 @@ Token Module::getToken(TableId T, uint32_t Row, unsigned Col) const {
 
 uint32_t Module::listLimit(TableId Target) const {
   TableId Ptr = ptrTableFor(Target);
-  if (Ptr != TableId::Unused && Tables[unsigned(Ptr)].Rows) return Tables[unsigned(Ptr)].Rows + 1;
+  if (Ptr != TableId::Unused && Tables[unsigned(Ptr)].Rows)
+    return Tables[unsigned(Ptr)].Rows + 1;
   return Tables[unsigned(Target)].Rows + 1;
 }
 
 Error Module::validate() const {
   auto RefRows = [&](unsigned T) -> uint32_t {
-    if (Tables[T].Rows || !Pdb) return Tables[T].Rows;
+    if (Tables[T].Rows || !Pdb)
+      return Tables[T].Rows;
     return Pdb->TypeSystemRows[T];
   };
   for (unsigned T = 0; T < MaxTables; ++T) {
     const TableInfo &TI = Tables[T];
-    if (!TI.Rows) continue;
+    if (!TI.Rows)
+      continue;
     const TableSpec &Spec = tableSpec(T);
     for (unsigned C = 0; C < Spec.NumColumns; ++C) {
       const ColumnSpec &CS = Spec.Columns[C];
@@ -314,7 +314,8 @@ Error Module::validate() const {
         continue;
       bool List = isListColumn(TableId(T), C);
       uint32_t Limit = 0;
-      if (CS.Kind == ColumnKind::Idx) Limit = List ? listLimit(TableId(CS.Arg)) : RefRows(CS.Arg);
+      if (CS.Kind == ColumnKind::Idx)
+        Limit = List ? listLimit(TableId(CS.Arg)) : RefRows(CS.Arg);
       uint32_t Prev = 0;
       for (uint32_t Row = 1; Row <= TI.Rows; ++Row) {
         uint32_t V = get(TableId(T), Row, C);
@@ -335,13 +336,15 @@ Error Module::validate() const {
                        Twine(GuidHeap.size() / 16) + " entries)");
           break;
         case ColumnKind::Blob: {
-          if (V == 0 && BlobHeap.empty()) break;
+          if (V == 0 && BlobHeap.empty())
+            break;
           if (V >= BlobHeap.size())
             return Bad("#Blob offset " + hexstr(V, false, 1) + " is beyond the heap (size " +
                        hexstr(BlobHeap.size(), false, 1) + ")");
           uint32_t Len = 0;
           unsigned N = decodeCompressed(BlobHeap.drop_front(V), Len);
-          if (!N) return Bad("#Blob entry at " + hexstr(V, false, 1) + " has a malformed length");
+          if (!N)
+            return Bad("#Blob entry at " + hexstr(V, false, 1) + " has a malformed length");
           if (uint64_t(V) + N + Len > BlobHeap.size())
             return Bad("#Blob entry at " + hexstr(V, false, 1) + " of length " + Twine(Len) +
                        " runs past the end of the heap");
@@ -367,8 +370,7 @@ Error Module::validate() const {
                        Twine(RefRows(unsigned(tokenTable(Tok)))) + " rows");
           break;
         }
-        default:
-          break;
+        default: break;
         }
       }
     }
@@ -386,7 +388,8 @@ Error Module::validate() const {
 // --- heaps ---
 
 StringRef Module::getString(uint32_t Offset) const {
-  if (Offset >= StringHeap.size()) return {};
+  if (Offset >= StringHeap.size())
+    return {};
   const char *Start = reinterpret_cast<const char *>(StringHeap.data()) + Offset;
   size_t Max = StringHeap.size() - Offset;
   const void *Nul = std::memchr(Start, 0, Max);
@@ -394,10 +397,12 @@ StringRef Module::getString(uint32_t Offset) const {
 }
 
 ArrayRef<uint8_t> Module::getBlob(uint32_t Offset) const {
-  if (Offset >= BlobHeap.size()) return {};
+  if (Offset >= BlobHeap.size())
+    return {};
   uint32_t Len = 0;
   unsigned N = decodeCompressed(BlobHeap.drop_front(Offset), Len);
-  if (!N || uint64_t(Offset) + N + Len > BlobHeap.size()) return {};
+  if (!N || uint64_t(Offset) + N + Len > BlobHeap.size())
+    return {};
   return BlobHeap.slice(Offset + N, Len);
 }
 
@@ -408,7 +413,8 @@ uint64_t Module::blobFileOffset(uint32_t Offset) const {
 }
 
 const uint8_t *Module::getGuid(uint32_t Index) const {
-  if (Index == 0 || uint64_t(Index) * 16 > GuidHeap.size()) return nullptr;
+  if (Index == 0 || uint64_t(Index) * 16 > GuidHeap.size())
+    return nullptr;
   return GuidHeap.data() + (Index - 1) * 16;
 }
 
@@ -536,15 +542,9 @@ ArrayRef<uint32_t> Module::interfaceImpls(uint32_t TypeRow) const {
 ArrayRef<uint32_t> Module::nestedTypes(uint32_t TypeRow) const {
   return relation(RelNested).find(makeToken(TableId::TypeDef, TypeRow));
 }
-uint32_t Module::constant(Token Parent) const {
-  return single(RelConstant, Parent);
-}
-uint32_t Module::fieldMarshal(Token Parent) const {
-  return single(RelFieldMarshal, Parent);
-}
-uint32_t Module::implMap(Token Member) const {
-  return single(RelImplMap, Member);
-}
+uint32_t Module::constant(Token Parent) const { return single(RelConstant, Parent); }
+uint32_t Module::fieldMarshal(Token Parent) const { return single(RelFieldMarshal, Parent); }
+uint32_t Module::implMap(Token Member) const { return single(RelImplMap, Member); }
 uint32_t Module::classLayout(uint32_t TypeRow) const {
   return single(RelClassLayout, makeToken(TableId::TypeDef, TypeRow));
 }
@@ -571,13 +571,16 @@ const Module::Owners &Module::owners() const {
     O.Semantics.assign(rowCount(TableId::MethodDef) + 1, 0);
     for (uint32_t T = 1; T <= rowCount(TableId::TypeDef); ++T) {
       for (uint32_t I : typeFields(T))
-        if (uint32_t F = field(I); F < O.FieldOwner.size()) O.FieldOwner[F] = T;
+        if (uint32_t F = field(I); F < O.FieldOwner.size())
+          O.FieldOwner[F] = T;
       for (uint32_t I : typeMethods(T))
-        if (uint32_t M = method(I); M < O.MethodOwner.size()) O.MethodOwner[M] = T;
+        if (uint32_t M = method(I); M < O.MethodOwner.size())
+          O.MethodOwner[M] = T;
     }
     for (uint32_t M = 1; M <= rowCount(TableId::MethodDef); ++M)
       for (uint32_t I : methodParams(M))
-        if (uint32_t P = param(I); P < O.ParamOwner.size()) O.ParamOwner[P] = M;
+        if (uint32_t P = param(I); P < O.ParamOwner.size())
+          O.ParamOwner[P] = M;
     for (uint32_t R = 1; R <= rowCount(TableId::NestedClass); ++R) {
       uint32_t Nested = get(TableId::NestedClass, R, NestedClassCol::NestedClass);
       if (Nested < O.Enclosing.size())

@@ -107,12 +107,9 @@ public:
     assert(Row >= 1 && Row <= TI.Rows && Col < TI.NumColumns);
     const uint8_t *P = TI.Data + size_t(Row - 1) * TI.RowSize + TI.ColOffset[Col];
     switch (TI.ColWidth[Col]) {
-    case 1:
-      return *P;
-    case 2:
-      return llvm::support::endian::read16le(P);
-    default:
-      return llvm::support::endian::read32le(P);
+    case 1: return *P;
+    case 2: return llvm::support::endian::read16le(P);
+    default: return llvm::support::endian::read32le(P);
     }
   }
   /// A coded-index or row-index column as a token (row 0 for a null reference).

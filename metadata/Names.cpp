@@ -37,24 +37,27 @@ const std::vector<StringRef> &keywords() {
 bool isIdStart(char C) {
   return isAlpha(C) || C == '_' || C == '$' || C == '@' || C == '`' || C == '?';
 }
-bool isIdChar(char C) {
-  return isIdStart(C) || isDigit(C);
-}
+bool isIdChar(char C) { return isIdStart(C) || isDigit(C); }
 
 } // namespace
 
 bool needsQuotes(StringRef Name) {
-  if (Name.empty()) return true;
-  if (Name == ".ctor" || Name == ".cctor") return false;
+  if (Name.empty())
+    return true;
+  if (Name == ".ctor" || Name == ".cctor")
+    return false;
   // Every dot-separated part must be an identifier.
   size_t Start = 0;
   while (true) {
     size_t Dot = Name.find('.', Start);
     StringRef Part = Name.slice(Start, Dot);
-    if (Part.empty() || !isIdStart(Part[0])) return true;
+    if (Part.empty() || !isIdStart(Part[0]))
+      return true;
     for (char C : Part.drop_front())
-      if (!isIdChar(C)) return true;
-    if (Dot == StringRef::npos) break;
+      if (!isIdChar(C))
+        return true;
+    if (Dot == StringRef::npos)
+      break;
     Start = Dot + 1;
   }
   return std::binary_search(keywords().begin(), keywords().end(), Name);
@@ -62,32 +65,15 @@ bool needsQuotes(StringRef Name) {
 
 static void writeEscapedChar(raw_ostream &OS, unsigned char C, char Quote) {
   switch (C) {
-  case '\\':
-    OS << "\\\\";
-    return;
-  case '\t':
-    OS << "\\t";
-    return;
-  case '\n':
-    OS << "\\n";
-    return;
-  case '\r':
-    OS << "\\r";
-    return;
-  case '\b':
-    OS << "\\b";
-    return;
-  case '\f':
-    OS << "\\f";
-    return;
-  case '\v':
-    OS << "\\v";
-    return;
-  case '\a':
-    OS << "\\a";
-    return;
-  default:
-    break;
+  case '\\': OS << "\\\\"; return;
+  case '\t': OS << "\\t"; return;
+  case '\n': OS << "\\n"; return;
+  case '\r': OS << "\\r"; return;
+  case '\b': OS << "\\b"; return;
+  case '\f': OS << "\\f"; return;
+  case '\v': OS << "\\v"; return;
+  case '\a': OS << "\\a"; return;
+  default: break;
   }
   if (C == (unsigned char)Quote) {
     OS << '\\' << Quote;
@@ -117,7 +103,8 @@ void writeId(raw_ostream &OS, StringRef Name) {
 void writeByteList(raw_ostream &OS, ArrayRef<uint8_t> Bytes) {
   OS << '(';
   for (size_t I = 0; I < Bytes.size(); ++I) {
-    if (I) OS << ' ';
+    if (I)
+      OS << ' ';
     OS << format_hex_no_prefix(Bytes[I], 2, /*Upper=*/true);
   }
   OS << ')';
@@ -178,44 +165,25 @@ void writeFloat64(raw_ostream &OS, double D) {
 
 const char *primitiveName(ElementType T) {
   switch (T) {
-  case ElementType::Void:
-    return "void";
-  case ElementType::Boolean:
-    return "bool";
-  case ElementType::Char:
-    return "char";
-  case ElementType::I1:
-    return "int8";
-  case ElementType::U1:
-    return "uint8";
-  case ElementType::I2:
-    return "int16";
-  case ElementType::U2:
-    return "uint16";
-  case ElementType::I4:
-    return "int32";
-  case ElementType::U4:
-    return "uint32";
-  case ElementType::I8:
-    return "int64";
-  case ElementType::U8:
-    return "uint64";
-  case ElementType::R4:
-    return "float32";
-  case ElementType::R8:
-    return "float64";
-  case ElementType::String:
-    return "string";
-  case ElementType::Object:
-    return "object";
-  case ElementType::I:
-    return "native int";
-  case ElementType::U:
-    return "native uint";
-  case ElementType::TypedByRef:
-    return "typedref";
-  default:
-    return nullptr;
+  case ElementType::Void: return "void";
+  case ElementType::Boolean: return "bool";
+  case ElementType::Char: return "char";
+  case ElementType::I1: return "int8";
+  case ElementType::U1: return "uint8";
+  case ElementType::I2: return "int16";
+  case ElementType::U2: return "uint16";
+  case ElementType::I4: return "int32";
+  case ElementType::U4: return "uint32";
+  case ElementType::I8: return "int64";
+  case ElementType::U8: return "uint64";
+  case ElementType::R4: return "float32";
+  case ElementType::R8: return "float64";
+  case ElementType::String: return "string";
+  case ElementType::Object: return "object";
+  case ElementType::I: return "native int";
+  case ElementType::U: return "native uint";
+  case ElementType::TypedByRef: return "typedref";
+  default: return nullptr;
   }
 }
 
@@ -233,9 +201,7 @@ void NamePrinter::typeName(raw_ostream &OS, StringRef Namespace, StringRef Name)
   writeId(OS, Name);
 }
 
-void NamePrinter::typeDefName(raw_ostream &OS, uint32_t Row) const {
-  typeDefNameImpl(OS, Row, 0);
-}
+void NamePrinter::typeDefName(raw_ostream &OS, uint32_t Row) const { typeDefNameImpl(OS, Row, 0); }
 
 void NamePrinter::typeDefNameImpl(raw_ostream &OS, uint32_t Row, unsigned Depth) const {
   if (Row == 0 || Row > M.rowCount(TableId::TypeDef)) {
@@ -256,7 +222,8 @@ void NamePrinter::typeDefNameImpl(raw_ostream &OS, uint32_t Row, unsigned Depth)
 
 void NamePrinter::scope(raw_ostream &OS, Token Scope) const {
   uint32_t Row = tokenRow(Scope);
-  if (Row == 0) return;
+  if (Row == 0)
+    return;
   switch (tokenTable(Scope)) {
   case TableId::AssemblyRef:
     OS << '[';
@@ -273,9 +240,7 @@ void NamePrinter::scope(raw_ostream &OS, Token Scope) const {
   }
 }
 
-void NamePrinter::typeRefName(raw_ostream &OS, uint32_t Row) const {
-  typeRefNameImpl(OS, Row, 0);
-}
+void NamePrinter::typeRefName(raw_ostream &OS, uint32_t Row) const { typeRefNameImpl(OS, Row, 0); }
 
 void NamePrinter::typeRefNameImpl(raw_ostream &OS, uint32_t Row, unsigned Depth) const {
   if (Row == 0 || Row > M.rowCount(TableId::TypeRef)) {
@@ -306,21 +271,18 @@ StringRef NamePrinter::genericParamName(Token Owner, uint32_t Number) const {
 
 void NamePrinter::typeToken(raw_ostream &OS, Token T, const GenericContext &Ctx) const {
   switch (tokenTable(T)) {
-  case TableId::TypeDef:
-    typeDefName(OS, tokenRow(T));
-    return;
-  case TableId::TypeRef:
-    typeRefName(OS, tokenRow(T));
-    return;
+  case TableId::TypeDef: typeDefName(OS, tokenRow(T)); return;
+  case TableId::TypeRef: typeRefName(OS, tokenRow(T)); return;
   case TableId::TypeSpec: {
-    if (!M.isValidToken(T)) break;
+    if (!M.isValidToken(T))
+      break;
     Expected<TypeSig> S = typeSpecSig(M, tokenRow(T));
-    if (!S) return writeBadSignature(OS, S.takeError());
+    if (!S)
+      return writeBadSignature(OS, S.takeError());
     type(OS, *S, Ctx);
     return;
   }
-  default:
-    break;
+  default: break;
   }
   OS << "<bad type token " << format_hex(T, 10) << '>';
 }
@@ -344,7 +306,8 @@ void NamePrinter::typeImpl(raw_ostream &OS, const TypeSig &T, const GenericConte
     // A TypeSpec where a TypeDef or TypeRef belongs: print the type it specifies.
     if (tokenTable(Tok) == TableId::TypeSpec && M.isValidToken(Tok)) {
       Expected<TypeSig> S = typeSpecSig(M, tokenRow(Tok));
-      if (!S) return writeBadSignature(OS, S.takeError());
+      if (!S)
+        return writeBadSignature(OS, S.takeError());
       return typeImpl(OS, *S, Ctx, Depth + 1);
     }
     typeToken(OS, Tok, Ctx);
@@ -377,7 +340,8 @@ void NamePrinter::typeImpl(raw_ostream &OS, const TypeSig &T, const GenericConte
     Inner(T.element());
     OS << '[';
     for (uint32_t D = 0; D < T.Number; ++D) {
-      if (D) OS << ',';
+      if (D)
+        OS << ',';
       bool HasLo = D < T.LowerBounds.size(), HasSize = D < T.Sizes.size();
       if (HasLo && HasSize) {
         if (T.Sizes[D] == 0)
@@ -418,7 +382,8 @@ void NamePrinter::typeImpl(raw_ostream &OS, const TypeSig &T, const GenericConte
     NamedToken(Base.TypeToken);
     OS << '<';
     for (size_t I = 1; I < T.Args.size(); ++I) {
-      if (I > 1) OS << ',';
+      if (I > 1)
+        OS << ',';
       Inner(T.Args[I]);
     }
     OS << '>';
@@ -433,50 +398,35 @@ void NamePrinter::typeImpl(raw_ostream &OS, const TypeSig &T, const GenericConte
     paramTypes(OS, S, Ctx);
     return;
   }
-  default:
-    OS << "<element type 0x" << hexstr(uint8_t(T.Kind), false, 2) << '>';
-    return;
+  default: OS << "<element type 0x" << hexstr(uint8_t(T.Kind), false, 2) << '>'; return;
   }
 }
 
 void NamePrinter::callingConvention(raw_ostream &OS, const MethodSig &S) const {
-  if (S.hasThis()) OS << "instance ";
-  if (S.explicitThis()) OS << "explicit ";
+  if (S.hasThis())
+    OS << "instance ";
+  if (S.explicitThis())
+    OS << "explicit ";
   switch (S.kind()) {
-  case SigDefault:
-    break;
-  case SigVarArg:
-    OS << "vararg ";
-    break;
-  case SigC:
-    OS << "unmanaged cdecl ";
-    break;
-  case SigStdCall:
-    OS << "unmanaged stdcall ";
-    break;
-  case SigThisCall:
-    OS << "unmanaged thiscall ";
-    break;
-  case SigFastCall:
-    OS << "unmanaged fastcall ";
-    break;
-  case SigUnmanaged:
-    OS << "unmanaged ";
-    break;
-  case SigNativeVarArg:
-    OS << "unmanaged vararg ";
-    break;
-  default:
-    OS << "callconv(" << unsigned(S.kind()) << ") ";
-    break;
+  case SigDefault: break;
+  case SigVarArg: OS << "vararg "; break;
+  case SigC: OS << "unmanaged cdecl "; break;
+  case SigStdCall: OS << "unmanaged stdcall "; break;
+  case SigThisCall: OS << "unmanaged thiscall "; break;
+  case SigFastCall: OS << "unmanaged fastcall "; break;
+  case SigUnmanaged: OS << "unmanaged "; break;
+  case SigNativeVarArg: OS << "unmanaged vararg "; break;
+  default: OS << "callconv(" << unsigned(S.kind()) << ") "; break;
   }
 }
 
 void NamePrinter::paramTypes(raw_ostream &OS, const MethodSig &S, const GenericContext &Ctx) const {
   OS << '(';
   for (size_t I = 0; I < S.Params.size(); ++I) {
-    if (I) OS << ", ";
-    if (int(I) == S.SentinelIndex) OS << "..., ";
+    if (I)
+      OS << ", ";
+    if (int(I) == S.SentinelIndex)
+      OS << "..., ";
     typeImpl(OS, S.Params[I], Ctx, 0);
   }
   if (S.SentinelIndex >= 0 && size_t(S.SentinelIndex) == S.Params.size())
@@ -495,7 +445,8 @@ void NamePrinter::methodSigText(raw_ostream &OS, const MethodSig &S, const Gener
   if (!Instantiation.empty()) {
     OS << '<';
     for (size_t I = 0; I < Instantiation.size(); ++I) {
-      if (I) OS << ',';
+      if (I)
+        OS << ',';
       typeImpl(OS, Instantiation[I], InstCtx, 0);
     }
     OS << '>';
@@ -505,23 +456,15 @@ void NamePrinter::methodSigText(raw_ostream &OS, const MethodSig &S, const Gener
 
 void NamePrinter::memberParent(raw_ostream &OS, Token Parent, const GenericContext &Ctx) const {
   switch (tokenTable(Parent)) {
-  case TableId::TypeDef:
-    typeDefName(OS, tokenRow(Parent));
-    return;
-  case TableId::TypeRef:
-    typeRefName(OS, tokenRow(Parent));
-    return;
-  case TableId::TypeSpec:
-    typeToken(OS, Parent, Ctx);
-    return;
-  case TableId::ModuleRef:
-    scope(OS, Parent);
-    return;
+  case TableId::TypeDef: typeDefName(OS, tokenRow(Parent)); return;
+  case TableId::TypeRef: typeRefName(OS, tokenRow(Parent)); return;
+  case TableId::TypeSpec: typeToken(OS, Parent, Ctx); return;
+  case TableId::ModuleRef: scope(OS, Parent); return;
   case TableId::MethodDef:
-    if (uint32_t T = M.declaringTypeOfMethod(tokenRow(Parent))) typeDefName(OS, T);
+    if (uint32_t T = M.declaringTypeOfMethod(tokenRow(Parent)))
+      typeDefName(OS, T);
     return;
-  default:
-    OS << "<bad parent " << format_hex(Parent, 10) << '>';
+  default: OS << "<bad parent " << format_hex(Parent, 10) << '>';
   }
 }
 
@@ -535,7 +478,8 @@ void NamePrinter::methodToken(raw_ostream &OS, Token T, const GenericContext &Ct
   if (tokenTable(T) == TableId::MethodSpec) {
     uint32_t Blob = M.get(TableId::MethodSpec, tokenRow(T), MethodSpecCol::Instantiation);
     InstSig = decodeMethodSpec(M.getBlob(Blob), M.blobFileOffset(Blob), &M);
-    if (!InstSig) return writeBadSignature(OS, InstSig.takeError());
+    if (!InstSig)
+      return writeBadSignature(OS, InstSig.takeError());
     Inst = *InstSig;
     T = M.getToken(TableId::MethodSpec, tokenRow(T), MethodSpecCol::Method);
     if (!M.isValidToken(T)) {
@@ -546,7 +490,8 @@ void NamePrinter::methodToken(raw_ostream &OS, Token T, const GenericContext &Ct
   uint32_t Row = tokenRow(T);
   if (tokenTable(T) == TableId::MethodDef) {
     Expected<MethodSig> S = methodDefSig(M, Row);
-    if (!S) return writeBadSignature(OS, S.takeError());
+    if (!S)
+      return writeBadSignature(OS, S.takeError());
     uint32_t Owner = M.declaringTypeOfMethod(Row);
     // The signature is the callee's: its !!N and !N are the callee's parameters, printed by
     // number so that they do not read as the caller's.
@@ -565,9 +510,11 @@ void NamePrinter::methodToken(raw_ostream &OS, Token T, const GenericContext &Ct
   if (tokenTable(T) == TableId::MemberRef) {
     uint32_t Blob = M.get(TableId::MemberRef, Row, MemberRefCol::Signature);
     ArrayRef<uint8_t> Bytes = M.getBlob(Blob);
-    if (!Bytes.empty() && (Bytes[0] & SigKindMask) == SigField) return fieldToken(OS, T, Ctx);
+    if (!Bytes.empty() && (Bytes[0] & SigKindMask) == SigField)
+      return fieldToken(OS, T, Ctx);
     Expected<MethodSig> S = decodeMethodSig(Bytes, M.blobFileOffset(Blob), &M);
-    if (!S) return writeBadSignature(OS, S.takeError());
+    if (!S)
+      return writeBadSignature(OS, S.takeError());
     Token Parent = M.getToken(TableId::MemberRef, Row, MemberRefCol::Class);
     methodSigText(
         OS, *S, GenericContext{},
@@ -591,7 +538,8 @@ void NamePrinter::fieldToken(raw_ostream &OS, Token T, const GenericContext &Ctx
   if (tokenTable(T) == TableId::Field) {
     uint32_t Owner = M.declaringTypeOfField(Row);
     Expected<TypeSig> S = fieldDefSig(M, Row);
-    if (!S) return writeBadSignature(OS, S.takeError());
+    if (!S)
+      return writeBadSignature(OS, S.takeError());
     type(OS, *S, GenericContext{});
     OS << ' ';
     if (Owner) {
@@ -604,7 +552,8 @@ void NamePrinter::fieldToken(raw_ostream &OS, Token T, const GenericContext &Ctx
   if (tokenTable(T) == TableId::MemberRef) {
     uint32_t Blob = M.get(TableId::MemberRef, Row, MemberRefCol::Signature);
     Expected<TypeSig> S = decodeFieldSig(M.getBlob(Blob), M.blobFileOffset(Blob), &M);
-    if (!S) return writeBadSignature(OS, S.takeError());
+    if (!S)
+      return writeBadSignature(OS, S.takeError());
     type(OS, *S, GenericContext{});
     OS << ' ';
     memberParent(OS, M.getToken(TableId::MemberRef, Row, MemberRefCol::Class), Ctx);
@@ -619,9 +568,7 @@ void NamePrinter::anyToken(raw_ostream &OS, Token T, const GenericContext &Ctx) 
   switch (tokenTable(T)) {
   case TableId::TypeDef:
   case TableId::TypeRef:
-  case TableId::TypeSpec:
-    typeToken(OS, T, Ctx);
-    return;
+  case TableId::TypeSpec: typeToken(OS, T, Ctx); return;
   case TableId::Field:
     OS << "field ";
     fieldToken(OS, T, Ctx);
@@ -645,8 +592,7 @@ void NamePrinter::anyToken(raw_ostream &OS, Token T, const GenericContext &Ctx) 
     OS << "method ";
     methodToken(OS, T, Ctx);
     return;
-  default:
-    OS << "<bad token " << format_hex(T, 10) << '>';
+  default: OS << "<bad token " << format_hex(T, 10) << '>';
   }
 }
 

@@ -30,8 +30,10 @@ bool versionLess(StringRef A, StringRef B) {
     unsigned long long NA = 0, NB = 0;
     bool OA = !PA[I].take_while(isDigit).getAsInteger(10, NA);
     bool OB = !PB[I].take_while(isDigit).getAsInteger(10, NB);
-    if (OA && OB && NA != NB) return NA < NB;
-    if (PA[I] != PB[I]) return PA[I] < PB[I];
+    if (OA && OB && NA != NB)
+      return NA < NB;
+    if (PA[I] != PB[I])
+      return PA[I] < PB[I];
   }
   return PA.size() < PB.size();
 }
@@ -42,22 +44,26 @@ struct AssemblyResolver::Loaded {
   std::unique_ptr<Module> Mod;
 };
 
-AssemblyResolver::AssemblyResolver(std::vector<std::string> SearchDirs)
-    : Dirs(std::move(SearchDirs)) {}
+AssemblyResolver::AssemblyResolver(std::vector<std::string> SearchDirs, AssemblyResolver *Fallback)
+    : Dirs(std::move(SearchDirs)), Fallback(Fallback) {}
 AssemblyResolver::~AssemblyResolver() = default;
 
 void AssemblyResolver::addSearchDir(StringRef Dir) {
-  if (std::find(Dirs.begin(), Dirs.end(), Dir) == Dirs.end()) Dirs.push_back(Dir.str());
+  if (std::find(Dirs.begin(), Dirs.end(), Dir) == Dirs.end())
+    Dirs.push_back(Dir.str());
 }
 
 std::vector<std::string> AssemblyResolver::sharedFrameworkDirs() {
   std::string Root;
-  if (Optional<std::string> Env = sys::Process::GetEnv("DOTNET_ROOT")) Root = *Env;
+  if (Optional<std::string> Env = sys::Process::GetEnv("DOTNET_ROOT"))
+    Root = *Env;
   if (Root.empty() || !sys::fs::is_directory(Root)) {
     ErrorOr<std::string> Dotnet = sys::findProgramByName("dotnet");
-    if (!Dotnet) return {};
+    if (!Dotnet)
+      return {};
     SmallString<256> Real;
-    if (sys::fs::real_path(*Dotnet, Real)) return {};
+    if (sys::fs::real_path(*Dotnet, Real))
+      return {};
     Root = sys::path::parent_path(Real).str();
   }
   SmallString<256> Shared(Root);
@@ -77,30 +83,41 @@ std::vector<std::string> AssemblyResolver::sharedFrameworkDirs() {
     std::string Best;
     for (sys::fs::directory_iterator It(F, EC), End; It != End && !EC; It.increment(EC)) {
       StringRef Name = sys::path::filename(It->path());
-      if (Best.empty() || versionLess(sys::path::filename(Best), Name)) Best = It->path();
+      if (Best.empty() || versionLess(sys::path::filename(Best), Name))
+        Best = It->path();
     }
-    if (!Best.empty()) Out.push_back(Best);
+    if (!Best.empty())
+      Out.push_back(Best);
   }
   return Out;
 }
 
 const Module *AssemblyResolver::findAssembly(StringRef Name) {
+  if (const Module *Own = findOwnAssembly(Name))
+    return Own;
+  return Fallback ? Fallback->findAssembly(Name) : nullptr;
+}
+
+const Module *AssemblyResolver::findOwnAssembly(StringRef Name) {
   std::lock_guard<std::mutex> G(Lock);
   std::string Key = Name.lower();
   auto It = Cache.find(Key);
-  if (It != Cache.end()) return It->second ? It->second->Mod.get() : nullptr;
+  if (It != Cache.end())
+    return It->second ? It->second->Mod.get() : nullptr;
   std::unique_ptr<Loaded> L;
   for (const std::string &Dir : Dirs) {
     for (const char *Ext : {".dll", ".exe", ".winmd"}) {
       SmallString<256> Path(Dir);
       sys::path::append(Path, Name + Ext);
-      if (!sys::fs::exists(Path)) continue;
+      if (!sys::fs::exists(Path))
+        continue;
       Expected<std::unique_ptr<pe::Image>> Img = pe::Image::open(Path);
       if (!Img) {
         consumeError(Img.takeError());
         continue;
       }
-      if (!(*Img)->isManaged()) continue;
+      if (!(*Img)->isManaged())
+        continue;
       Expected<std::unique_ptr<Module>> Mod =
           Module::create((*Img)->metadata(), (*Img)->metadataOffset());
       if (!Mod) {
@@ -112,7 +129,8 @@ const Module *AssemblyResolver::findAssembly(StringRef Name) {
       L->Mod = std::move(*Mod);
       break;
     }
-    if (L) break;
+    if (L)
+      break;
   }
   const Module *Result = L ? L->Mod.get() : nullptr;
   Cache[Key] = std::move(L);
@@ -135,15 +153,18 @@ std::optional<ResolvedType> AssemblyResolver::findType(const Module &M, StringRe
       continue;
     return ResolvedType{&M, Row};
   }
-  if (Depth >= MaxForwarding) return std::nullopt;
+  if (Depth >= MaxForwarding)
+    return std::nullopt;
   for (uint32_t Row = 1; Row <= M.rowCount(TableId::ExportedType); ++Row) {
     if (M.getString(M.get(TableId::ExportedType, Row, ExportedTypeCol::TypeName)) != Name ||
         M.getString(M.get(TableId::ExportedType, Row, ExportedTypeCol::TypeNamespace)) != Namespace)
       continue;
     Token Impl = M.getToken(TableId::ExportedType, Row, ExportedTypeCol::Implementation);
-    if (tokenTable(Impl) != TableId::AssemblyRef) continue;
+    if (tokenTable(Impl) != TableId::AssemblyRef)
+      continue;
     if (const Module *Target = assemblyOfScope(M, Impl))
-      if (Target != &M) return findType(*Target, Namespace, Name, Depth + 1);
+      if (Target != &M)
+        return findType(*Target, Namespace, Name, Depth + 1);
   }
   return std::nullopt;
 }
@@ -163,7 +184,8 @@ std::optional<ResolvedType> AssemblyResolver::resolveTypeRef(const Module &M, ui
 
 std::optional<ResolvedType> AssemblyResolver::resolveTypeRefImpl(const Module &M, uint32_t Row,
                                                                  unsigned Depth) {
-  if (Row == 0 || Row > M.rowCount(TableId::TypeRef) || Depth > MaxForwarding) return std::nullopt;
+  if (Row == 0 || Row > M.rowCount(TableId::TypeRef) || Depth > MaxForwarding)
+    return std::nullopt;
   StringRef Name = M.getString(M.get(TableId::TypeRef, Row, TypeRefCol::TypeName));
   StringRef Ns = M.getString(M.get(TableId::TypeRef, Row, TypeRefCol::TypeNamespace));
   Token Scope = M.getToken(TableId::TypeRef, Row, TypeRefCol::ResolutionScope);
@@ -172,7 +194,8 @@ std::optional<ResolvedType> AssemblyResolver::resolveTypeRefImpl(const Module &M
     return Outer ? findNested(*Outer, Name) : std::nullopt;
   }
   const Module *Target = assemblyOfScope(M, Scope);
-  if (!Target) return std::nullopt;
+  if (!Target)
+    return std::nullopt;
   return findType(*Target, Ns, Name, 0);
 }
 
@@ -198,8 +221,10 @@ std::optional<ResolvedType> AssemblyResolver::resolveSerializedName(const Module
   }
   StringRef TypePart = Serialized.substr(0, Comma).trim();
   StringRef AsmPart;
-  if (Comma != StringRef::npos) AsmPart = Serialized.substr(Comma + 1).split(',').first.trim();
-  if (TypePart.contains('[')) return std::nullopt; // generic instantiations are never enums
+  if (Comma != StringRef::npos)
+    AsmPart = Serialized.substr(Comma + 1).split(',').first.trim();
+  if (TypePart.contains('['))
+    return std::nullopt; // generic instantiations are never enums
   SmallVector<StringRef, 4> Chain;
   TypePart.split(Chain, '+');
   StringRef Outer = Chain.front();
@@ -216,16 +241,19 @@ std::optional<ResolvedType> AssemblyResolver::resolveSerializedName(const Module
     const Module *Target = findAssembly(AsmPart);
     return Target ? Finish(findType(*Target, Ns, Name, 0)) : std::nullopt;
   }
-  if (auto T = Finish(findType(Context, Ns, Name, 0))) return T;
+  if (auto T = Finish(findType(Context, Ns, Name, 0)))
+    return T;
   for (uint32_t R = 1; R <= Context.rowCount(TableId::AssemblyRef); ++R)
     if (const Module *Target = findAssembly(
             Context.getString(Context.get(TableId::AssemblyRef, R, AssemblyRefCol::Name))))
-      if (auto T = Finish(findType(*Target, Ns, Name, 0))) return T;
+      if (auto T = Finish(findType(*Target, Ns, Name, 0)))
+        return T;
   return std::nullopt;
 }
 
 std::optional<ElementType> enumUnderlyingOfTypeDef(const Module &M, uint32_t TypeRow) {
-  if (TypeRow == 0 || TypeRow > M.rowCount(TableId::TypeDef)) return std::nullopt;
+  if (TypeRow == 0 || TypeRow > M.rowCount(TableId::TypeDef))
+    return std::nullopt;
   Token Base = M.getToken(TableId::TypeDef, TypeRow, TypeDefCol::Extends);
   StringRef BaseName, BaseNs;
   if (tokenTable(Base) == TableId::TypeRef && tokenRow(Base)) {
@@ -235,10 +263,12 @@ std::optional<ElementType> enumUnderlyingOfTypeDef(const Module &M, uint32_t Typ
     BaseName = M.getString(M.get(TableId::TypeDef, tokenRow(Base), TypeDefCol::TypeName));
     BaseNs = M.getString(M.get(TableId::TypeDef, tokenRow(Base), TypeDefCol::TypeNamespace));
   }
-  if (BaseName != "Enum" || BaseNs != "System") return std::nullopt;
+  if (BaseName != "Enum" || BaseNs != "System")
+    return std::nullopt;
   for (uint32_t I : M.typeFields(TypeRow)) {
     uint32_t F = M.field(I);
-    if (M.get(TableId::Field, F, FieldCol::Flags) & FieldStatic) continue;
+    if (M.get(TableId::Field, F, FieldCol::Flags) & FieldStatic)
+      continue;
     Expected<TypeSig> S = fieldDefSig(M, F);
     if (!S) {
       consumeError(S.takeError());
@@ -257,10 +287,8 @@ std::optional<ElementType> enumUnderlyingOfTypeDef(const Module &M, uint32_t Typ
     case ElementType::I8:
     case ElementType::U8:
     case ElementType::I:
-    case ElementType::U:
-      return T.Kind;
-    default:
-      return std::nullopt;
+    case ElementType::U: return T.Kind;
+    default: return std::nullopt;
     }
   }
   return std::nullopt;
@@ -271,12 +299,15 @@ std::optional<ElementType> AssemblyResolver::enumUnderlyingType(const ResolvedTy
 }
 
 std::optional<ElementType> AssemblyResolver::enumUnderlyingType(const Module &M, Token T) {
-  if (tokenTable(T) == TableId::TypeDef) return enumUnderlyingOfTypeDef(M, tokenRow(T));
-  if (tokenTable(T) != TableId::TypeRef) return std::nullopt;
+  if (tokenTable(T) == TableId::TypeDef)
+    return enumUnderlyingOfTypeDef(M, tokenRow(T));
+  if (tokenTable(T) != TableId::TypeRef)
+    return std::nullopt;
   {
     std::lock_guard<std::mutex> G(MemoLock);
     auto It = EnumMemo.find({&M, T});
-    if (It != EnumMemo.end()) return It->second;
+    if (It != EnumMemo.end())
+      return It->second;
   }
   std::optional<ElementType> Result;
   if (std::optional<ResolvedType> R = resolveTypeRef(M, tokenRow(T)))

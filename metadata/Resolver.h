@@ -35,7 +35,10 @@ struct ResolvedType {
 
 class AssemblyResolver {
 public:
-  explicit AssemblyResolver(std::vector<std::string> SearchDirs = {});
+  /// Searches \p SearchDirs, then asks \p Fallback (which may be shared between resolvers, for
+  /// example one for the installed frameworks).
+  explicit AssemblyResolver(std::vector<std::string> SearchDirs = {},
+                            AssemblyResolver *Fallback = nullptr);
   ~AssemblyResolver();
 
   void addSearchDir(llvm::StringRef Dir);
@@ -63,6 +66,7 @@ public:
   std::optional<ElementType> enumUnderlyingType(const ResolvedType &T);
 
 private:
+  const Module *findOwnAssembly(llvm::StringRef Name);
   std::optional<ResolvedType> findType(const Module &M, llvm::StringRef Namespace,
                                        llvm::StringRef Name, unsigned Depth);
   std::optional<ResolvedType> findNested(const ResolvedType &Outer, llvm::StringRef Name);
@@ -71,6 +75,7 @@ private:
 
   struct Loaded;
   std::vector<std::string> Dirs;
+  AssemblyResolver *Fallback = nullptr;
   std::mutex Lock;
   llvm::StringMap<std::unique_ptr<Loaded>> Cache; // by lower-case simple name; null if not found
   std::mutex MemoLock;

@@ -46,9 +46,7 @@ const TableSpec &tableSpec(unsigned Id) {
   return Id < MaxTables ? Tables[Id] : None;
 }
 
-const CodedIndexSpec &codedIndexSpec(CodedIndex Kind) {
-  return CodedIndexes[unsigned(Kind)];
-}
+const CodedIndexSpec &codedIndexSpec(CodedIndex Kind) { return CodedIndexes[unsigned(Kind)]; }
 
 llvm::StringRef tableName(unsigned Id) {
   const TableSpec &S = tableSpec(Id);
@@ -58,9 +56,11 @@ llvm::StringRef tableName(unsigned Id) {
 bool decodeCodedIndex(CodedIndex Kind, uint32_t Value, Token &Out) {
   const CodedIndexSpec &S = codedIndexSpec(Kind);
   uint32_t Tag = Value & ((1u << S.TagBits) - 1);
-  if (Tag >= S.NumTags || S.Tables[Tag] == TableId::Unused) return false;
+  if (Tag >= S.NumTags || S.Tables[Tag] == TableId::Unused)
+    return false;
   uint32_t Row = Value >> S.TagBits;
-  if (Row > 0xFFFFFF) return false;
+  if (Row > 0xFFFFFF)
+    return false;
   Out = makeToken(S.Tables[Tag], Row);
   return true;
 }

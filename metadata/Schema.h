@@ -59,32 +59,20 @@ struct CodedIndexSpec {
 };
 
 const TableSpec &tableSpec(unsigned Id);
-inline const TableSpec &tableSpec(TableId Id) {
-  return tableSpec(unsigned(Id));
-}
+inline const TableSpec &tableSpec(TableId Id) { return tableSpec(unsigned(Id)); }
 const CodedIndexSpec &codedIndexSpec(CodedIndex Kind);
 
 /// The ECMA-335 (or portable PDB) name of a table: "TypeDef", "MemberRef", ...
 llvm::StringRef tableName(unsigned Id);
-inline llvm::StringRef tableName(TableId Id) {
-  return tableName(unsigned(Id));
-}
+inline llvm::StringRef tableName(TableId Id) { return tableName(unsigned(Id)); }
 /// True for the tables of a portable PDB (0x30-0x37).
-inline bool isPdbTable(unsigned Id) {
-  return Id >= 0x30 && Id <= 0x37;
-}
+inline bool isPdbTable(unsigned Id) { return Id >= 0x30 && Id <= 0x37; }
 
 /// Tokens: the table in the top byte, the 1-based row below.
 using Token = uint32_t;
-inline Token makeToken(TableId T, uint32_t Row) {
-  return (uint32_t(T) << 24) | Row;
-}
-inline TableId tokenTable(Token T) {
-  return TableId(T >> 24);
-}
-inline uint32_t tokenRow(Token T) {
-  return T & 0xFFFFFF;
-}
+inline Token makeToken(TableId T, uint32_t Row) { return (uint32_t(T) << 24) | Row; }
+inline TableId tokenTable(Token T) { return TableId(T >> 24); }
+inline uint32_t tokenRow(Token T) { return T & 0xFFFFFF; }
 /// Token type of #US heap offsets in ldstr.
 constexpr uint8_t UserStringTokenType = 0x70;
 

@@ -35,10 +35,8 @@ bool TypeSig::isPrimitive() const {
   case ElementType::R4:
   case ElementType::R8:
   case ElementType::I:
-  case ElementType::U:
-    return true;
-  default:
-    return false;
+  case ElementType::U: return true;
+  default: return false;
   }
 }
 
@@ -51,20 +49,13 @@ constexpr uint32_t MaxArrayRank = 32;
 
 const char *sigKindName(SigKind K) {
   switch (K) {
-  case SigKind::Method:
-    return "method signature";
-  case SigKind::Field:
-    return "field signature";
-  case SigKind::Property:
-    return "property signature";
-  case SigKind::Locals:
-    return "local variable signature";
-  case SigKind::TypeSpec:
-    return "type specification signature";
-  case SigKind::MethodSpec:
-    return "method specification signature";
-  case SigKind::StandAlone:
-    return "stand-alone signature";
+  case SigKind::Method: return "method signature";
+  case SigKind::Field: return "field signature";
+  case SigKind::Property: return "property signature";
+  case SigKind::Locals: return "local variable signature";
+  case SigKind::TypeSpec: return "type specification signature";
+  case SigKind::MethodSpec: return "method specification signature";
+  case SigKind::StandAlone: return "stand-alone signature";
   }
   return "signature";
 }
@@ -75,18 +66,21 @@ public:
       : R(Blob, FileOffset), M(M), Kind(Kind) {}
 
   Error finish() {
-    if (R.ok()) return Error::success();
+    if (R.ok())
+      return Error::success();
     return formatError(sigKindName(Kind), R.failureOffset(),
                        Detail.empty() ? std::string(R.failure()) : Detail);
   }
 
   void fail(const Twine &Why) {
-    if (!R.ok()) return;
+    if (!R.ok())
+      return;
     Detail = Why.str();
     R.fail("malformed signature");
   }
   void failAt(size_t Pos, const Twine &Why) {
-    if (!R.ok()) return;
+    if (!R.ok())
+      return;
     Detail = Why.str();
     R.failAt(Pos, "malformed signature");
   }
@@ -94,7 +88,8 @@ public:
   bool typeToken(Token &Out) {
     size_t At = R.pos();
     uint32_t V = R.compressed();
-    if (!R.ok()) return false;
+    if (!R.ok())
+      return false;
     static const TableId Tags[] = {TableId::TypeDef, TableId::TypeRef, TableId::TypeSpec};
     if ((V & 3) == 3) {
       failAt(At, "type reference " + hexstr(V, false, 1) + " has the invalid tag 3");
@@ -116,7 +111,8 @@ public:
     }
     size_t At = R.pos();
     uint8_t B = R.u8();
-    if (!R.ok()) return false;
+    if (!R.ok())
+      return false;
     Out.Kind = ElementType(B);
     switch (Out.Kind) {
     case ElementType::Void:
@@ -136,29 +132,25 @@ public:
     case ElementType::TypedByRef:
     case ElementType::I:
     case ElementType::U:
-    case ElementType::Object:
-      return true;
+    case ElementType::Object: return true;
     case ElementType::Ptr:
     case ElementType::ByRef:
     case ElementType::SZArray:
-    case ElementType::Pinned:
-      Out.Args.resize(1);
-      return type(Out.Args[0], Depth + 1);
+    case ElementType::Pinned: Out.Args.resize(1); return type(Out.Args[0], Depth + 1);
     case ElementType::CModReqd:
     case ElementType::CModOpt:
-      if (!typeToken(Out.TypeToken)) return false;
+      if (!typeToken(Out.TypeToken))
+        return false;
       Out.Args.resize(1);
       return type(Out.Args[0], Depth + 1);
     case ElementType::ValueType:
-    case ElementType::Class:
-      return typeToken(Out.TypeToken);
+    case ElementType::Class: return typeToken(Out.TypeToken);
     case ElementType::Var:
-    case ElementType::MVar:
-      Out.Number = R.compressed();
-      return R.ok();
+    case ElementType::MVar: Out.Number = R.compressed(); return R.ok();
     case ElementType::Array: {
       Out.Args.resize(1);
-      if (!type(Out.Args[0], Depth + 1)) return false;
+      if (!type(Out.Args[0], Depth + 1))
+        return false;
       size_t RankAt = R.pos();
       Out.Number = R.compressed();
       if (R.ok() && (Out.Number == 0 || Out.Number > MaxArrayRank)) {
@@ -186,14 +178,16 @@ public:
       Out.Args.resize(1);
       size_t BaseAt = R.pos();
       uint8_t K = R.u8();
-      if (!R.ok()) return false;
+      if (!R.ok())
+        return false;
       if (K != uint8_t(ElementType::Class) && K != uint8_t(ElementType::ValueType)) {
         failAt(BaseAt, "generic instantiation of element type 0x" + hexstr(K, false, 2) +
                            " (expected CLASS or VALUETYPE)");
         return false;
       }
       Out.Args[0].Kind = ElementType(K);
-      if (!typeToken(Out.Args[0].TypeToken)) return false;
+      if (!typeToken(Out.Args[0].TypeToken))
+        return false;
       size_t CountAt = R.pos();
       uint32_t Count = R.count(1, "generic argument count larger than the signature");
       if (R.ok() && Count == 0) {
@@ -202,7 +196,8 @@ public:
       }
       Out.Args.resize(Count + 1);
       for (uint32_t I = 1; I <= Count; ++I)
-        if (!type(Out.Args[I], Depth + 1)) return false;
+        if (!type(Out.Args[I], Depth + 1))
+          return false;
       return true;
     }
     case ElementType::FnPtr:
@@ -214,16 +209,15 @@ public:
     case ElementType::Sentinel:
       failAt(At, "varargs sentinel outside a method's parameter list");
       return false;
-    default:
-      failAt(At, "unknown element type 0x" + hexstr(B, false, 2));
-      return false;
+    default: failAt(At, "unknown element type 0x" + hexstr(B, false, 2)); return false;
     }
   }
 
   bool method(MethodSig &Out, unsigned Depth) {
     size_t At = R.pos();
     Out.Flags = R.u8();
-    if (!R.ok()) return false;
+    if (!R.ok())
+      return false;
     uint8_t K = Out.Flags & SigKindMask;
     if (K == SigField || K == SigLocal || K == SigProperty || K == SigGenericInst || K > 0xB ||
         (Out.Flags & 0x80)) {
@@ -243,7 +237,8 @@ public:
 
   bool parameters(MethodSig &Out, unsigned Depth, bool AllowSentinel) {
     uint32_t Count = R.count(1, "parameter count larger than the signature");
-    if (!R.ok() || !type(Out.Return, Depth)) return false;
+    if (!R.ok() || !type(Out.Return, Depth))
+      return false;
     Out.Params.resize(Count);
     for (uint32_t I = 0; I < Count; ++I) {
       if (R.has(1) && R.data()[R.pos()] == uint8_t(ElementType::Sentinel)) {
@@ -254,7 +249,8 @@ public:
         R.u8();
         Out.SentinelIndex = int(I);
       }
-      if (!type(Out.Params[I], Depth)) return false;
+      if (!type(Out.Params[I], Depth))
+        return false;
     }
     return true;
   }
@@ -271,7 +267,8 @@ Expected<MethodSig> decodeMethodSig(ArrayRef<uint8_t> Blob, uint64_t FileOffset,
   Decoder D(Blob, FileOffset, M, SigKind::Method);
   MethodSig S;
   D.method(S, 0);
-  if (Error E = D.finish()) return std::move(E);
+  if (Error E = D.finish())
+    return std::move(E);
   return S;
 }
 
@@ -281,8 +278,10 @@ Expected<TypeSig> decodeFieldSig(ArrayRef<uint8_t> Blob, uint64_t FileOffset, co
   uint8_t B = D.R.u8();
   if (D.R.ok() && (B & SigKindMask) != SigField)
     D.failAt(0, "first byte 0x" + hexstr(B, false, 2) + " is not FIELD (0x06)");
-  if (D.R.ok()) D.type(T, 0);
-  if (Error E = D.finish()) return std::move(E);
+  if (D.R.ok())
+    D.type(T, 0);
+  if (Error E = D.finish())
+    return std::move(E);
   return T;
 }
 
@@ -293,8 +292,10 @@ Expected<MethodSig> decodePropertySig(ArrayRef<uint8_t> Blob, uint64_t FileOffse
   S.Flags = D.R.u8();
   if (D.R.ok() && (S.Flags & SigKindMask) != SigProperty)
     D.failAt(0, "first byte 0x" + hexstr(S.Flags, false, 2) + " is not PROPERTY (0x08)");
-  if (D.R.ok()) D.parameters(S, 0, /*AllowSentinel=*/false);
-  if (Error E = D.finish()) return std::move(E);
+  if (D.R.ok())
+    D.parameters(S, 0, /*AllowSentinel=*/false);
+  if (Error E = D.finish())
+    return std::move(E);
   return S;
 }
 
@@ -318,8 +319,10 @@ Expected<std::vector<TypeSig>> decodeLocalsSig(ArrayRef<uint8_t> Blob, uint64_t 
   uint8_t B = D.R.u8();
   if (D.R.ok() && B != SigLocal)
     D.failAt(0, "first byte 0x" + hexstr(B, false, 2) + " is not LOCAL_SIG (0x07)");
-  if (D.R.ok()) decodeLocals(D, Locals);
-  if (Error E = D.finish()) return std::move(E);
+  if (D.R.ok())
+    decodeLocals(D, Locals);
+  if (Error E = D.finish())
+    return std::move(E);
   return Locals;
 }
 
@@ -327,7 +330,8 @@ Expected<TypeSig> decodeTypeSpec(ArrayRef<uint8_t> Blob, uint64_t FileOffset, co
   Decoder D(Blob, FileOffset, M, SigKind::TypeSpec);
   TypeSig T;
   D.type(T, 0);
-  if (Error E = D.finish()) return std::move(E);
+  if (Error E = D.finish())
+    return std::move(E);
   return T;
 }
 
@@ -339,11 +343,13 @@ Expected<std::vector<TypeSig>> decodeMethodSpec(ArrayRef<uint8_t> Blob, uint64_t
   if (D.R.ok() && B != SigGenericInst)
     D.failAt(0, "first byte 0x" + hexstr(B, false, 2) + " is not GENERICINST (0x0A)");
   uint32_t Count = D.R.count(1, "generic argument count larger than the signature");
-  if (D.R.ok() && Count == 0) D.failAt(1, "method instantiation with no arguments");
+  if (D.R.ok() && Count == 0)
+    D.failAt(1, "method instantiation with no arguments");
   Args.resize(Count);
   for (uint32_t I = 0; I < Count && D.R.ok(); ++I)
     D.type(Args[I], 0);
-  if (Error E = D.finish()) return std::move(E);
+  if (Error E = D.finish())
+    return std::move(E);
   return Args;
 }
 
@@ -358,7 +364,8 @@ Expected<StandAloneSig> decodeStandAloneSig(ArrayRef<uint8_t> Blob, uint64_t Fil
   } else {
     D.method(S.Method, 0);
   }
-  if (Error E = D.finish()) return std::move(E);
+  if (Error E = D.finish())
+    return std::move(E);
   return S;
 }
 

@@ -39,101 +39,60 @@ StringRef directoryName(unsigned Index) {
 
 StringRef machineName(uint16_t Machine) {
   switch (Machine) {
-  case 0x0000:
-    return "unknown";
-  case 0x014C:
-    return "I386";
-  case 0x0200:
-    return "IA64";
-  case 0x8664:
-    return "AMD64";
-  case 0x01C0:
-    return "ARM";
-  case 0x01C4:
-    return "ARMNT";
-  case 0xAA64:
-    return "ARM64";
-  case 0x6264:
-    return "LOONGARCH64";
-  case 0x5064:
-    return "RISCV64";
+  case 0x0000: return "unknown";
+  case 0x014C: return "I386";
+  case 0x0200: return "IA64";
+  case 0x8664: return "AMD64";
+  case 0x01C0: return "ARM";
+  case 0x01C4: return "ARMNT";
+  case 0xAA64: return "ARM64";
+  case 0x6264: return "LOONGARCH64";
+  case 0x5064: return "RISCV64";
   // ReadyToRun images built for another OS xor the machine with an OS value.
-  case 0x014C ^ 0x7B79:
-    return "I386 (Linux R2R)";
-  case 0x8664 ^ 0x7B79:
-    return "AMD64 (Linux R2R)";
-  case 0xAA64 ^ 0x7B79:
-    return "ARM64 (Linux R2R)";
-  case 0x01C4 ^ 0x7B79:
-    return "ARMNT (Linux R2R)";
-  case 0x8664 ^ 0x4644:
-    return "AMD64 (macOS R2R)";
-  case 0xAA64 ^ 0x4644:
-    return "ARM64 (macOS R2R)";
-  case 0x8664 ^ 0xADC4:
-    return "AMD64 (FreeBSD R2R)";
-  case 0xAA64 ^ 0xADC4:
-    return "ARM64 (FreeBSD R2R)";
-  default:
-    return "other";
+  case 0x014C ^ 0x7B79: return "I386 (Linux R2R)";
+  case 0x8664 ^ 0x7B79: return "AMD64 (Linux R2R)";
+  case 0xAA64 ^ 0x7B79: return "ARM64 (Linux R2R)";
+  case 0x01C4 ^ 0x7B79: return "ARMNT (Linux R2R)";
+  case 0x8664 ^ 0x4644: return "AMD64 (macOS R2R)";
+  case 0xAA64 ^ 0x4644: return "ARM64 (macOS R2R)";
+  case 0x8664 ^ 0xADC4: return "AMD64 (FreeBSD R2R)";
+  case 0xAA64 ^ 0xADC4: return "ARM64 (FreeBSD R2R)";
+  default: return "other";
   }
 }
 
 StringRef subsystemName(uint16_t Subsystem) {
   switch (Subsystem) {
-  case 1:
-    return "NATIVE";
-  case 2:
-    return "WINDOWS_GUI";
-  case 3:
-    return "WINDOWS_CUI";
-  case 5:
-    return "OS2_CUI";
-  case 7:
-    return "POSIX_CUI";
-  case 9:
-    return "WINDOWS_CE_GUI";
-  case 10:
-    return "EFI_APPLICATION";
-  case 14:
-    return "XBOX";
-  default:
-    return "";
+  case 1: return "NATIVE";
+  case 2: return "WINDOWS_GUI";
+  case 3: return "WINDOWS_CUI";
+  case 5: return "OS2_CUI";
+  case 7: return "POSIX_CUI";
+  case 9: return "WINDOWS_CE_GUI";
+  case 10: return "EFI_APPLICATION";
+  case 14: return "XBOX";
+  default: return "";
   }
 }
 
 StringRef debugTypeName(uint32_t Type) {
   switch (Type) {
-  case 0:
-    return "unknown";
-  case 1:
-    return "COFF";
-  case DebugCodeView:
-    return "CodeView";
-  case 3:
-    return "FPO";
-  case 4:
-    return "misc";
-  case 5:
-    return "exception";
-  case 6:
-    return "fixup";
-  case 9:
-    return "Borland";
-  case 13:
-    return "POGO";
-  case 14:
-    return "ILTCG";
-  case DebugReproducible:
-    return "Reproducible";
-  case DebugEmbeddedPortablePdb:
-    return "EmbeddedPortablePdb";
-  case DebugPdbChecksum:
-    return "PdbChecksum";
-  case 20:
-    return "ExtendedDllCharacteristics";
-  default:
-    return "other";
+  case 0: return "unknown";
+  case 1: return "COFF";
+  case DebugCodeView: return "CodeView";
+  case 3: return "FPO";
+  case 4: return "misc";
+  case 5: return "exception";
+  case 6: return "fixup";
+  case 9: return "Borland";
+  case 13: return "POGO";
+  case 14: return "ILTCG";
+  case DebugReproducible: return "Reproducible";
+  case DebugEmbeddedPortablePdb: return "EmbeddedPortablePdb";
+  case DebugPdbChecksum: return "PdbChecksum";
+  case 20: return "ExtendedDllCharacteristics";
+  case 21: return "PerfMap";
+  default: return "other";
   }
 }
 
@@ -144,8 +103,10 @@ std::string readyToRunFlagNames(uint32_t Flags) {
       "multimodule-version-bubble", "unrelated-r2r-code"};
   std::string Out;
   for (unsigned Bit = 0; Bit < 32; ++Bit) {
-    if (!(Flags & (1u << Bit))) continue;
-    if (!Out.empty()) Out += ", ";
+    if (!(Flags & (1u << Bit)))
+      continue;
+    if (!Out.empty())
+      Out += ", ";
     Out += Bit < std::size(Names) ? std::string(Names[Bit]) : "bit" + std::to_string(Bit);
   }
   return Out;
@@ -153,10 +114,12 @@ std::string readyToRunFlagNames(uint32_t Flags) {
 
 bool looksLikePE(ArrayRef<uint8_t> Bytes) {
   ByteReader R(Bytes);
-  if (R.u16() != DosMagic) return false;
+  if (R.u16() != DosMagic)
+    return false;
   R.seek(0x3C);
   uint32_t Lfanew = R.u32();
-  if (!R.ok()) return false;
+  if (!R.ok())
+    return false;
   R.seek(Lfanew);
   return R.u32() == PESignature && R.ok();
 }
@@ -165,7 +128,8 @@ Expected<std::unique_ptr<Image>> Image::open(StringRef Path) {
   // Not volatile: large files are mapped, not read.
   auto BufOrErr = MemoryBuffer::getFile(Path, /*IsText=*/false,
                                         /*RequiresNullTerminator=*/false);
-  if (!BufOrErr) return errorCodeToError(BufOrErr.getError());
+  if (!BufOrErr)
+    return errorCodeToError(BufOrErr.getError());
   return create(std::move(*BufOrErr));
 }
 
@@ -174,7 +138,8 @@ Expected<std::unique_ptr<Image>> Image::create(std::unique_ptr<MemoryBuffer> Buf
   I->Name = Buffer->getBufferIdentifier().str();
   I->Bytes = arrayRefFromStringRef(Buffer->getBuffer());
   I->Owned = std::move(Buffer);
-  if (Error E = I->parse()) return std::move(E);
+  if (Error E = I->parse())
+    return std::move(E);
   return std::move(I);
 }
 
@@ -182,7 +147,8 @@ Expected<std::unique_ptr<Image>> Image::create(ArrayRef<uint8_t> Bytes, StringRe
   std::unique_ptr<Image> I(new Image());
   I->Name = Name.str();
   I->Bytes = Bytes;
-  if (Error E = I->parse()) return std::move(E);
+  if (Error E = I->parse())
+    return std::move(E);
   return std::move(I);
 }
 
@@ -191,7 +157,8 @@ Error Image::parse() {
   if (Bytes.size() < 0x40)
     return formatError("DOS header", 0,
                        "file is too small to be a PE image (" + Twine(Bytes.size()) + " bytes)");
-  if (R.u16() != DosMagic) return formatError("DOS header", 0, "missing 'MZ' signature");
+  if (R.u16() != DosMagic)
+    return formatError("DOS header", 0, "missing 'MZ' signature");
   R.seek(0x3C);
   PEOffset = R.u32();
   if (PEOffset > Bytes.size() || Bytes.size() - PEOffset < 4 + CoffHeaderSize)
@@ -233,7 +200,8 @@ Error Image::parse() {
   Opt.SizeOfUninitializedData = O.u32();
   Opt.AddressOfEntryPoint = O.u32();
   Opt.BaseOfCode = O.u32();
-  if (!Opt.PE32Plus) Opt.BaseOfData = O.u32();
+  if (!Opt.PE32Plus)
+    Opt.BaseOfData = O.u32();
   Opt.ImageBase = Opt.PE32Plus ? O.u64() : O.u32();
   Opt.SectionAlignment = O.u32();
   Opt.FileAlignment = O.u32();
@@ -300,14 +268,16 @@ Error Image::parse() {
                              hexstr(Bytes.size(), false, 8) + ")");
     Sections.push_back(std::move(Sec));
   }
-  if (Error E = S.takeError("section table")) return E;
+  if (Error E = S.takeError("section table"))
+    return E;
   return parseCli();
 }
 
 const Section *Image::sectionForRVA(uint32_t RVA) const {
   for (const Section &S : Sections) {
     uint32_t Span = S.VirtualSize ? S.VirtualSize : S.SizeOfRawData;
-    if (RVA >= S.VirtualAddress && RVA - S.VirtualAddress < Span) return &S;
+    if (RVA >= S.VirtualAddress && RVA - S.VirtualAddress < Span)
+      return &S;
   }
   return nullptr;
 }
@@ -322,28 +292,59 @@ Expected<uint64_t> Image::rvaToOffset(uint32_t RVA, uint32_t Size, StringRef Wha
     uint64_t Delta = RVA - S->VirtualAddress;
     uint64_t Backed =
         std::min<uint64_t>(S->SizeOfRawData, S->VirtualSize ? S->VirtualSize : S->SizeOfRawData);
-    if (Delta + Size > Backed) return Fail("runs past the file data of section '" + S->Name + "'");
+    if (Delta + Size > Backed)
+      return Fail("runs past the file data of section '" + S->Name + "'");
     return S->PointerToRawData + Delta;
   }
   // The headers are mapped at RVA 0 as they are in the file.
-  if (uint64_t(RVA) + Size <= Opt.SizeOfHeaders && uint64_t(RVA) + Size <= Bytes.size()) return RVA;
+  if (uint64_t(RVA) + Size <= Opt.SizeOfHeaders && uint64_t(RVA) + Size <= Bytes.size())
+    return RVA;
   return Fail("is not inside any section");
 }
 
 Expected<ArrayRef<uint8_t>> Image::rvaBytes(uint32_t RVA, uint32_t Size, StringRef What) const {
   Expected<uint64_t> Off = rvaToOffset(RVA, Size, What);
-  if (!Off) return Off.takeError();
+  if (!Off)
+    return Off.takeError();
   return Bytes.slice(*Off, Size);
+}
+
+Expected<std::vector<uint8_t>> Image::readMapped(uint32_t RVA, uint32_t Size,
+                                                 StringRef What) const {
+  const Section *S = sectionForRVA(RVA);
+  if (!S) { // the headers, or nothing
+    Expected<ArrayRef<uint8_t>> B = rvaBytes(RVA, Size, What);
+    if (!B)
+      return B.takeError();
+    return std::vector<uint8_t>(B->begin(), B->end());
+  }
+  uint64_t Delta = RVA - S->VirtualAddress;
+  uint64_t Span = std::max(S->VirtualSize, S->SizeOfRawData);
+  if (Delta + Size > Span)
+    return formatError(What, RVA,
+                       "RVA " + hexstr(RVA, false, 8) + " (size " + Twine(Size) +
+                           ") runs past the end of section '" + S->Name + "'");
+  std::vector<uint8_t> Out(Size, 0);
+  uint64_t Backed =
+      std::min<uint64_t>(S->SizeOfRawData, S->VirtualSize ? S->VirtualSize : S->SizeOfRawData);
+  if (Delta < Backed) {
+    uint64_t N = std::min<uint64_t>(Size, Backed - Delta);
+    std::copy_n(Bytes.data() + S->PointerToRawData + Delta, N, Out.begin());
+  }
+  return Out;
 }
 
 ArrayRef<uint8_t> Image::rvaTail(uint32_t RVA, uint64_t *FileOffset) const {
   const Section *S = sectionForRVA(RVA);
-  if (!S) return {};
+  if (!S)
+    return {};
   uint64_t Delta = RVA - S->VirtualAddress;
   uint64_t Backed =
       std::min<uint64_t>(S->SizeOfRawData, S->VirtualSize ? S->VirtualSize : S->SizeOfRawData);
-  if (Delta >= Backed) return {};
-  if (FileOffset) *FileOffset = S->PointerToRawData + Delta;
+  if (Delta >= Backed)
+    return {};
+  if (FileOffset)
+    *FileOffset = S->PointerToRawData + Delta;
   return Bytes.slice(S->PointerToRawData + Delta, Backed - Delta);
 }
 
@@ -356,7 +357,8 @@ Error Image::parseCli() {
                        "size " + Twine(Dir.Size) + " is smaller than the " + Twine(CliHeaderSize) +
                            "-byte CLI header");
   Expected<uint64_t> Off = rvaToOffset(Dir.RVA, CliHeaderSize, "CLI header");
-  if (!Off) return Off.takeError();
+  if (!Off)
+    return Off.takeError();
   ByteReader R(Bytes.slice(*Off, CliHeaderSize), *Off);
   CliHeader H;
   H.FileOffset = *Off;
@@ -378,11 +380,13 @@ Error Image::parseCli() {
   H.VTableFixups = Dir8();
   H.ExportAddressTableJumps = Dir8();
   H.ManagedNativeHeader = Dir8();
-  if (Error E = R.takeError("CLI header")) return E;
+  if (Error E = R.takeError("CLI header"))
+    return E;
   if (H.Metadata.RVA == 0 || H.Metadata.Size == 0)
     return formatError("CLI header", *Off + 8, "has no metadata directory");
   Expected<uint64_t> MDOff = rvaToOffset(H.Metadata.RVA, H.Metadata.Size, "metadata");
-  if (!MDOff) return MDOff.takeError();
+  if (!MDOff)
+    return MDOff.takeError();
   MetadataOffset = *MDOff;
   Metadata = Bytes.slice(*MDOff, H.Metadata.Size);
   Cli = H;
@@ -390,7 +394,8 @@ Error Image::parseCli() {
 }
 
 bool Image::isReadyToRun() const {
-  if (!Cli || Cli->ManagedNativeHeader.RVA == 0 || Cli->ManagedNativeHeader.Size < 4) return false;
+  if (!Cli || Cli->ManagedNativeHeader.RVA == 0 || Cli->ManagedNativeHeader.Size < 4)
+    return false;
   ArrayRef<uint8_t> Tail = rvaTail(Cli->ManagedNativeHeader.RVA);
   ByteReader R(Tail);
   return R.u32() == ReadyToRunHeader::Signature && R.ok();
@@ -424,16 +429,19 @@ Expected<ReadyToRunHeader> Image::readyToRunHeader() const {
     E.Where.Size = R.u32();
     H.Sections.push_back(E);
   }
-  if (Error E = R.takeError("ReadyToRun header")) return std::move(E);
+  if (Error E = R.takeError("ReadyToRun header"))
+    return std::move(E);
   return H;
 }
 
 Expected<std::vector<DebugEntry>> Image::debugEntries() const {
   std::vector<DebugEntry> Entries;
   DataDirectory Dir = directory(DirDebug);
-  if (Dir.RVA == 0 || Dir.Size == 0) return Entries;
+  if (Dir.RVA == 0 || Dir.Size == 0)
+    return Entries;
   Expected<ArrayRef<uint8_t>> Table = rvaBytes(Dir.RVA, Dir.Size, "debug directory");
-  if (!Table) return Table.takeError();
+  if (!Table)
+    return Table.takeError();
   uint64_t TableOff = Table->data() - Bytes.data();
   if (Dir.Size % DebugEntrySize)
     return formatError("debug directory", TableOff,
@@ -466,7 +474,8 @@ Expected<std::vector<DebugEntry>> Image::debugEntries() const {
         E.Data = Bytes.slice(E.PointerToRawData, E.SizeOfData);
       } else if (E.AddressOfRawData) {
         Expected<ArrayRef<uint8_t>> D = rvaBytes(E.AddressOfRawData, E.SizeOfData, What);
-        if (!D) return D.takeError();
+        if (!D)
+          return D.takeError();
         E.Data = *D;
       }
     }
@@ -477,10 +486,12 @@ Expected<std::vector<DebugEntry>> Image::debugEntries() const {
       if (E.Data.size() >= 4 && D.u32() == CodeViewRSDS) {
         DebugEntry::CodeView CV;
         ArrayRef<uint8_t> G = D.bytes(16);
-        if (G.size() == 16) std::copy(G.begin(), G.end(), CV.Guid.begin());
+        if (G.size() == 16)
+          std::copy(G.begin(), G.end(), CV.Guid.begin());
         CV.Age = D.u32();
         CV.Path = D.cstring().str();
-        if (Error Err = D.takeError(What)) return std::move(Err);
+        if (Error Err = D.takeError(What))
+          return std::move(Err);
         E.CV = std::move(CV);
       }
       break;
@@ -490,7 +501,8 @@ Expected<std::vector<DebugEntry>> Image::debugEntries() const {
       DebugEntry::EmbeddedPdb P;
       P.UncompressedSize = D.u32();
       P.Compressed = D.bytes(D.remaining());
-      if (Error Err = D.takeError(What)) return std::move(Err);
+      if (Error Err = D.takeError(What))
+        return std::move(Err);
       E.Embedded = P;
       break;
     }
@@ -498,12 +510,12 @@ Expected<std::vector<DebugEntry>> Image::debugEntries() const {
       DebugEntry::PdbChecksum C;
       C.Algorithm = D.cstring().str();
       C.Checksum = D.bytes(D.remaining());
-      if (Error Err = D.takeError(What)) return std::move(Err);
+      if (Error Err = D.takeError(What))
+        return std::move(Err);
       E.Checksum = std::move(C);
       break;
     }
-    default:
-      break;
+    default: break;
     }
     Entries.push_back(std::move(E));
   }

@@ -197,8 +197,9 @@ public:
   llvm::ArrayRef<uint8_t> metadata() const { return Metadata; }
   uint64_t metadataOffset() const { return MetadataOffset; }
 
-  /// A managed image without the IL-only flag carries native code beside the IL (C++/CLI).
-  bool isMixedMode() const { return Cli && !(Cli->Flags & CliILOnly); }
+  /// A managed image without the IL-only flag carries native code beside the IL: C++/CLI
+  /// (mixed-mode) images, and ReadyToRun images, whose native code is precompiled IL.
+  bool isMixedMode() const { return Cli && !(Cli->Flags & CliILOnly) && !isReadyToRun(); }
   /// A managed-native header pointing at a READYTORUN_HEADER.
   bool isReadyToRun() const;
   llvm::Expected<ReadyToRunHeader> readyToRunHeader() const;
@@ -214,6 +215,10 @@ public:
   /// The bytes at [RVA, RVA + Size), which must all be in the file.
   llvm::Expected<llvm::ArrayRef<uint8_t>> rvaBytes(uint32_t RVA, uint32_t Size,
                                                    llvm::StringRef What) const;
+  /// The bytes at [RVA, RVA + Size) as the loader maps them: the part of a section beyond its file
+  /// data (up to its virtual size) reads as zeros. Fails if the range leaves the section.
+  llvm::Expected<std::vector<uint8_t>> readMapped(uint32_t RVA, uint32_t Size,
+                                                  llvm::StringRef What) const;
   /// The bytes from \p RVA to the end of its section's data (for structures whose size is only
   /// known after reading them, such as method bodies). Empty if the RVA is not backed by the file.
   llvm::ArrayRef<uint8_t> rvaTail(uint32_t RVA, uint64_t *FileOffset = nullptr) const;

@@ -51,14 +51,16 @@ public:
 
   /// Error::success() if nothing failed, else a FormatError naming \p Structure.
   llvm::Error takeError(const llvm::Twine &Structure) const {
-    if (!Why) return llvm::Error::success();
+    if (!Why)
+      return llvm::Error::success();
     return formatError(Structure, failureOffset(), Why);
   }
 
   bool has(size_t N) const { return Why == nullptr && N <= Data.size() - Pos; }
 
   uint8_t u8() {
-    if (!has(1)) return endOfData(), 0;
+    if (!has(1))
+      return endOfData(), 0;
     return Data[Pos++];
   }
   uint16_t u16() { return fixed<uint16_t>(); }
@@ -82,7 +84,8 @@ public:
   }
 
   llvm::ArrayRef<uint8_t> bytes(size_t N) {
-    if (!has(N)) return endOfData(), llvm::ArrayRef<uint8_t>();
+    if (!has(N))
+      return endOfData(), llvm::ArrayRef<uint8_t>();
     llvm::ArrayRef<uint8_t> R = Data.slice(Pos, N);
     Pos += N;
     return R;
@@ -103,23 +106,28 @@ public:
   uint32_t count(size_t MinElementSize, const char *Reason = "count larger than the data left");
 
   void skip(size_t N) {
-    if (!has(N)) return endOfData();
+    if (!has(N))
+      return endOfData();
     Pos += N;
   }
   void seek(size_t NewPos) {
-    if (Why) return;
-    if (NewPos > Data.size()) return fail("offset beyond the end of the data");
+    if (Why)
+      return;
+    if (NewPos > Data.size())
+      return fail("offset beyond the end of the data");
     Pos = NewPos;
   }
   /// Advances to the next multiple of \p Alignment, counted from the start of the data.
   void align(size_t Alignment) {
     size_t Rem = Pos % Alignment;
-    if (Rem) skip(Alignment - Rem);
+    if (Rem)
+      skip(Alignment - Rem);
   }
 
 private:
   template <typename T> T fixed() {
-    if (!has(sizeof(T))) return endOfData(), T(0);
+    if (!has(sizeof(T)))
+      return endOfData(), T(0);
     T V = llvm::support::endian::read<T, llvm::support::little, 1>(Data.data() + Pos);
     Pos += sizeof(T);
     return V;

@@ -20,7 +20,8 @@ inline std::string hexstr(uint64_t V, bool LowerCase = false, unsigned Width = 0
     ++N;
   } while (V);
   std::string S(P, Buf + sizeof Buf);
-  if (N < Width) S.insert(0, Width - N, '0');
+  if (N < Width)
+    S.insert(0, Width - N, '0');
   return S;
 }
 

@@ -23,9 +23,7 @@ namespace weft {
 
 namespace {
 
-std::string tokenText(Token T) {
-  return "0x" + hexstr(T, false, 8);
-}
+std::string tokenText(Token T) { return "0x" + hexstr(T, false, 8); }
 
 Error rowContext(Error E, TableId T, uint32_t Row) {
   return addContext(std::move(E), tableName(T) + " row " + Twine(Row));
@@ -35,18 +33,15 @@ bool tokenAllowed(il::OperandKind K, TableId T) {
   switch (K) {
   case il::OperandKind::Method:
     return T == TableId::MethodDef || T == TableId::MemberRef || T == TableId::MethodSpec;
-  case il::OperandKind::Field:
-    return T == TableId::Field || T == TableId::MemberRef;
+  case il::OperandKind::Field: return T == TableId::Field || T == TableId::MemberRef;
   case il::OperandKind::Type:
     return T == TableId::TypeDef || T == TableId::TypeRef || T == TableId::TypeSpec;
   case il::OperandKind::Tok:
     return T == TableId::TypeDef || T == TableId::TypeRef || T == TableId::TypeSpec ||
            T == TableId::MethodDef || T == TableId::MemberRef || T == TableId::MethodSpec ||
            T == TableId::Field;
-  case il::OperandKind::Sig:
-    return T == TableId::StandAloneSig;
-  default:
-    return false;
+  case il::OperandKind::Sig: return T == TableId::StandAloneSig;
+  default: return false;
   }
 }
 
@@ -110,9 +105,10 @@ Error readSmallBlobs(const Module &M, ReadStats &Stats, const ReadOptions &Opts)
   if (Opts.CustomAttributes)
     for (uint32_t R = 1; R <= M.rowCount(TableId::CustomAttribute); ++R) {
       Expected<CustomAttributeValue> V = decodeCustomAttribute(M, R, Opts.Resolver);
-      if (!V) return rowContext(V.takeError(), TableId::CustomAttribute, R);
+      if (!V)
+        return rowContext(V.takeError(), TableId::CustomAttribute, R);
       ++Stats.CustomAttributes;
-      Stats.UnresolvedEnumAttributes += V->AssumedInt32Enum;
+      Stats.UnresolvedEnumAttributes += V->GuessedEnumSize;
     }
   for (uint32_t R = 1; R <= M.rowCount(TableId::FieldMarshal); ++R) {
     uint32_t Blob = M.get(TableId::FieldMarshal, R, FieldMarshalCol::NativeType);
@@ -144,7 +140,8 @@ Error readBody(const pe::Image &Img, const Module &M, uint32_t Row, ReadStats &S
     return formatError("method body", M.rowOffset(TableId::MethodDef, Row),
                        "RVA 0x" + hexstr(RVA) + " is not inside any section's data");
   Expected<il::RawMethodBody> Body = il::readMethodBody(Bytes, Off);
-  if (!Body) return Body.takeError();
+  if (!Body)
+    return Body.takeError();
   ++Stats.MethodsWithBody;
   Stats.ILBytes += Body->Code.size();
 
@@ -166,7 +163,8 @@ Error readBody(const pe::Image &Img, const Module &M, uint32_t Row, ReadStats &S
     Insts.push_back(I);
     Starts.push_back(I.Offset);
   }
-  if (Error E = D.takeError()) return E;
+  if (Error E = D.takeError())
+    return E;
   Stats.Instructions += Insts.size();
   uint32_t CodeSize = uint32_t(Body->Code.size());
   auto IsStart = [&](uint32_t Off) {
@@ -195,7 +193,8 @@ Error readBody(const pe::Image &Img, const Module &M, uint32_t Row, ReadStats &S
     case il::OperandKind::String:
       if ((Ins.Token >> 24) != UserStringTokenType)
         return InstError(Ins, "token " + tokenText(Ins.Token) + " is not a user string");
-      if (Expected<UserString> S = M.getUserString(Ins.Token & 0xFFFFFF); !S) return S.takeError();
+      if (Expected<UserString> S = M.getUserString(Ins.Token & 0xFFFFFF); !S)
+        return S.takeError();
       break;
     case il::OperandKind::Method:
     case il::OperandKind::Field:
@@ -206,8 +205,7 @@ Error readBody(const pe::Image &Img, const Module &M, uint32_t Row, ReadStats &S
         return InstError(Ins, "token " + tokenText(Ins.Token) +
                                   " does not name a row of a table this instruction accepts");
       break;
-    default:
-      break;
+    default: break;
     }
   }
   for (size_t C = 0; C < Body->Clauses.size(); ++C) {
@@ -239,10 +237,8 @@ Error readBody(const pe::Image &Img, const Module &M, uint32_t Row, ReadStats &S
                            " is not the start of an instruction");
       break;
     case il::ClauseFinally:
-    case il::ClauseFault:
-      break;
-    default:
-      return ClauseError("unknown clause kind 0x" + hexstr(E.Kind));
+    case il::ClauseFault: break;
+    default: return ClauseError("unknown clause kind 0x" + hexstr(E.Kind));
     }
   }
   Stats.ExceptionClauses += Body->Clauses.size();
@@ -253,17 +249,22 @@ Error readBody(const pe::Image &Img, const Module &M, uint32_t Row, ReadStats &S
 
 Error readEverything(const pe::Image &Img, const Module &M, ReadStats &Stats,
                      const ReadOptions &Opts) {
-  if (Expected<std::vector<pe::DebugEntry>> D = Img.debugEntries(); !D) return D.takeError();
+  if (Expected<std::vector<pe::DebugEntry>> D = Img.debugEntries(); !D)
+    return D.takeError();
   if (Img.isReadyToRun())
-    if (Expected<pe::ReadyToRunHeader> H = Img.readyToRunHeader(); !H) return H.takeError();
-  if (Error E = readSignatures(M, Stats)) return E;
-  if (Error E = readSmallBlobs(M, Stats, Opts)) return E;
+    if (Expected<pe::ReadyToRunHeader> H = Img.readyToRunHeader(); !H)
+      return H.takeError();
+  if (Error E = readSignatures(M, Stats))
+    return E;
+  if (Error E = readSmallBlobs(M, Stats, Opts))
+    return E;
   std::vector<il::Instruction> Insts;
   std::vector<uint32_t> Starts;
   for (uint32_t R = 1; R <= M.rowCount(TableId::MethodDef); ++R) {
     uint32_t RVA = M.get(TableId::MethodDef, R, MethodDefCol::RVA);
     uint16_t Impl = M.get(TableId::MethodDef, R, MethodDefCol::ImplFlags);
-    if (RVA == 0 || (Impl & 3) != 0) continue;
+    if (RVA == 0 || (Impl & 3) != 0)
+      continue;
     if (Error E = readBody(Img, M, R, Stats, Insts, Starts))
       return addContext(std::move(E), "method " + tokenText(makeToken(TableId::MethodDef, R)));
   }

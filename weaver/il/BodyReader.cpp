@@ -26,7 +26,8 @@ Expected<RawMethodBody> readMethodBody(ArrayRef<uint8_t> Bytes, uint64_t FileOff
   B.FileOffset = FileOffset;
   ByteReader R(Bytes, FileOffset);
   uint8_t First = R.u8();
-  if (!R.ok()) return formatError("method header", FileOffset, "the body lies outside the file");
+  if (!R.ok())
+    return formatError("method header", FileOffset, "the body lies outside the file");
   uint32_t CodeSize = 0;
   if ((First & 3) == HeaderTiny) {
     CodeSize = First >> 2;
@@ -40,7 +41,8 @@ Expected<RawMethodBody> readMethodBody(ArrayRef<uint8_t> Bytes, uint64_t FileOff
     B.MaxStack = R.u16();
     CodeSize = R.u32();
     B.LocalVarSigToken = R.u32();
-    if (Error E = R.takeError("fat method header")) return std::move(E);
+    if (Error E = R.takeError("fat method header"))
+      return std::move(E);
     if (B.HeaderSize < 12)
       return formatError("fat method header", FileOffset,
                          "header size " + Twine(B.HeaderSize) + " is smaller than 12 bytes");
@@ -55,7 +57,8 @@ Expected<RawMethodBody> readMethodBody(ArrayRef<uint8_t> Bytes, uint64_t FileOff
                        "code size " + Twine(CodeSize) + " runs past the end of the section");
   B.Code = R.bytes(CodeSize);
   B.TotalSize = B.HeaderSize + CodeSize;
-  if (!(B.Fat && (B.Flags & HeaderMoreSects))) return B;
+  if (!(B.Fat && (B.Flags & HeaderMoreSects)))
+    return B;
 
   bool More = true;
   while (More) {
@@ -105,14 +108,16 @@ Expected<RawMethodBody> readMethodBody(ArrayRef<uint8_t> Bytes, uint64_t FileOff
       EC.ClassTokenOrFilterOffset = C.u32();
       B.Clauses.push_back(EC);
     }
-    if (Error E = C.takeError("exception section")) return std::move(E);
+    if (Error E = C.takeError("exception section"))
+      return std::move(E);
   }
   B.TotalSize = R.pos();
   return B;
 }
 
 bool InstructionDecoder::next(Instruction &I) {
-  if (atEnd()) return false;
+  if (atEnd())
+    return false;
   size_t Start = R.pos();
   I.Offset = uint32_t(Start);
   I.Int = 0;
@@ -142,32 +147,15 @@ bool InstructionDecoder::next(Instruction &I) {
   I.Op = *Op;
   const OpcodeInfo &Info = il::info(I.Op);
   switch (Info.Operand) {
-  case OperandKind::None:
-    break;
-  case OperandKind::ShortVar:
-    I.Index = R.u8();
-    break;
-  case OperandKind::Var:
-    I.Index = R.u16();
-    break;
-  case OperandKind::ShortI:
-    I.Int = R.i8();
-    break;
-  case OperandKind::ShortU:
-    I.Int = R.u8();
-    break;
-  case OperandKind::I:
-    I.Int = R.i32();
-    break;
-  case OperandKind::I8:
-    I.Int = R.i64();
-    break;
-  case OperandKind::ShortR:
-    I.Real = R.f32();
-    break;
-  case OperandKind::R:
-    I.Real = R.f64();
-    break;
+  case OperandKind::None: break;
+  case OperandKind::ShortVar: I.Index = R.u8(); break;
+  case OperandKind::Var: I.Index = R.u16(); break;
+  case OperandKind::ShortI: I.Int = R.i8(); break;
+  case OperandKind::ShortU: I.Int = R.u8(); break;
+  case OperandKind::I: I.Int = R.i32(); break;
+  case OperandKind::I8: I.Int = R.i64(); break;
+  case OperandKind::ShortR: I.Real = R.f32(); break;
+  case OperandKind::R: I.Real = R.f64(); break;
   case OperandKind::ShortBr: {
     int8_t D = R.i8();
     I.Target = uint32_t(int64_t(R.pos()) + D);
@@ -189,9 +177,7 @@ bool InstructionDecoder::next(Instruction &I) {
     R.skip(size_t(I.Count) * 4);
     break;
   }
-  default:
-    I.Token = R.u32();
-    break;
+  default: I.Token = R.u32(); break;
   }
   if (!R.ok()) {
     if (Detail.empty())
@@ -210,7 +196,8 @@ uint32_t InstructionDecoder::switchTarget(const Instruction &I, uint32_t Case) c
 }
 
 Error InstructionDecoder::takeError() {
-  if (R.ok()) return Error::success();
+  if (R.ok())
+    return Error::success();
   return formatError("IL code", R.failureOffset(), Detail.empty() ? R.failure() : Detail);
 }
 

@@ -30,9 +30,7 @@ const Tables &tables() {
 }
 } // namespace
 
-const OpcodeInfo &info(Opcode Op) {
-  return Infos[size_t(Op)];
-}
+const OpcodeInfo &info(Opcode Op) { return Infos[size_t(Op)]; }
 
 std::optional<Opcode> oneByteOpcode(uint8_t B) {
   int16_t I = tables().One[B];
@@ -46,35 +44,34 @@ std::optional<Opcode> twoByteOpcode(uint8_t B) {
 
 unsigned operandSize(OperandKind K) {
   switch (K) {
-  case OperandKind::None:
-    return 0;
+  case OperandKind::None: return 0;
   case OperandKind::ShortVar:
   case OperandKind::ShortI:
   case OperandKind::ShortU:
-  case OperandKind::ShortBr:
-    return 1;
-  case OperandKind::Var:
-    return 2;
+  case OperandKind::ShortBr: return 1;
+  case OperandKind::Var: return 2;
   case OperandKind::I8:
-  case OperandKind::R:
-    return 8;
-  default:
-    return 4;
+  case OperandKind::R: return 8;
+  default: return 4;
   }
 }
 
 Opcode shortForm(Opcode Op) {
   const OpcodeInfo &I = info(Op);
-  if (I.Operand != OperandKind::Br) return Op;
-  if (Op == Opcode::Leave) return Opcode::Leave_S;
+  if (I.Operand != OperandKind::Br)
+    return Op;
+  if (Op == Opcode::Leave)
+    return Opcode::Leave_S;
   // br..blt.un (0x38-0x44) mirror br.s..blt.un.s (0x2B-0x37).
   return *oneByteOpcode(I.Byte2 - 0x0D);
 }
 
 Opcode longForm(Opcode Op) {
   const OpcodeInfo &I = info(Op);
-  if (I.Operand != OperandKind::ShortBr) return Op;
-  if (Op == Opcode::Leave_S) return Opcode::Leave;
+  if (I.Operand != OperandKind::ShortBr)
+    return Op;
+  if (Op == Opcode::Leave_S)
+    return Opcode::Leave;
   return *oneByteOpcode(I.Byte2 + 0x0D);
 }
 

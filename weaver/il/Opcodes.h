@@ -57,9 +57,7 @@ struct OpcodeInfo {
 };
 
 const OpcodeInfo &info(Opcode Op);
-inline llvm::StringRef name(Opcode Op) {
-  return info(Op).Name;
-}
+inline llvm::StringRef name(Opcode Op) { return info(Op).Name; }
 
 /// The opcode a byte (or, after 0xFE, a second byte) encodes, if any.
 std::optional<Opcode> oneByteOpcode(uint8_t B);

@@ -38,147 +38,142 @@ void writeTypeFlags(raw_ostream &OS, uint32_t F) {
       "nested family", "nested assembly", "nested famandassem", "nested famorassem"};
   uint32_t Known = 0x7 | 0x18 | 0x20 | 0x80 | 0x100 | 0x400 | 0x800 | 0x1000 | 0x2000 | 0x4000 |
                    0x30000 | 0x100000 | 0x40000;
-  if (F & 0x20) OS << "interface ";
+  if (F & 0x20)
+    OS << "interface ";
   OS << Vis[F & 7] << ' ';
-  if (F & 0x80) OS << "abstract ";
+  if (F & 0x80)
+    OS << "abstract ";
   switch (F & 0x18) {
-  case 0x00:
-    OS << "auto ";
-    break;
-  case 0x08:
-    OS << "sequential ";
-    break;
-  case 0x10:
-    OS << "explicit ";
-    break;
-  default:
-    OS << "flags(0x18) ";
-    break;
+  case 0x00: OS << "auto "; break;
+  case 0x08: OS << "sequential "; break;
+  case 0x10: OS << "explicit "; break;
+  default: OS << "flags(0x18) "; break;
   }
   switch (F & 0x30000) {
-  case 0x00000:
-    OS << "ansi ";
-    break;
-  case 0x10000:
-    OS << "unicode ";
-    break;
-  case 0x20000:
-    OS << "autochar ";
-    break;
-  default:
-    OS << "flags(0x00030000) ";
-    break;
+  case 0x00000: OS << "ansi "; break;
+  case 0x10000: OS << "unicode "; break;
+  case 0x20000: OS << "autochar "; break;
+  default: OS << "flags(0x00030000) "; break;
   }
-  if (F & 0x1000) OS << "import ";
-  if (F & 0x2000) OS << "serializable ";
-  if (F & 0x4000) OS << "windowsruntime ";
-  if (F & 0x100) OS << "sealed ";
-  if (F & 0x400) OS << "specialname ";
-  if (F & 0x800) OS << "rtspecialname ";
-  if (F & 0x100000) OS << "beforefieldinit ";
-  if (F & ~Known) OS << "flags(" << format_hex(F & ~Known, 10) << ") ";
+  if (F & 0x1000)
+    OS << "import ";
+  if (F & 0x2000)
+    OS << "serializable ";
+  if (F & 0x4000)
+    OS << "windowsruntime ";
+  if (F & 0x100)
+    OS << "sealed ";
+  if (F & 0x400)
+    OS << "specialname ";
+  if (F & 0x800)
+    OS << "rtspecialname ";
+  if (F & 0x100000)
+    OS << "beforefieldinit ";
+  if (F & ~Known)
+    OS << "flags(" << format_hex(F & ~Known, 10) << ") ";
 }
 
 void writeFieldFlags(raw_ostream &OS, uint16_t F) {
   OS << memberAccess(F) << ' ';
-  if (F & 0x10) OS << "static ";
-  if (F & 0x20) OS << "initonly ";
-  if (F & 0x40) OS << "literal ";
-  if (F & 0x80) OS << "notserialized ";
-  if (F & 0x200) OS << "specialname ";
-  if (F & 0x400) OS << "rtspecialname ";
+  if (F & 0x10)
+    OS << "static ";
+  if (F & 0x20)
+    OS << "initonly ";
+  if (F & 0x40)
+    OS << "literal ";
+  if (F & 0x80)
+    OS << "notserialized ";
+  if (F & 0x200)
+    OS << "specialname ";
+  if (F & 0x400)
+    OS << "rtspecialname ";
   uint16_t Known =
       0x7 | 0x10 | 0x20 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x1000 | 0x2000 | 0x8000;
-  if (F & ~Known) OS << "flags(" << format_hex(F & ~Known, 6) << ") ";
+  if (F & ~Known)
+    OS << "flags(" << format_hex(F & ~Known, 6) << ") ";
 }
 
 void writeMethodFlags(raw_ostream &OS, uint16_t F) {
   OS << memberAccess(F) << ' ';
-  if (F & 0x80) OS << "hidebysig ";
-  if (F & 0x100) OS << "newslot ";
-  if (F & 0x800) OS << "specialname ";
-  if (F & 0x1000) OS << "rtspecialname ";
-  if (F & 0x400) OS << "abstract ";
-  if (F & 0x40) OS << "virtual ";
-  if (F & 0x200) OS << "strict ";
-  if (F & 0x20) OS << "final ";
-  if (F & 0x10) OS << "static ";
+  if (F & 0x80)
+    OS << "hidebysig ";
+  if (F & 0x100)
+    OS << "newslot ";
+  if (F & 0x800)
+    OS << "specialname ";
+  if (F & 0x1000)
+    OS << "rtspecialname ";
+  if (F & 0x400)
+    OS << "abstract ";
+  if (F & 0x40)
+    OS << "virtual ";
+  if (F & 0x200)
+    OS << "strict ";
+  if (F & 0x20)
+    OS << "final ";
+  if (F & 0x10)
+    OS << "static ";
 }
 
 void writeMethodFlagsTail(raw_ostream &OS, uint16_t F) {
-  if (F & 0x8) OS << "unmanagedexp ";
-  if (F & 0x8000) OS << "reqsecobj ";
+  if (F & 0x8)
+    OS << "unmanagedexp ";
+  if (F & 0x8000)
+    OS << "reqsecobj ";
 }
 
 void writeImplFlags(raw_ostream &OS, uint16_t F) {
   static const char *const Code[] = {"cil", "native", "optil", "runtime"};
   OS << Code[F & 3] << ((F & 4) ? " unmanaged" : " managed");
-  if (F & 0x10) OS << " forwardref";
-  if (F & 0x80) OS << " preservesig";
-  if (F & 0x1000) OS << " internalcall";
-  if (F & 0x20) OS << " synchronized";
-  if (F & 0x8) OS << " noinlining";
-  if (F & 0x40) OS << " nooptimization";
-  if (F & 0x100) OS << " aggressiveinlining";
-  if (F & 0x200) OS << " aggressiveoptimization";
+  if (F & 0x10)
+    OS << " forwardref";
+  if (F & 0x80)
+    OS << " preservesig";
+  if (F & 0x1000)
+    OS << " internalcall";
+  if (F & 0x20)
+    OS << " synchronized";
+  if (F & 0x8)
+    OS << " noinlining";
+  if (F & 0x40)
+    OS << " nooptimization";
+  if (F & 0x100)
+    OS << " aggressiveinlining";
+  if (F & 0x200)
+    OS << " aggressiveoptimization";
   uint16_t Known = 0x3 | 0x4 | 0x10 | 0x80 | 0x1000 | 0x20 | 0x8 | 0x40 | 0x100 | 0x200;
-  if (F & ~Known) OS << " flags(" << format_hex(F & ~Known, 6) << ")";
+  if (F & ~Known)
+    OS << " flags(" << format_hex(F & ~Known, 6) << ")";
 }
 
 void writePInvokeFlags(raw_ostream &OS, uint16_t F) {
-  if (F & 0x1) OS << " nomangle";
+  if (F & 0x1)
+    OS << " nomangle";
   switch (F & 0x6) {
-  case 0x2:
-    OS << " ansi";
-    break;
-  case 0x4:
-    OS << " unicode";
-    break;
-  case 0x6:
-    OS << " autochar";
-    break;
-  default:
-    break;
+  case 0x2: OS << " ansi"; break;
+  case 0x4: OS << " unicode"; break;
+  case 0x6: OS << " autochar"; break;
+  default: break;
   }
-  if (F & 0x40) OS << " lasterr";
+  if (F & 0x40)
+    OS << " lasterr";
   switch (F & 0x700) {
-  case 0x100:
-    OS << " winapi";
-    break;
-  case 0x200:
-    OS << " cdecl";
-    break;
-  case 0x300:
-    OS << " stdcall";
-    break;
-  case 0x400:
-    OS << " thiscall";
-    break;
-  case 0x500:
-    OS << " fastcall";
-    break;
-  default:
-    break;
+  case 0x100: OS << " winapi"; break;
+  case 0x200: OS << " cdecl"; break;
+  case 0x300: OS << " stdcall"; break;
+  case 0x400: OS << " thiscall"; break;
+  case 0x500: OS << " fastcall"; break;
+  default: break;
   }
   switch (F & 0x30) {
-  case 0x10:
-    OS << " bestfit:on";
-    break;
-  case 0x20:
-    OS << " bestfit:off";
-    break;
-  default:
-    break;
+  case 0x10: OS << " bestfit:on"; break;
+  case 0x20: OS << " bestfit:off"; break;
+  default: break;
   }
   switch (F & 0x3000) {
-  case 0x1000:
-    OS << " charmaperror:on";
-    break;
-  case 0x2000:
-    OS << " charmaperror:off";
-    break;
-  default:
-    break;
+  case 0x1000: OS << " charmaperror:on"; break;
+  case 0x2000: OS << " charmaperror:off"; break;
+  default: break;
   }
 }
 
@@ -201,7 +196,8 @@ private:
   void problem(Error E) {
     std::string Msg = toString(std::move(E));
     indent() << "// error: " << Msg << '\n';
-    if (!FirstProblem) FirstProblem = std::move(Msg);
+    if (!FirstProblem)
+      FirstProblem = std::move(Msg);
   }
 
   bool filtered() const { return !Opts.Types.empty() || !Opts.Methods.empty(); }
@@ -244,21 +240,25 @@ private:
 
 std::string Writer::plainTypeName(uint32_t Row) const {
   std::string S;
-  if (uint32_t Enc = M.enclosingType(Row); Enc && Enc != Row) S = plainTypeName(Enc) + "/";
+  if (uint32_t Enc = M.enclosingType(Row); Enc && Enc != Row)
+    S = plainTypeName(Enc) + "/";
   StringRef Ns = M.getString(M.get(TableId::TypeDef, Row, TypeDefCol::TypeNamespace));
-  if (!Ns.empty()) S += Ns.str() + ".";
+  if (!Ns.empty())
+    S += Ns.str() + ".";
   S += M.getString(M.get(TableId::TypeDef, Row, TypeDefCol::TypeName)).str();
   return S;
 }
 
 bool Writer::typeSelected(uint32_t Row) const {
-  if (Opts.Types.empty()) return true;
+  if (Opts.Types.empty())
+    return true;
   std::string Name = plainTypeName(Row);
   return any_of(Opts.Types, [&](const GlobPattern &P) { return P.match(Name); });
 }
 
 bool Writer::methodSelected(uint32_t TypeRow, uint32_t MethodRow) const {
-  if (Opts.Methods.empty()) return true;
+  if (Opts.Methods.empty())
+    return true;
   StringRef Name = M.getString(M.get(TableId::MethodDef, MethodRow, MethodDefCol::Name));
   std::string Full = (TypeRow ? plainTypeName(TypeRow) + "::" : std::string()) + Name.str();
   return any_of(Opts.Methods, [&](const GlobPattern &P) { return P.match(Name) || P.match(Full); });
@@ -266,14 +266,18 @@ bool Writer::methodSelected(uint32_t TypeRow, uint32_t MethodRow) const {
 
 // Whether a type, or a type nested in it, has something the filters select.
 bool Writer::typeHasSelection(uint32_t Row) const {
-  if (!filtered()) return true;
+  if (!filtered())
+    return true;
   bool Selected = typeSelected(Row);
-  if (Selected && Opts.Methods.empty()) return true;
+  if (Selected && Opts.Methods.empty())
+    return true;
   if (Selected)
     for (uint32_t I : M.typeMethods(Row))
-      if (methodSelected(Row, M.method(I))) return true;
+      if (methodSelected(Row, M.method(I)))
+        return true;
   for (uint32_t N : M.nestedTypes(Row))
-    if (N != Row && typeHasSelection(N)) return true;
+    if (N != Row && typeHasSelection(N))
+      return true;
   return false;
 }
 
@@ -286,8 +290,8 @@ void Writer::customAttributes(Token Parent) {
     Expected<CustomAttributeValue> V = decodeCustomAttribute(M, Row, Opts.Resolver);
     if (V) {
       writeCustomAttributeValue(OS, *V, Names);
-      if (V->AssumedInt32Enum)
-        OS << "  // an enum type was not found; its values were read as int32";
+      if (V->GuessedEnumSize)
+        OS << "  // an enum type was not found; its size was guessed";
       OS << '\n';
       continue;
     }
@@ -325,8 +329,10 @@ void Writer::assemblyRefs() {
   for (uint32_t Row = 1; Row <= M.rowCount(TableId::AssemblyRef); ++Row) {
     uint32_t Flags = M.get(TableId::AssemblyRef, Row, AssemblyRefCol::Flags);
     OS << ".assembly extern ";
-    if (Flags & 0x0100) OS << "retargetable ";
-    if ((Flags & 0x0E00) == 0x0200) OS << "windowsruntime ";
+    if (Flags & 0x0100)
+      OS << "retargetable ";
+    if ((Flags & 0x0E00) == 0x0200)
+      OS << "windowsruntime ";
     writeId(OS, M.getString(M.get(TableId::AssemblyRef, Row, AssemblyRefCol::Name)));
     OS << "\n{\n";
     Depth = 1;
@@ -367,11 +373,14 @@ void Writer::assemblyRefs() {
 }
 
 void Writer::assembly() {
-  if (!M.rowCount(TableId::Assembly)) return;
+  if (!M.rowCount(TableId::Assembly))
+    return;
   uint32_t Flags = M.get(TableId::Assembly, 1, AssemblyCol::Flags);
   OS << ".assembly ";
-  if (Flags & 0x0100) OS << "retargetable ";
-  if ((Flags & 0x0E00) == 0x0200) OS << "windowsruntime ";
+  if (Flags & 0x0100)
+    OS << "retargetable ";
+  if ((Flags & 0x0E00) == 0x0200)
+    OS << "windowsruntime ";
   writeId(OS, M.getString(M.get(TableId::Assembly, 1, AssemblyCol::Name)));
   OS << "\n{\n";
   Depth = 1;
@@ -395,7 +404,8 @@ void Writer::assembly() {
     OS << '\n';
   }
   uint32_t Other = Flags & ~uint32_t(0x0001 | 0x0100 | 0x0E00);
-  if (Other) indent() << "// flags " << format_hex(Other, 10) << '\n';
+  if (Other)
+    indent() << "// flags " << format_hex(Other, 10) << '\n';
   Depth = 0;
   OS << "}\n";
 }
@@ -404,7 +414,8 @@ void Writer::manifest() {
   for (uint32_t Row = 1; Row <= M.rowCount(TableId::File); ++Row) {
     uint32_t Flags = M.get(TableId::File, Row, FileCol::Flags);
     OS << ".file ";
-    if (Flags & 1) OS << "nometadata ";
+    if (Flags & 1)
+      OS << "nometadata ";
     writeId(OS, M.getString(M.get(TableId::File, Row, FileCol::Name)));
     ArrayRef<uint8_t> Hash = M.getBlob(M.get(TableId::File, Row, FileCol::HashValue));
     if (!Hash.empty()) {
@@ -418,7 +429,8 @@ void Writer::manifest() {
   }
   auto Implementation = [&](Token Impl) {
     uint32_t R = tokenRow(Impl);
-    if (!R) return;
+    if (!R)
+      return;
     indent();
     switch (tokenTable(Impl)) {
     case TableId::File:
@@ -433,15 +445,15 @@ void Writer::manifest() {
       OS << ".class extern ";
       writeId(OS, M.getString(M.get(TableId::ExportedType, R, ExportedTypeCol::TypeName)));
       break;
-    default:
-      break;
+    default: break;
     }
     OS << '\n';
   };
   for (uint32_t Row = 1; Row <= M.rowCount(TableId::ExportedType); ++Row) {
     uint32_t Flags = M.get(TableId::ExportedType, Row, ExportedTypeCol::Flags);
     OS << ".class extern ";
-    if (Flags & 0x00200000) OS << "forwarder ";
+    if (Flags & 0x00200000)
+      OS << "forwarder ";
     static const char *const Vis[] = {
         "private",       "public",          "nested public",      "nested private",
         "nested family", "nested assembly", "nested famandassem", "nested famorassem"};
@@ -484,27 +496,37 @@ void Writer::moduleHeader() {
   OS << ".file alignment " << format_hex(O.FileAlignment, 10) << '\n';
   OS << ".stackreserve " << format_hex(O.SizeOfStackReserve, O.PE32Plus ? 18 : 10) << '\n';
   OS << ".subsystem " << format_hex(O.Subsystem, 6);
-  if (!pe::subsystemName(O.Subsystem).empty()) OS << "  // " << pe::subsystemName(O.Subsystem);
+  if (!pe::subsystemName(O.Subsystem).empty())
+    OS << "  // " << pe::subsystemName(O.Subsystem);
   OS << '\n';
   if (Img.cli()) {
     uint32_t F = Img.cli()->Flags;
     OS << ".corflags " << format_hex(F, 10);
     std::string Words;
-    if (F & pe::CliILOnly) Words += " ILONLY";
-    if (F & pe::Cli32BitRequired) Words += " 32BITREQUIRED";
-    if (F & pe::Cli32BitPreferred) Words += " 32BITPREFERRED";
-    if (F & pe::CliStrongNameSigned) Words += " STRONGNAMESIGNED";
-    if (F & pe::CliNativeEntryPoint) Words += " NATIVE_ENTRYPOINT";
-    if (F & pe::CliILLibrary) Words += " IL_LIBRARY";
-    if (F & pe::CliTrackDebugData) Words += " TRACKDEBUGDATA";
-    if (!Words.empty()) OS << "  //" << Words;
+    if (F & pe::CliILOnly)
+      Words += " ILONLY";
+    if (F & pe::Cli32BitRequired)
+      Words += " 32BITREQUIRED";
+    if (F & pe::Cli32BitPreferred)
+      Words += " 32BITPREFERRED";
+    if (F & pe::CliStrongNameSigned)
+      Words += " STRONGNAMESIGNED";
+    if (F & pe::CliNativeEntryPoint)
+      Words += " NATIVE_ENTRYPOINT";
+    if (F & pe::CliILLibrary)
+      Words += " IL_LIBRARY";
+    if (F & pe::CliTrackDebugData)
+      Words += " TRACKDEBUGDATA";
+    if (!Words.empty())
+      OS << "  //" << Words;
     OS << '\n';
   }
 }
 
 void Writer::genericParams(Token Owner, const GenericContext &Ctx) {
   ArrayRef<uint32_t> GPs = M.genericParams(Owner);
-  if (GPs.empty()) return;
+  if (GPs.empty())
+    return;
   std::vector<uint32_t> Sorted(GPs.begin(), GPs.end());
   std::stable_sort(Sorted.begin(), Sorted.end(), [&](uint32_t A, uint32_t B) {
     return M.get(TableId::GenericParam, A, GenericParamCol::Number) <
@@ -513,21 +535,27 @@ void Writer::genericParams(Token Owner, const GenericContext &Ctx) {
   OS << '<';
   for (size_t I = 0; I < Sorted.size(); ++I) {
     uint32_t GP = Sorted[I];
-    if (I) OS << ", ";
+    if (I)
+      OS << ", ";
     uint16_t F = M.get(TableId::GenericParam, GP, GenericParamCol::Flags);
     if ((F & 3) == 1)
       OS << '+';
     else if ((F & 3) == 2)
       OS << '-';
-    if (F & 0x04) OS << "class ";
-    if (F & 0x08) OS << "valuetype ";
-    if (F & 0x20) OS << "byreflike ";
-    if (F & 0x10) OS << ".ctor ";
+    if (F & 0x04)
+      OS << "class ";
+    if (F & 0x08)
+      OS << "valuetype ";
+    if (F & 0x20)
+      OS << "byreflike ";
+    if (F & 0x10)
+      OS << ".ctor ";
     ArrayRef<uint32_t> Cons = M.genericParamConstraints(GP);
     if (!Cons.empty()) {
       OS << '(';
       for (size_t J = 0; J < Cons.size(); ++J) {
-        if (J) OS << ", ";
+        if (J)
+          OS << ", ";
         Names.typeToken(OS,
                         M.getToken(TableId::GenericParamConstraint, Cons[J],
                                    GenericParamConstraintCol::Constraint),
@@ -552,7 +580,8 @@ void Writer::genericParamAttributes(Token Owner, const GenericContext &Ctx) {
       --Depth;
     }
     for (uint32_t C : M.genericParamConstraints(GP)) {
-      if (M.customAttributes(makeToken(TableId::GenericParamConstraint, C)).empty()) continue;
+      if (M.customAttributes(makeToken(TableId::GenericParamConstraint, C)).empty())
+        continue;
       indent() << ".param constraint ";
       writeId(OS, Name);
       OS << ", ";
@@ -568,7 +597,8 @@ void Writer::genericParamAttributes(Token Owner, const GenericContext &Ctx) {
 }
 
 void Writer::type(uint32_t Row) {
-  if (!typeHasSelection(Row)) return;
+  if (!typeHasSelection(Row))
+    return;
   bool Whole = typeSelected(Row);
   uint32_t Flags = M.get(TableId::TypeDef, Row, TypeDefCol::Flags);
   GenericContext Ctx{Row, 0};
@@ -591,7 +621,8 @@ void Writer::type(uint32_t Row) {
   if (!Impls.empty()) {
     OS << " implements ";
     for (size_t I = 0; I < Impls.size(); ++I) {
-      if (I) OS << ", ";
+      if (I)
+        OS << ", ";
       Names.typeToken(OS, M.getToken(TableId::InterfaceImpl, Impls[I], InterfaceImplCol::Interface),
                       Ctx);
     }
@@ -609,7 +640,8 @@ void Writer::type(uint32_t Row) {
       indent() << ".size " << M.get(TableId::ClassLayout, L, ClassLayoutCol::ClassSize) << '\n';
     }
     for (uint32_t I : Impls) {
-      if (M.customAttributes(makeToken(TableId::InterfaceImpl, I)).empty()) continue;
+      if (M.customAttributes(makeToken(TableId::InterfaceImpl, I)).empty())
+        continue;
       indent() << ".interfaceimpl type ";
       Names.typeToken(OS, M.getToken(TableId::InterfaceImpl, I, InterfaceImplCol::Interface), Ctx);
       OS << '\n';
@@ -619,13 +651,15 @@ void Writer::type(uint32_t Row) {
     }
   }
   for (uint32_t N : M.nestedTypes(Row))
-    if (N != Row) type(N);
+    if (N != Row)
+      type(N);
   if (Members)
     for (uint32_t I : M.typeFields(Row))
       field(M.field(I), Ctx);
   if (Whole)
     for (uint32_t I : M.typeMethods(Row))
-      if (methodSelected(Row, M.method(I))) method(M.method(I), Row);
+      if (methodSelected(Row, M.method(I)))
+        method(M.method(I), Row);
   if (Members) {
     if (uint32_t Map = M.eventMap(Row))
       for (uint32_t I : M.mapEvents(Map))
@@ -696,12 +730,14 @@ void Writer::field(uint32_t Row, const GenericContext &Ctx) {
 
 std::string Writer::argName(uint32_t MethodRow, const MethodSig &Sig, uint32_t Index) const {
   uint32_t Seq = Sig.hasThis() && !Sig.explicitThis() ? Index : Index + 1;
-  if (Seq == 0) return "0"; // `this`
+  if (Seq == 0)
+    return "0"; // `this`
   for (uint32_t I : M.methodParams(MethodRow)) {
     uint32_t P = M.param(I);
     if (M.get(TableId::Param, P, ParamCol::Sequence) == Seq) {
       StringRef Name = M.getString(M.get(TableId::Param, P, ParamCol::Name));
-      if (Name.empty()) break;
+      if (Name.empty())
+        break;
       std::string S;
       raw_string_ostream O(S);
       writeId(O, Name);
@@ -765,19 +801,25 @@ void Writer::method(uint32_t Row, uint32_t TypeRow) {
     }
   };
   Names.type(OS, Sig.Return, Ctx);
-  if (auto It = Params.find(0); It != Params.end()) Marshal(It->second);
+  if (auto It = Params.find(0); It != Params.end())
+    Marshal(It->second);
   OS << ' ';
   writeId(OS, M.getString(M.get(TableId::MethodDef, Row, MethodDefCol::Name)));
   genericParams(Tok, Ctx);
   OS << '(';
   for (size_t I = 0; I < Sig.Params.size(); ++I) {
-    if (I) OS << ", ";
-    if (int(I) == Sig.SentinelIndex) OS << "..., ";
+    if (I)
+      OS << ", ";
+    if (int(I) == Sig.SentinelIndex)
+      OS << "..., ";
     auto It = Params.find(uint32_t(I + 1));
     uint16_t PF = It != Params.end() ? M.get(TableId::Param, It->second, ParamCol::Flags) : 0;
-    if (PF & 0x1) OS << "[in] ";
-    if (PF & 0x2) OS << "[out] ";
-    if (PF & 0x10) OS << "[opt] ";
+    if (PF & 0x1)
+      OS << "[in] ";
+    if (PF & 0x2)
+      OS << "[out] ";
+    if (PF & 0x10)
+      OS << "[opt] ";
     Names.type(OS, Sig.Params[I], Ctx);
     if (It != Params.end()) {
       Marshal(It->second);
@@ -802,7 +844,8 @@ void Writer::method(uint32_t Row, uint32_t TypeRow) {
   for (auto &[Seq, P] : Params) {
     Token PTok = makeToken(TableId::Param, P);
     uint32_t C = M.constant(PTok);
-    if (!C && M.customAttributes(PTok).empty()) continue;
+    if (!C && M.customAttributes(PTok).empty())
+      continue;
     indent() << ".param [" << Seq << ']';
     if (C) {
       OS << " = ";
@@ -821,7 +864,8 @@ void Writer::method(uint32_t Row, uint32_t TypeRow) {
   genericParamAttributes(Tok, Ctx);
   if (TypeRow)
     for (uint32_t MI : M.methodImpls(TypeRow)) {
-      if (M.getToken(TableId::MethodImpl, MI, MethodImplCol::MethodBody) != Tok) continue;
+      if (M.getToken(TableId::MethodImpl, MI, MethodImplCol::MethodBody) != Tok)
+        continue;
       indent() << ".override method ";
       Names.methodToken(OS, M.getToken(TableId::MethodImpl, MI, MethodImplCol::MethodDeclaration),
                         Ctx);
@@ -841,7 +885,8 @@ void Writer::method(uint32_t Row, uint32_t TypeRow) {
 void Writer::methodBody(uint32_t Row, const GenericContext &Ctx, const MethodSig &Sig) {
   uint32_t RVA = M.get(TableId::MethodDef, Row, MethodDefCol::RVA);
   uint16_t Impl = M.get(TableId::MethodDef, Row, MethodDefCol::ImplFlags);
-  if (RVA == 0) return;
+  if (RVA == 0)
+    return;
   if ((Impl & 3) != 0) { // native or runtime code: no IL to show
     indent() << "// native code\n";
     return;
@@ -876,7 +921,8 @@ void Writer::methodBody(uint32_t Row, const GenericContext &Ctx, const MethodSig
         indent() << ".locals " << (Body->initLocals() ? "init " : "") << '(';
         unsigned Column = Depth * 2 + 8 + (Body->initLocals() ? 5 : 0);
         for (size_t I = 0; I < Locals->size(); ++I) {
-          if (I) OS << ",\n" << std::string(Column, ' ');
+          if (I)
+            OS << ",\n" << std::string(Column, ' ');
           Names.type(OS, (*Locals)[I], Ctx);
           OS << " V_" << I;
         }
@@ -904,7 +950,8 @@ void Writer::instructions(const il::RawMethodBody &Body, const GenericContext &C
 
   uint32_t CodeEnd = uint32_t(Body.Code.size());
   auto OnBoundary = [&](uint32_t Off) {
-    if (Off == CodeEnd) return true;
+    if (Off == CodeEnd)
+      return true;
     return std::binary_search(Insts.begin(), Insts.end(), Off, [](const auto &A, const auto &B) {
       auto OffOf = [](const auto &X) {
         if constexpr (std::is_same_v<std::decay_t<decltype(X)>, uint32_t>)
@@ -925,14 +972,17 @@ void Writer::instructions(const il::RawMethodBody &Body, const GenericContext &C
     bool SameTry =
         C > 0 && Cl[C - 1].TryOffset == E.TryOffset && Cl[C - 1].TryLength == E.TryLength;
     uint32_t HandlerStartExpected = SameTry ? Cl[C - 1].handlerEnd() : E.tryEnd();
-    if (!SameTry) Blocks.push_back({E.TryOffset, E.tryEnd(), Block::Try, C});
+    if (!SameTry)
+      Blocks.push_back({E.TryOffset, E.tryEnd(), Block::Try, C});
     if (E.Kind == il::ClauseFilter) {
       uint32_t F = E.ClassTokenOrFilterOffset;
-      if (F != HandlerStartExpected || F >= E.HandlerOffset) Structured = false;
+      if (F != HandlerStartExpected || F >= E.HandlerOffset)
+        Structured = false;
       Blocks.push_back({F, E.HandlerOffset, Block::Filter, C});
       Blocks.push_back({E.HandlerOffset, E.handlerEnd(), Block::FilterHandler, C});
     } else {
-      if (E.HandlerOffset != HandlerStartExpected) Structured = false;
+      if (E.HandlerOffset != HandlerStartExpected)
+        Structured = false;
       Block::Kind K = E.Kind == il::ClauseFinally ? Block::Finally
                       : E.Kind == il::ClauseFault ? Block::Fault
                                                   : Block::Catch;
@@ -960,7 +1010,8 @@ void Writer::instructions(const il::RawMethodBody &Body, const GenericContext &C
       Open.push_back(&B);
     }
   }
-  if (!Structured) Blocks.clear();
+  if (!Structured)
+    Blocks.clear();
 
   std::vector<const Block *> Open;
   size_t Next = 0;
@@ -977,25 +1028,16 @@ void Writer::instructions(const il::RawMethodBody &Body, const GenericContext &C
       const Block &B = Blocks[Next++];
       const il::ExceptionClause &E = Cl[B.Clause];
       switch (B.K) {
-      case Block::Try:
-        indent() << ".try\n";
-        break;
+      case Block::Try: indent() << ".try\n"; break;
       case Block::Catch:
         indent() << "catch ";
         Names.typeToken(OS, E.ClassTokenOrFilterOffset, Ctx);
         OS << '\n';
         break;
-      case Block::Finally:
-        indent() << "finally\n";
-        break;
-      case Block::Fault:
-        indent() << "fault\n";
-        break;
-      case Block::Filter:
-        indent() << "filter\n";
-        break;
-      case Block::FilterHandler:
-        break;
+      case Block::Finally: indent() << "finally\n"; break;
+      case Block::Fault: indent() << "fault\n"; break;
+      case Block::Filter: indent() << "filter\n"; break;
+      case Block::FilterHandler: break;
       }
       indent() << "{\n";
       ++Depth;
@@ -1028,15 +1070,9 @@ void Writer::instructions(const il::RawMethodBody &Body, const GenericContext &C
       case il::ClauseFilter:
         OS << "filter IL_" << format_hex_no_prefix(E.ClassTokenOrFilterOffset, 4);
         break;
-      case il::ClauseFinally:
-        OS << "finally";
-        break;
-      case il::ClauseFault:
-        OS << "fault";
-        break;
-      default:
-        OS << "flags(" << format_hex(E.Kind, 10) << ')';
-        break;
+      case il::ClauseFinally: OS << "finally"; break;
+      case il::ClauseFault: OS << "fault"; break;
+      default: OS << "flags(" << format_hex(E.Kind, 10) << ')'; break;
       }
       OS << " handler IL_" << format_hex_no_prefix(E.HandlerOffset, 4) << " to IL_"
          << format_hex_no_prefix(E.handlerEnd(), 4) << '\n';
@@ -1049,8 +1085,7 @@ void Writer::operand(const il::Instruction &I, const il::InstructionDecoder &D,
                      const MethodSig &Sig) {
   auto Label = [&](uint32_t Target) { OS << "IL_" << format_hex_no_prefix(Target, 4); };
   switch (I.info().Operand) {
-  case il::OperandKind::None:
-    return;
+  case il::OperandKind::None: return;
   case il::OperandKind::ShortVar:
   case il::OperandKind::Var: {
     bool Local = I.Op == il::Opcode::Ldloc_S || I.Op == il::Opcode::Ldloca_S ||
@@ -1065,9 +1100,7 @@ void Writer::operand(const il::Instruction &I, const il::InstructionDecoder &D,
   case il::OperandKind::ShortI:
   case il::OperandKind::ShortU:
   case il::OperandKind::I:
-  case il::OperandKind::I8:
-    OS << I.Int;
-    return;
+  case il::OperandKind::I8: OS << I.Int; return;
   case il::OperandKind::ShortR:
   case il::OperandKind::R: {
     bool Short = I.info().Operand == il::OperandKind::ShortR;
@@ -1084,29 +1117,20 @@ void Writer::operand(const il::Instruction &I, const il::InstructionDecoder &D,
     return;
   }
   case il::OperandKind::ShortBr:
-  case il::OperandKind::Br:
-    Label(I.Target);
-    return;
+  case il::OperandKind::Br: Label(I.Target); return;
   case il::OperandKind::Switch:
     OS << '(';
     for (uint32_t C = 0; C < I.Count; ++C) {
-      if (C) OS << ", ";
+      if (C)
+        OS << ", ";
       Label(D.switchTarget(I, C));
     }
     OS << ')';
     return;
-  case il::OperandKind::Method:
-    Names.methodToken(OS, I.Token, Ctx);
-    return;
-  case il::OperandKind::Field:
-    Names.fieldToken(OS, I.Token, Ctx);
-    return;
-  case il::OperandKind::Type:
-    Names.typeToken(OS, I.Token, Ctx);
-    return;
-  case il::OperandKind::Tok:
-    Names.anyToken(OS, I.Token, Ctx);
-    return;
+  case il::OperandKind::Method: Names.methodToken(OS, I.Token, Ctx); return;
+  case il::OperandKind::Field: Names.fieldToken(OS, I.Token, Ctx); return;
+  case il::OperandKind::Type: Names.typeToken(OS, I.Token, Ctx); return;
+  case il::OperandKind::Tok: Names.anyToken(OS, I.Token, Ctx); return;
   case il::OperandKind::String: {
     if ((I.Token >> 24) != UserStringTokenType) {
       OS << "<bad string token " << format_hex(I.Token, 10) << '>';
@@ -1129,7 +1153,8 @@ void Writer::operand(const il::Instruction &I, const il::InstructionDecoder &D,
     }
     uint32_t Blob = M.get(TableId::StandAloneSig, tokenRow(I.Token), StandAloneSigCol::Signature);
     Expected<MethodSig> S = decodeMethodSig(M.getBlob(Blob), M.blobFileOffset(Blob), &M);
-    if (!S) return writeBadSignature(OS, S.takeError());
+    if (!S)
+      return writeBadSignature(OS, S.takeError());
     Names.callingConvention(OS, *S);
     Names.type(OS, S->Return, Ctx);
     Names.paramTypes(OS, *S, Ctx);
@@ -1145,7 +1170,8 @@ void Writer::semantics(Token Owner) {
   ArrayRef<uint32_t> Rows = M.semantics(Owner);
   for (auto &[Bit, Word] : Kinds)
     for (uint32_t R : Rows) {
-      if (!(M.get(TableId::MethodSemantics, R, MethodSemanticsCol::Semantics) & Bit)) continue;
+      if (!(M.get(TableId::MethodSemantics, R, MethodSemanticsCol::Semantics) & Bit))
+        continue;
       indent() << Word << ' ';
       uint32_t Method = M.get(TableId::MethodSemantics, R, MethodSemanticsCol::Method);
       Names.methodToken(OS, makeToken(TableId::MethodDef, Method), GenericContext{});
@@ -1158,19 +1184,23 @@ void Writer::property(uint32_t Row, uint32_t TypeRow) {
   Token Tok = makeToken(TableId::Property, Row);
   GenericContext Ctx{TypeRow, 0};
   indent() << ".property ";
-  if (Flags & 0x200) OS << "specialname ";
-  if (Flags & 0x400) OS << "rtspecialname ";
+  if (Flags & 0x200)
+    OS << "specialname ";
+  if (Flags & 0x400)
+    OS << "rtspecialname ";
   uint32_t Blob = M.get(TableId::Property, Row, PropertyCol::Type);
   Expected<MethodSig> Sig = decodePropertySig(M.getBlob(Blob), M.blobFileOffset(Blob), &M);
   if (!Sig) {
     writeBadSignature(OS, Sig.takeError());
   } else {
-    if (Sig->hasThis()) OS << "instance ";
+    if (Sig->hasThis())
+      OS << "instance ";
     Names.type(OS, Sig->Return, Ctx);
   }
   OS << ' ';
   writeId(OS, M.getString(M.get(TableId::Property, Row, PropertyCol::Name)));
-  if (Sig) Names.paramTypes(OS, *Sig, Ctx);
+  if (Sig)
+    Names.paramTypes(OS, *Sig, Ctx);
   if (uint32_t C = M.constant(Tok)) {
     OS << " = ";
     uint32_t CB = M.get(TableId::Constant, C, ConstantCol::Value);
@@ -1195,8 +1225,10 @@ void Writer::event(uint32_t Row, uint32_t TypeRow) {
   uint16_t Flags = M.get(TableId::Event, Row, EventCol::EventFlags);
   Token Tok = makeToken(TableId::Event, Row);
   indent() << ".event ";
-  if (Flags & 0x200) OS << "specialname ";
-  if (Flags & 0x400) OS << "rtspecialname ";
+  if (Flags & 0x200)
+    OS << "specialname ";
+  if (Flags & 0x400)
+    OS << "rtspecialname ";
   Token T = M.getToken(TableId::Event, Row, EventCol::EventType);
   if (tokenRow(T)) {
     Names.typeToken(OS, T, GenericContext{TypeRow, 0});
@@ -1227,31 +1259,22 @@ void Writer::dataBlocks() {
       switch (T.Kind) {
       case ElementType::Boolean:
       case ElementType::I1:
-      case ElementType::U1:
-        Size = 1;
-        break;
+      case ElementType::U1: Size = 1; break;
       case ElementType::Char:
       case ElementType::I2:
-      case ElementType::U2:
-        Size = 2;
-        break;
+      case ElementType::U2: Size = 2; break;
       case ElementType::I4:
       case ElementType::U4:
-      case ElementType::R4:
-        Size = 4;
-        break;
+      case ElementType::R4: Size = 4; break;
       case ElementType::I8:
       case ElementType::U8:
-      case ElementType::R8:
-        Size = 8;
-        break;
+      case ElementType::R8: Size = 8; break;
       case ElementType::ValueType:
         if (tokenTable(T.TypeToken) == TableId::TypeDef)
           if (uint32_t L = M.classLayout(tokenRow(T.TypeToken)))
             Size = M.get(TableId::ClassLayout, L, ClassLayoutCol::ClassSize);
         break;
-      default:
-        break;
+      default: break;
       }
     } else {
       consumeError(Sig.takeError());
@@ -1261,7 +1284,7 @@ void Writer::dataBlocks() {
       OS << "bytearray ()  // size unknown\n";
       continue;
     }
-    Expected<ArrayRef<uint8_t>> Bytes = Img.rvaBytes(RVA, Size, "field data");
+    Expected<std::vector<uint8_t>> Bytes = Img.readMapped(RVA, Size, "field data");
     if (!Bytes) {
       OS << "bytearray ()\n";
       problem(Bytes.takeError());
@@ -1290,12 +1313,15 @@ Error Writer::run() {
     }
     if (Opts.Types.empty())
       for (uint32_t I : M.typeMethods(1))
-        if (methodSelected(0, M.method(I))) method(M.method(I), 0);
+        if (methodSelected(0, M.method(I)))
+          method(M.method(I), 0);
   }
   for (uint32_t Row = 2; Row <= M.rowCount(TableId::TypeDef); ++Row)
-    if (!M.enclosingType(Row)) type(Row);
+    if (!M.enclosingType(Row))
+      type(Row);
   dataBlocks();
-  if (FirstProblem) return plainError(*FirstProblem);
+  if (FirstProblem)
+    return plainError(*FirstProblem);
   return Error::success();
 }
 

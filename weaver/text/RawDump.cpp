@@ -42,7 +42,8 @@ void dumpHeaders(raw_ostream &OS, const pe::Image &Img) {
   field(OS, "SizeOfUninitializedData") << format_hex(O.SizeOfUninitializedData, 10) << '\n';
   field(OS, "AddressOfEntryPoint") << format_hex(O.AddressOfEntryPoint, 10) << '\n';
   field(OS, "BaseOfCode") << format_hex(O.BaseOfCode, 10) << '\n';
-  if (!O.PE32Plus) field(OS, "BaseOfData") << format_hex(O.BaseOfData, 10) << '\n';
+  if (!O.PE32Plus)
+    field(OS, "BaseOfData") << format_hex(O.BaseOfData, 10) << '\n';
   field(OS, "ImageBase") << format_hex(O.ImageBase, O.PE32Plus ? 18 : 10) << '\n';
   field(OS, "SectionAlignment") << format_hex(O.SectionAlignment, 10) << '\n';
   field(OS, "FileAlignment") << format_hex(O.FileAlignment, 10) << '\n';
@@ -64,7 +65,8 @@ void dumpHeaders(raw_ostream &OS, const pe::Image &Img) {
   OS << "Data directories\n";
   for (unsigned I = 0; I < pe::DirCount; ++I) {
     pe::DataDirectory D = Img.directory(I);
-    if (D.empty()) continue;
+    if (D.empty())
+      continue;
     field(OS, pe::directoryName(I))
         << "RVA " << format_hex(D.RVA, 10) << " size " << format_hex(D.Size, 10) << '\n';
   }
@@ -122,7 +124,8 @@ Error dumpDebugAndR2R(raw_ostream &OS, const pe::Image &Img) {
     Expected<pe::ReadyToRunHeader> H = Img.readyToRunHeader();
     if (!H) {
       OS << "ReadyToRun header: error: " << toString(H.takeError()) << '\n';
-      if (!First) First = plainError("the ReadyToRun header is malformed");
+      if (!First)
+        First = plainError("the ReadyToRun header is malformed");
     } else {
       OS << "ReadyToRun header version " << H->MajorVersion << '.' << H->MinorVersion << " flags "
          << format_hex(H->Flags, 10) << " (" << pe::readyToRunFlagNames(H->Flags) << "), "
@@ -156,9 +159,7 @@ void dumpCell(raw_ostream &OS, const Module &M, TableId T, uint32_t Row, unsigne
       OS << " <out of range>";
     }
     return;
-  case ColumnKind::Guid:
-    OS << "#GUID[" << V << ']';
-    return;
+  case ColumnKind::Guid: OS << "#GUID[" << V << ']'; return;
   case ColumnKind::Blob: {
     OS << "#Blob[" << format_hex(V, 1) << ']';
     ArrayRef<uint8_t> B = M.getBlob(V);
@@ -168,9 +169,7 @@ void dumpCell(raw_ostream &OS, const Module &M, TableId T, uint32_t Row, unsigne
       OS << " (" << B.size() << " bytes)";
     return;
   }
-  case ColumnKind::Idx:
-    OS << tableName(CS.Arg) << '[' << V << ']';
-    return;
+  case ColumnKind::Idx: OS << tableName(CS.Arg) << '[' << V << ']'; return;
   case ColumnKind::Coded: {
     Token Tok;
     if (decodeCodedIndex(CodedIndex(CS.Arg), V, Tok))
@@ -202,11 +201,13 @@ void dumpMetadata(raw_ostream &OS, const Module &M) {
     field(OS, "ReferencedTables") << format_hex(M.pdb()->ReferencedTypeSystemTables, 18) << '\n';
   }
   for (unsigned T = 0; T < MaxTables; ++T) {
-    if (!M.hasTable(TableId(T))) continue;
+    if (!M.hasTable(TableId(T)))
+      continue;
     uint32_t N = M.rowCount(TableId(T));
     OS << "Table " << format_hex(T, 4) << ' ' << tableName(T) << ": " << N << " rows of "
        << M.rowSize(TableId(T)) << " bytes";
-    if (N) OS << " @" << format_hex(M.rowOffset(TableId(T), 1), 10);
+    if (N)
+      OS << " @" << format_hex(M.rowOffset(TableId(T), 1), 10);
     OS << '\n';
     for (uint32_t R = 1; R <= N; ++R) {
       OS << "  [" << R << ']';
@@ -220,11 +221,13 @@ void dumpMetadata(raw_ostream &OS, const Module &M) {
 }
 
 void dumpMethodHeaders(raw_ostream &OS, const pe::Image &Img, const Module &M, Error &First) {
-  if (!M.rowCount(TableId::MethodDef)) return;
+  if (!M.rowCount(TableId::MethodDef))
+    return;
   OS << "Method bodies\n";
   for (uint32_t R = 1; R <= M.rowCount(TableId::MethodDef); ++R) {
     uint32_t RVA = M.get(TableId::MethodDef, R, MethodDefCol::RVA);
-    if (!RVA) continue;
+    if (!RVA)
+      continue;
     OS << "  " << format_hex(makeToken(TableId::MethodDef, R), 10) << " RVA "
        << format_hex(RVA, 10);
     if (M.get(TableId::MethodDef, R, MethodDefCol::ImplFlags) & 3) {
@@ -240,7 +243,8 @@ void dumpMethodHeaders(raw_ostream &OS, const pe::Image &Img, const Module &M, E
     Expected<il::RawMethodBody> B = il::readMethodBody(Tail, Off);
     if (!B) {
       OS << " error: " << toString(B.takeError()) << '\n';
-      if (!First) First = plainError("a method body is malformed");
+      if (!First)
+        First = plainError("a method body is malformed");
       continue;
     }
     OS << " @" << format_hex(Off, 10) << (B->Fat ? " fat" : " tiny") << " flags "
@@ -288,7 +292,8 @@ Error rawDump(raw_ostream &OS, ArrayRef<uint8_t> Bytes) {
   if (Error V = (*M)->validate()) {
     std::string Msg = toString(std::move(V));
     OS << "error: " << Msg << '\n';
-    if (!First) First = plainError(Msg);
+    if (!First)
+      First = plainError(Msg);
     return First; // cell values cannot be trusted for walking bodies
   }
   dumpMethodHeaders(OS, I, **M, First);

@@ -1,0 +1,181 @@
+//===- tests/support/Env.cpp ----------------------------------------------===//
+#include "tests/support/Env.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+using namespace llvm;
+
+namespace weft::test {
+
+CommandResult run(StringRef Program, ArrayRef<std::string> Args, ArrayRef<std::string> Env,
+                  unsigned TimeoutSeconds) {
+  CommandResult R;
+  std::string Path = Program.str();
+  if (!Program.contains('/')) {
+    ErrorOr<std::string> Found = sys::findProgramByName(Program);
+    if (!Found) {
+      R.Err = "program not found: " + Program.str();
+      return R;
+    }
+    Path = *Found;
+  }
+  SmallString<128> OutFile, ErrFile;
+  sys::fs::createTemporaryFile("weft-test-out", "txt", OutFile);
+  sys::fs::createTemporaryFile("weft-test-err", "txt", ErrFile);
+  std::vector<StringRef> Argv{Path};
+  for (const std::string &A : Args)
+    Argv.push_back(A);
+  std::optional<std::vector<StringRef>> EnvRefs;
+  std::vector<std::string> EnvStore;
+  if (!Env.empty()) {
+    for (char **E = environ; *E; ++E)
+      EnvStore.push_back(*E);
+    for (const std::string &E : Env)
+      EnvStore.push_back(E);
+    EnvRefs.emplace(EnvStore.begin(), EnvStore.end());
+  }
+  Optional<StringRef> Redirects[] = {StringRef(""), StringRef(OutFile), StringRef(ErrFile)};
+  std::string ErrMsg;
+  R.ExitCode =
+      sys::ExecuteAndWait(Path, Argv, EnvRefs ? Optional<ArrayRef<StringRef>>(*EnvRefs) : None,
+                          Redirects, TimeoutSeconds, 0, &ErrMsg);
+  R.Out = readFile(OutFile);
+  R.Err = readFile(ErrFile) + ErrMsg;
+  sys::fs::remove(OutFile);
+  sys::fs::remove(ErrFile);
+  return R;
+}
+
+// Lines like "Microsoft.NETCore.App 10.0.12 [/usr/share/dotnet/shared/Microsoft.NETCore.App]".
+static std::vector<Installed> parseListing(StringRef Text, bool HasName) {
+  std::vector<Installed> Out;
+  SmallVector<StringRef, 16> Lines;
+  Text.split(Lines, '\n', -1, false);
+  for (StringRef L : Lines) {
+    L = L.trim();
+    size_t Open = L.find('['), Close = L.rfind(']');
+    if (Open == StringRef::npos || Close == StringRef::npos)
+      continue;
+    SmallVector<StringRef, 3> Words;
+    L.substr(0, Open).trim().split(Words, ' ', -1, false);
+    Installed I;
+    if (HasName && Words.size() == 2) {
+      I.Name = Words[0].str();
+      I.Version = Words[1].str();
+    } else if (!HasName && Words.size() == 1) {
+      I.Version = Words[0].str();
+    } else {
+      continue;
+    }
+    SmallString<256> Dir(L.slice(Open + 1, Close));
+    sys::path::append(Dir, I.Version);
+    I.Dir = std::string(Dir);
+    Out.push_back(I);
+  }
+  return Out;
+}
+
+std::vector<Installed> sharedFrameworks() {
+  return parseListing(run("dotnet", {"--list-runtimes"}).Out, true);
+}
+
+std::vector<Installed> sdks() { return parseListing(run("dotnet", {"--list-sdks"}).Out, false); }
+
+std::string netCoreAppDir() {
+  std::string Best, BestVersion;
+  for (const Installed &I : sharedFrameworks())
+    if (I.Name == "Microsoft.NETCore.App")
+      Best = I.Dir; // dotnet lists versions in ascending order
+  return Best;
+}
+
+std::string nugetPackagesDir() {
+  CommandResult R = run("dotnet", {"nuget", "locals", "global-packages", "--list"});
+  StringRef Out = StringRef(R.Out).trim();
+  size_t Colon = Out.find(": ");
+  if (Colon == StringRef::npos)
+    return {};
+  return Out.substr(Colon + 2).trim().str();
+}
+
+#ifndef WEFT_SOURCE_DIR
+#error "WEFT_SOURCE_DIR must be defined by the build"
+#endif
+
+std::string sourceDir() { return WEFT_SOURCE_DIR; }
+std::string binaryDir() { return WEFT_BINARY_DIR; }
+std::string weftTool() { return WEFT_TOOL; }
+std::string corpusDir() { return WEFT_CORPUS_DIR; }
+
+std::string corpusDll(StringRef Name) {
+  SmallString<256> P(corpusDir());
+  sys::path::append(P, "bin", Name, "release", Name + ".dll");
+  return std::string(P);
+}
+
+std::vector<std::string> corpusPrograms() {
+  std::vector<std::string> Names;
+  SmallString<256> Root(sourceDir());
+  sys::path::append(Root, "corpus");
+  std::error_code EC;
+  for (sys::fs::directory_iterator It(Root, EC), End; It != End && !EC; It.increment(EC)) {
+    StringRef Name = sys::path::filename(It->path());
+    SmallString<256> Proj(It->path());
+    sys::path::append(Proj, Name + ".csproj");
+    if (sys::fs::exists(Proj))
+      Names.push_back(Name.str());
+  }
+  std::sort(Names.begin(), Names.end());
+  return Names;
+}
+
+std::vector<std::string> filesUnder(StringRef Dir, ArrayRef<StringRef> Extensions) {
+  std::vector<std::string> Out;
+  std::error_code EC;
+  for (sys::fs::recursive_directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC)) {
+    if (It->type() != sys::fs::file_type::regular_file &&
+        It->type() != sys::fs::file_type::symlink_file)
+      continue;
+    StringRef P = It->path();
+    for (StringRef Ext : Extensions)
+      if (P.endswith_insensitive(Ext)) {
+        Out.push_back(P.str());
+        break;
+      }
+  }
+  std::sort(Out.begin(), Out.end());
+  return Out;
+}
+
+std::string readFile(StringRef Path) {
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  return Buf ? (*Buf)->getBuffer().str() : std::string();
+}
+
+bool writeFile(StringRef Path, StringRef Text) {
+  std::error_code EC;
+  raw_fd_ostream OS(Path, EC);
+  if (EC)
+    return false;
+  OS << Text;
+  return true;
+}
+
+std::string scratchDir(StringRef Name) {
+  SmallString<256> P(binaryDir());
+  sys::path::append(P, "test-scratch", Name);
+  sys::fs::remove_directories(P);
+  sys::fs::create_directories(P);
+  return std::string(P);
+}
+
+} // namespace weft::test

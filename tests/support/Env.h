@@ -1,0 +1,61 @@
+//===- tests/support/Env.h - The machine the tests run on -------*- C++ -*-===//
+//
+// Finds the installed .NET pieces the way a user's machine has them: shared frameworks through
+// `dotnet --list-runtimes`, SDKs through `dotnet --list-sdks`, the NuGet package folder through
+// `dotnet nuget locals`. Runs commands and captures what they print.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_TESTS_SUPPORT_ENV_H
+#define WEFT_TESTS_SUPPORT_ENV_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace weft::test {
+
+struct CommandResult {
+  int ExitCode = -1;
+  std::string Out, Err;
+};
+
+/// Runs \p Program (looked up on PATH if it has no '/') with \p Args; \p Env entries "K=V" are
+/// added to the environment. Captures standard output and error.
+CommandResult run(llvm::StringRef Program, llvm::ArrayRef<std::string> Args,
+                  llvm::ArrayRef<std::string> Env = {}, unsigned TimeoutSeconds = 0);
+
+/// An installed shared framework or SDK: its name ("Microsoft.NETCore.App"), version and folder.
+struct Installed {
+  std::string Name, Version, Dir;
+};
+std::vector<Installed> sharedFrameworks();
+std::vector<Installed> sdks();
+/// The folder of the newest installed Microsoft.NETCore.App.
+std::string netCoreAppDir();
+/// The NuGet global-packages folder.
+std::string nugetPackagesDir();
+
+/// Paths set by CMake for the tests (see tests/CMakeLists.txt).
+std::string sourceDir(); // the repository
+std::string binaryDir(); // the build tree
+std::string weftTool();  // the weft executable
+std::string corpusDir(); // where the corpus programs were built (artifacts layout)
+std::string corpusDll(llvm::StringRef Name);
+/// The names of the corpus programs (folders of corpus/ with a .csproj).
+std::vector<std::string> corpusPrograms();
+
+/// Every file under \p Dir (recursively) whose name ends in one of \p Extensions.
+std::vector<std::string> filesUnder(llvm::StringRef Dir,
+                                    llvm::ArrayRef<llvm::StringRef> Extensions);
+
+std::string readFile(llvm::StringRef Path);
+bool writeFile(llvm::StringRef Path, llvm::StringRef Text);
+/// A fresh empty directory under the build tree for one test.
+std::string scratchDir(llvm::StringRef Name);
+
+} // namespace weft::test
+
+#endif

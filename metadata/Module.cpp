@@ -110,9 +110,9 @@ Error Module::parseRoot() {
     S.Name = Name.str();
     if (S.Offset > Bytes.size() || S.Size > Bytes.size() - S.Offset)
       return formatError("stream header '" + S.Name + "'", S.HeaderOffset,
-                         "stream [" + hexstr(S.Offset, false, 1) + ", +" +
-                             hexstr(S.Size, false, 1) + ") extends beyond the metadata (size " +
-                             hexstr(Bytes.size(), false, 1) + ")");
+                         "stream [" + hex(S.Offset, 1) + ", +" +
+                             hex(S.Size, 1) + ") extends beyond the metadata (size " +
+                             hex(Bytes.size(), 1) + ")");
     Streams.push_back(std::move(S));
   }
   if (Error E = R.takeError("stream headers"))
@@ -190,7 +190,7 @@ Error Module::parseTables(const StreamHeader &S) {
     if (!tableSpec(T).exists())
       return formatError("table stream header", Base + 8,
                          "the Valid mask has bit " + Twine(T) + " set, but table 0x" +
-                             hexstr(T, false, 2) + " does not exist");
+                             hex(T, 2) + " does not exist");
     size_t At = R.pos();
     Tables[T].Rows = R.u32();
     if (R.ok() && Tables[T].Rows > 0xFFFFFF)
@@ -327,8 +327,8 @@ Error Module::validate() const {
         switch (CS.Kind) {
         case ColumnKind::Str:
           if (V && V >= StringHeap.size())
-            return Bad("#Strings offset " + hexstr(V, false, 1) + " is beyond the heap (size " +
-                       hexstr(StringHeap.size(), false, 1) + ")");
+            return Bad("#Strings offset " + hex(V, 1) + " is beyond the heap (size " +
+                       hex(StringHeap.size(), 1) + ")");
           break;
         case ColumnKind::Guid:
           if (uint64_t(V) * 16 > GuidHeap.size())
@@ -339,14 +339,14 @@ Error Module::validate() const {
           if (V == 0 && BlobHeap.empty())
             break;
           if (V >= BlobHeap.size())
-            return Bad("#Blob offset " + hexstr(V, false, 1) + " is beyond the heap (size " +
-                       hexstr(BlobHeap.size(), false, 1) + ")");
+            return Bad("#Blob offset " + hex(V, 1) + " is beyond the heap (size " +
+                       hex(BlobHeap.size(), 1) + ")");
           uint32_t Len = 0;
           unsigned N = decodeCompressed(BlobHeap.drop_front(V), Len);
           if (!N)
-            return Bad("#Blob entry at " + hexstr(V, false, 1) + " has a malformed length");
+            return Bad("#Blob entry at " + hex(V, 1) + " has a malformed length");
           if (uint64_t(V) + N + Len > BlobHeap.size())
-            return Bad("#Blob entry at " + hexstr(V, false, 1) + " of length " + Twine(Len) +
+            return Bad("#Blob entry at " + hex(V, 1) + " of length " + Twine(Len) +
                        " runs past the end of the heap");
           break;
         }
@@ -362,7 +362,7 @@ Error Module::validate() const {
         case ColumnKind::Coded: {
           Token Tok;
           if (!decodeCodedIndex(CodedIndex(CS.Arg), V, Tok))
-            return Bad("coded index " + hexstr(V, false, 1) + " has a tag that " +
+            return Bad("coded index " + hex(V, 1) + " has a tag that " +
                        codedIndexSpec(CodedIndex(CS.Arg)).Name + " does not use");
           if (tokenRow(Tok) > RefRows(unsigned(tokenTable(Tok))))
             return Bad("coded index refers to " + tableName(tokenTable(Tok)) + " row " +
@@ -421,13 +421,13 @@ const uint8_t *Module::getGuid(uint32_t Index) const {
 Expected<UserString> Module::getUserString(uint32_t Offset) const {
   if (Offset >= USHeap.size())
     return formatError("#US heap", USHeapOffset,
-                       "offset " + hexstr(Offset, false, 1) + " is beyond the heap (size " +
-                           hexstr(USHeap.size(), false, 1) + ")");
+                       "offset " + hex(Offset, 1) + " is beyond the heap (size " +
+                           hex(USHeap.size(), 1) + ")");
   uint32_t Len = 0;
   unsigned N = decodeCompressed(USHeap.drop_front(Offset), Len);
   if (!N || uint64_t(Offset) + N + Len > USHeap.size())
     return formatError("#US heap", USHeapOffset + Offset,
-                       "entry at " + hexstr(Offset, false, 1) + " has a bad length");
+                       "entry at " + hex(Offset, 1) + " has a bad length");
   UserString U;
   ArrayRef<uint8_t> Data = USHeap.slice(Offset + N, Len);
   if (Len % 2 == 1) {

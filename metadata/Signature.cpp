@@ -92,7 +92,7 @@ public:
       return false;
     static const TableId Tags[] = {TableId::TypeDef, TableId::TypeRef, TableId::TypeSpec};
     if ((V & 3) == 3) {
-      failAt(At, "type reference " + hexstr(V, false, 1) + " has the invalid tag 3");
+      failAt(At, "type reference " + hex(V, 1) + " has the invalid tag 3");
       return false;
     }
     Out = makeToken(Tags[V & 3], V >> 2);

@@ -163,7 +163,7 @@ Error Image::parse() {
   PEOffset = R.u32();
   if (PEOffset > Bytes.size() || Bytes.size() - PEOffset < 4 + CoffHeaderSize)
     return formatError("DOS header", 0x3C,
-                       "e_lfanew " + Twine(hexstr(PEOffset, false, 8)) +
+                       "e_lfanew " + Twine(hex(PEOffset, 8)) +
                            " points outside the file");
   R.seek(PEOffset);
   if (R.u32() != PESignature)
@@ -190,7 +190,7 @@ Error Image::parse() {
     return formatError("optional header", OptStart, "missing (SizeOfOptionalHeader is 0)");
   if (Magic != PE32Magic && Magic != PE32PlusMagic)
     return formatError("optional header", OptStart,
-                       "unknown magic " + Twine(hexstr(Magic, false, 4)) +
+                       "unknown magic " + Twine(hex(Magic, 4)) +
                            " (expected 0x10B for PE32 or 0x20B for PE32+)");
   Opt.PE32Plus = Magic == PE32PlusMagic;
   Opt.MajorLinkerVersion = O.u8();
@@ -262,14 +262,21 @@ Error Image::parse() {
     if (Sec.SizeOfRawData && (Sec.PointerToRawData > Bytes.size() ||
                               Sec.SizeOfRawData > Bytes.size() - Sec.PointerToRawData))
       return formatError("section header '" + Sec.Name + "'", Sec.HeaderOffset,
-                         "raw data [" + hexstr(Sec.PointerToRawData, false, 8) + ", +" +
-                             hexstr(Sec.SizeOfRawData, false, 8) +
+                         "raw data [" + hex(Sec.PointerToRawData, 8) + ", +" +
+                             hex(Sec.SizeOfRawData, 8) +
                              ") extends beyond the end of the file (file size " +
-                             hexstr(Bytes.size(), false, 8) + ")");
+                             hex(Bytes.size(), 8) + ")");
     Sections.push_back(std::move(Sec));
   }
   if (Error E = S.takeError("section table"))
     return E;
+  // The certificate table is the one directory given as a file offset; it must be in the file.
+  DataDirectory Cert = directory(DirSecurity);
+  if (Cert.Size && (Cert.RVA > Bytes.size() || Cert.Size > Bytes.size() - Cert.RVA))
+    return formatError("certificate table", Cert.RVA,
+                       "[" + hex(Cert.RVA) + ", +" + hex(Cert.Size) +
+                           ") extends beyond the end of the file (file size " +
+                           hex(Bytes.size()) + ")");
   return parseCli();
 }
 
@@ -285,7 +292,7 @@ const Section *Image::sectionForRVA(uint32_t RVA) const {
 Expected<uint64_t> Image::rvaToOffset(uint32_t RVA, uint32_t Size, StringRef What) const {
   auto Fail = [&](const Twine &Why) {
     return formatError(What, RVA,
-                       "RVA " + hexstr(RVA, false, 8) + " (size " + hexstr(Size, false, 1) + ") " +
+                       "RVA " + hex(RVA, 8) + " (size " + hex(Size, 1) + ") " +
                            Why);
   };
   if (const Section *S = sectionForRVA(RVA)) {
@@ -322,7 +329,7 @@ Expected<std::vector<uint8_t>> Image::readMapped(uint32_t RVA, uint32_t Size,
   uint64_t Span = std::max(S->VirtualSize, S->SizeOfRawData);
   if (Delta + Size > Span)
     return formatError(What, RVA,
-                       "RVA " + hexstr(RVA, false, 8) + " (size " + Twine(Size) +
+                       "RVA " + hex(RVA, 8) + " (size " + Twine(Size) +
                            ") runs past the end of section '" + S->Name + "'");
   std::vector<uint8_t> Out(Size, 0);
   uint64_t Backed =
@@ -408,7 +415,7 @@ Expected<ReadyToRunHeader> Image::readyToRunHeader() const {
   ArrayRef<uint8_t> Tail = rvaTail(Cli->ManagedNativeHeader.RVA, &Off);
   if (Tail.empty())
     return formatError("managed-native header", Cli->FileOffset + 64,
-                       "RVA " + hexstr(Cli->ManagedNativeHeader.RVA, false, 8) +
+                       "RVA " + hex(Cli->ManagedNativeHeader.RVA, 8) +
                            " is not inside any section");
   ByteReader R(Tail, Off);
   ReadyToRunHeader H;
@@ -469,7 +476,7 @@ Expected<std::vector<DebugEntry>> Image::debugEntries() const {
       if (E.PointerToRawData) {
         if (E.PointerToRawData > Bytes.size() || E.SizeOfData > Bytes.size() - E.PointerToRawData)
           return formatError(What, E.EntryOffset,
-                             "data at file offset " + hexstr(E.PointerToRawData, false, 8) +
+                             "data at file offset " + hex(E.PointerToRawData, 8) +
                                  " (size " + Twine(E.SizeOfData) + ") is outside the file");
         E.Data = Bytes.slice(E.PointerToRawData, E.SizeOfData);
       } else if (E.AddressOfRawData) {

@@ -25,6 +25,10 @@ inline std::string hexstr(uint64_t V, bool LowerCase = false, unsigned Width = 0
   return S;
 }
 
+/// "0x" and the lower-case hexadecimal digits of \p V, at least \p Width of them: how offsets and
+/// values appear in messages.
+inline std::string hex(uint64_t V, unsigned Width = 0) { return "0x" + hexstr(V, true, Width); }
+
 } // namespace weft
 
 #endif

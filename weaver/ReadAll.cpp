@@ -187,7 +187,7 @@ Error readBody(const pe::Image &Img, const Module &M, uint32_t Row, ReadStats &S
       for (uint32_t C = 0; C < Ins.Count; ++C)
         if (!IsStart(D.switchTarget(Ins, C)))
           return InstError(Ins, "switch target " + Twine(C) + " (0x" +
-                                    hexstr(D.switchTarget(Ins, C)) +
+                                    hex(D.switchTarget(Ins, C)) +
                                     ") is not the start of an instruction");
       break;
     case il::OperandKind::String:
@@ -223,7 +223,7 @@ Error readBody(const pe::Image &Img, const Module &M, uint32_t Row, ReadStats &S
                          ") is not on instruction boundaries");
     if (!InCode(E.HandlerOffset, E.HandlerLength))
       return ClauseError("handler block [0x" + hexstr(E.HandlerOffset) + ", +0x" +
-                         hexstr(E.HandlerLength) + ") is not on instruction boundaries");
+                         hex(E.HandlerLength) + ") is not on instruction boundaries");
     switch (E.Kind) {
     case il::ClauseException:
       if (!tokenAllowed(il::OperandKind::Type, tokenTable(E.ClassTokenOrFilterOffset)) ||

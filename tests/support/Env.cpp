@@ -179,3 +179,39 @@ std::string scratchDir(StringRef Name) {
 }
 
 } // namespace weft::test
+
+#include "metadata/Module.h"
+#include "pe/Image.h"
+
+#include <map>
+#include <mutex>
+
+namespace weft::test {
+
+const LoadedAssembly &frameworkAssembly(StringRef FileName) {
+  static std::mutex Lock;
+  static std::map<std::string, std::unique_ptr<LoadedAssembly>> Cache;
+  std::lock_guard<std::mutex> G(Lock);
+  std::unique_ptr<LoadedAssembly> &Slot = Cache[FileName.str()];
+  if (!Slot) {
+    Slot = std::make_unique<LoadedAssembly>();
+    SmallString<256> P(netCoreAppDir());
+    sys::path::append(P, FileName);
+    Slot->Path = std::string(P);
+    auto Img = pe::Image::open(P);
+    if (!Img) {
+      errs() << "cannot open " << P << ": " << toString(Img.takeError()) << '\n';
+      std::abort();
+    }
+    Slot->Image = std::move(*Img);
+    auto M = metadata::Module::create(Slot->Image->metadata(), Slot->Image->metadataOffset());
+    if (!M) {
+      errs() << "cannot read " << P << ": " << toString(M.takeError()) << '\n';
+      std::abort();
+    }
+    Slot->Module = std::move(*M);
+  }
+  return *Slot;
+}
+
+} // namespace weft::test

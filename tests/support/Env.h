@@ -11,6 +11,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,3 +60,21 @@ std::string scratchDir(llvm::StringRef Name);
 } // namespace weft::test
 
 #endif
+
+namespace weft::pe {
+class Image;
+}
+namespace weft::metadata {
+class Module;
+}
+namespace weft::test {
+
+/// An assembly of the installed Microsoft.NETCore.App, opened once per process.
+struct LoadedAssembly {
+  std::string Path;
+  std::unique_ptr<pe::Image> Image;
+  std::unique_ptr<metadata::Module> Module;
+};
+const LoadedAssembly &frameworkAssembly(llvm::StringRef FileName);
+
+} // namespace weft::test

@@ -894,9 +894,9 @@ void Writer::methodBody(uint32_t Row, const GenericContext &Ctx, const MethodSig
   uint64_t Off = 0;
   ArrayRef<uint8_t> Bytes = Img.rvaTail(RVA, &Off);
   if (Bytes.empty()) {
-    problem(formatError("method body of " + hexstr(makeToken(TableId::MethodDef, Row)),
+    problem(formatError("method body of " + hex(makeToken(TableId::MethodDef, Row)),
                         M.rowOffset(TableId::MethodDef, Row),
-                        "RVA " + hexstr(RVA) + " is not inside any section"));
+                        "RVA " + hex(RVA) + " is not inside any section"));
     return;
   }
   Expected<il::RawMethodBody> Body = il::readMethodBody(Bytes, Off);
@@ -909,7 +909,7 @@ void Writer::methodBody(uint32_t Row, const GenericContext &Ctx, const MethodSig
     Token LT = Body->LocalVarSigToken;
     if (tokenTable(LT) != TableId::StandAloneSig || !M.isValidToken(LT)) {
       problem(formatError("fat method header", Body->FileOffset + 8,
-                          "local variable signature token " + hexstr(LT) +
+                          "local variable signature token " + hex(LT) +
                               " is not a StandAloneSig row"));
     } else {
       uint32_t Blob = M.get(TableId::StandAloneSig, tokenRow(LT), StandAloneSigCol::Signature);
@@ -1134,7 +1134,7 @@ void Writer::operand(const il::Instruction &I, const il::InstructionDecoder &D,
   case il::OperandKind::String: {
     if ((I.Token >> 24) != UserStringTokenType) {
       OS << "<bad string token " << format_hex(I.Token, 10) << '>';
-      problem(formatError("ldstr", 0, "token " + hexstr(I.Token) + " is not a #US token"));
+      problem(formatError("ldstr", 0, "token " + hex(I.Token) + " is not a #US token"));
       return;
     }
     Expected<UserString> S = M.getUserString(I.Token & 0xFFFFFF);

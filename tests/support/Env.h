@@ -13,8 +13,16 @@
 
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
+
+namespace llvm {
+/// Lets GoogleTest print StringRef (and SmallString through str()) in failure messages.
+inline std::ostream &operator<<(std::ostream &OS, StringRef S) {
+  return OS.write(S.data(), std::streamsize(S.size()));
+}
+} // namespace llvm
 
 namespace weft::test {
 

@@ -1,0 +1,191 @@
+//===- tests/cli/CliTest.cpp - The weft command's behaviour ---------------===//
+//
+// Exit codes, messages and outputs of `weft info` and `weft dump` as a user sees them: errors name
+// the file, bad input exits non-zero and leaves no output file, JSON parses.
+//
+//===----------------------------------------------------------------------===//
+#include "tests/support/Env.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+
+#include <gtest/gtest.h>
+
+using namespace llvm;
+using namespace weft;
+
+namespace {
+
+test::CommandResult weft(std::vector<std::string> Args) {
+  return test::run(test::weftTool(), Args);
+}
+
+std::string frameworkFile(StringRef Name) {
+  SmallString<256> P(test::netCoreAppDir());
+  sys::path::append(P, Name);
+  return std::string(P);
+}
+
+bool contains(StringRef Text, StringRef Part) { return Text.contains(Part); }
+
+TEST(Cli, UsageErrorsExitWithTwo) {
+  test::CommandResult R = weft({});
+  EXPECT_EQ(R.ExitCode, 2);
+  EXPECT_TRUE(contains(R.Err, "weft: error:")) << R.Err;
+  R = weft({"frobnicate"});
+  EXPECT_EQ(R.ExitCode, 2);
+  R = weft({"dump"});
+  EXPECT_EQ(R.ExitCode, 2);
+  EXPECT_TRUE(contains(R.Err, "file")) << R.Err;
+  R = weft({"--help"});
+  EXPECT_EQ(R.ExitCode, 0);
+  EXPECT_TRUE(contains(R.Out, "dump")) << R.Out;
+}
+
+TEST(Cli, MissingFileIsNamed) {
+  test::CommandResult R = weft({"info", "no-such-file.dll"});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_TRUE(contains(R.Err, "weft: error: 'no-such-file.dll': No such file or directory"))
+      << R.Err;
+}
+
+TEST(Cli, NotAPEFileIsNamedWithStructureAndOffset) {
+  std::string Dir = test::scratchDir("cli-not-pe");
+  std::string File = Dir + "/notes.dll";
+  ASSERT_TRUE(test::writeFile(File, std::string(200, 'x')));
+  test::CommandResult R = weft({"dump", File});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_TRUE(contains(R.Err, "'" + File + "': DOS header at offset 0x0: missing 'MZ' signature"))
+      << R.Err;
+}
+
+TEST(Cli, NativeImageIsNotAnAssembly) {
+  // A managed image with its CLI directory cleared is, to the loader, a native image.
+  std::string Bytes = test::readFile(frameworkFile("System.Runtime.dll"));
+  ASSERT_GT(Bytes.size(), 0x200u);
+  uint32_t Lfanew = uint8_t(Bytes[0x3C]) | uint8_t(Bytes[0x3D]) << 8;
+  bool Plus = uint8_t(Bytes[Lfanew + 24]) == 0x0B && uint8_t(Bytes[Lfanew + 25]) == 0x02;
+  size_t Dir = Lfanew + 24 + (Plus ? 112 : 96) + 14 * 8;
+  std::fill(Bytes.begin() + Dir, Bytes.begin() + Dir + 8, '\0');
+  std::string File = test::scratchDir("cli-native") + "/native.dll";
+  ASSERT_TRUE(test::writeFile(File, Bytes));
+  test::CommandResult R = weft({"info", File});
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_TRUE(contains(R.Out, "no (no CLI header)")) << R.Out;
+  R = weft({"dump", File});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_TRUE(contains(R.Err, "not a .NET assembly")) << R.Err;
+}
+
+TEST(Cli, InfoJsonHasTablesBodiesAndFlags) {
+  std::string File = frameworkFile("System.Private.CoreLib.dll");
+  test::CommandResult R = weft({"info", "--json", "--bodies", File});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  Expected<json::Value> V = json::parse(R.Out);
+  ASSERT_TRUE(bool(V)) << toString(V.takeError());
+  const json::Object *O = V->getAsObject();
+  ASSERT_NE(O, nullptr);
+  const json::Object *Tables = O->getObject("tables");
+  ASSERT_NE(Tables, nullptr);
+  EXPECT_GT(Tables->getInteger("TypeDef").getValueOr(0), 1000);
+  EXPECT_GT(Tables->getInteger("MethodDef").getValueOr(0), 10000);
+  EXPECT_GT(Tables->getInteger("CustomAttribute").getValueOr(0), 0);
+  int64_t Bodies = O->getInteger("methods_with_body").getValueOr(0);
+  EXPECT_GT(Bodies, 10000);
+  EXPECT_GT(O->getInteger("il_bytes").getValueOr(0), Bodies);
+  const json::Array *List = O->getArray("method_bodies");
+  ASSERT_NE(List, nullptr);
+  EXPECT_EQ(int64_t(List->size()), Bodies);
+  // CoreLib on an installed runtime is ReadyToRun code, not C++/CLI.
+  EXPECT_NE(O->getObject("ready_to_run"), nullptr);
+  EXPECT_EQ(O->getBoolean("mixed_mode"), false);
+  EXPECT_EQ(O->getString("metadata_version").getValueOr(""), "v4.0.30319");
+}
+
+TEST(Cli, InfoTextNamesFlagsAndDebugEntries) {
+  std::string Dll = test::corpusDll("Closures");
+  test::CommandResult R = weft({"info", Dll});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_TRUE(contains(R.Out, "IL-only")) << R.Out;
+  EXPECT_TRUE(contains(R.Out, "CodeView (portable PDB)")) << R.Out;
+  EXPECT_TRUE(contains(R.Out, "ReadyToRun:        no")) << R.Out;
+  EXPECT_TRUE(contains(R.Out, "TypeDef")) << R.Out;
+}
+
+TEST(Cli, DumpToFileIsAtomicAndEqualToStandardOutput) {
+  std::string Dll = test::corpusDll("Closures");
+  std::string Dir = test::scratchDir("cli-dump-out");
+  std::string Out = Dir + "/closures.il";
+  test::CommandResult ToFile = weft({"dump", Dll, "-o", Out});
+  ASSERT_EQ(ToFile.ExitCode, 0) << ToFile.Err;
+  test::CommandResult ToStdout = weft({"dump", Dll});
+  EXPECT_TRUE(test::readFile(Out) == ToStdout.Out);
+  // Nothing else (no temporary file) is left behind.
+  std::error_code EC;
+  unsigned Files = 0;
+  for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
+    ++Files;
+  EXPECT_EQ(Files, 1u);
+}
+
+TEST(Cli, BadInputLeavesNoOutputFile) {
+  std::string Bytes = test::readFile(test::corpusDll("Closures"));
+  ASSERT_FALSE(Bytes.empty());
+  std::string Dir = test::scratchDir("cli-bad-out");
+  std::string In = Dir + "/bad.dll", Out = Dir + "/bad.il";
+  ASSERT_TRUE(test::writeFile(In, Bytes.substr(0, Bytes.size() / 2)));
+  test::CommandResult R = weft({"dump", In, "-o", Out});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_TRUE(contains(R.Err, "'" + In + "'")) << R.Err;
+  EXPECT_TRUE(contains(R.Err, "offset 0x")) << R.Err;
+  EXPECT_FALSE(sys::fs::exists(Out));
+  // The input is untouched.
+  EXPECT_EQ(test::readFile(In).size(), Bytes.size() / 2);
+}
+
+TEST(Cli, RawDumpShowsWhatABrokenFileContains) {
+  std::string Bytes = test::readFile(test::corpusDll("Closures"));
+  // Break the metadata signature: the full reader refuses, the raw dump still shows the headers.
+  size_t At = Bytes.find("BSJB");
+  ASSERT_NE(At, std::string::npos);
+  Bytes[At] = 'X';
+  std::string File = test::scratchDir("cli-raw") + "/broken.dll";
+  ASSERT_TRUE(test::writeFile(File, Bytes));
+  test::CommandResult Full = weft({"dump", File});
+  EXPECT_EQ(Full.ExitCode, 1);
+  EXPECT_TRUE(contains(Full.Err, "missing 'BSJB' signature")) << Full.Err;
+  test::CommandResult Raw = weft({"dump", "--raw", File});
+  EXPECT_EQ(Raw.ExitCode, 1);
+  EXPECT_TRUE(contains(Raw.Out, "COFF header")) << Raw.Out;
+  EXPECT_TRUE(contains(Raw.Out, "CLI header")) << Raw.Out;
+  EXPECT_TRUE(contains(Raw.Out, "missing 'BSJB' signature")) << Raw.Out;
+  // On an intact file the raw dump walks down to table rows and method headers.
+  test::CommandResult Good = weft({"dump", "--raw", test::corpusDll("Closures")});
+  EXPECT_EQ(Good.ExitCode, 0) << Good.Err;
+  EXPECT_TRUE(contains(Good.Out, "Table 0x02 TypeDef")) << Good.Out;
+  EXPECT_TRUE(contains(Good.Out, "Method bodies")) << Good.Out;
+}
+
+TEST(Cli, DumpFiltersByTypeAndMethod) {
+  std::string Dll = test::corpusDll("Generics");
+  test::CommandResult R = weft({"dump", Dll, "--method", "Main"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_TRUE(contains(R.Out, "Main(")) << R.Out;
+  EXPECT_FALSE(contains(R.Out, ".assembly")) << "headers are left out when filtering";
+  size_t Methods = 0;
+  for (size_t P = R.Out.find(".method "); P != std::string::npos; P = R.Out.find(".method ", P + 1))
+    ++Methods;
+  EXPECT_EQ(Methods, 1u);
+  R = weft({"dump", Dll, "--type", "*Constrained"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_TRUE(contains(R.Out, "Constrained")) << R.Out;
+  EXPECT_FALSE(contains(R.Out, "class public auto ansi beforefieldinit Weft.Corpus.Generics.Program"))
+      << R.Out;
+  R = weft({"dump", Dll, "--type", "[abc"});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_TRUE(contains(R.Err, "bad --type pattern")) << R.Err;
+}
+
+} // namespace

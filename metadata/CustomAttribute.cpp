@@ -72,8 +72,8 @@ public:
     std::optional<ElementType> U;
     if (T.EnumToken)
       U = Res.enumUnderlyingType(M, T.EnumToken);
-    else if (std::optional<ResolvedType> RT = Res.resolveSerializedName(M, T.EnumName))
-      U = Res.enumUnderlyingType(*RT);
+    else
+      U = Res.enumUnderlyingTypeByName(M, T.EnumName);
     if (!U) {
       U = Guess;
       Guessed = true;

@@ -53,6 +53,7 @@ Expected<std::unique_ptr<Module>> Module::create(ArrayRef<uint8_t> Bytes, uint64
   M->FileOffset = FileOffset;
   M->Relations.reset(new Relation[RelCount]);
   M->OwnerData.reset(new Owners());
+  M->Names.reset(new NameIndex());
   if (Error E = M->parseRoot())
     return std::move(E);
   if (Error E = M->validate())
@@ -67,6 +68,7 @@ Expected<std::unique_ptr<Module>> Module::createUnvalidated(ArrayRef<uint8_t> By
   M->FileOffset = FileOffset;
   M->Relations.reset(new Relation[RelCount]);
   M->OwnerData.reset(new Owners());
+  M->Names.reset(new NameIndex());
   if (Error E = M->parseRoot())
     return std::move(E);
   return std::move(M);
@@ -614,6 +616,44 @@ uint32_t Module::enclosingType(uint32_t TypeRow) const {
 uint16_t Module::methodSemanticsOf(uint32_t MethodRow) const {
   const auto &V = owners().Semantics;
   return MethodRow < V.size() ? V[MethodRow] : 0;
+}
+
+static std::string nameKey(StringRef Namespace, StringRef Name) {
+  std::string K = Namespace.str();
+  K.push_back('\0');
+  K += Name;
+  return K;
+}
+
+const Module::NameIndex &Module::names() const {
+  NameIndex &N = *Names;
+  std::call_once(N.Once, [&] {
+    for (uint32_t R = 1; R <= rowCount(TableId::TypeDef); ++R)
+      if (!enclosingType(R))
+        N.TypeDefs.try_emplace(nameKey(getString(get(TableId::TypeDef, R, TypeDefCol::TypeNamespace)),
+                                       getString(get(TableId::TypeDef, R, TypeDefCol::TypeName))),
+                               R);
+    for (uint32_t R = 1; R <= rowCount(TableId::ExportedType); ++R) {
+      Token Impl = getToken(TableId::ExportedType, R, ExportedTypeCol::Implementation);
+      if (tokenTable(Impl) == TableId::ExportedType)
+        continue; // nested
+      N.ExportedTypes.try_emplace(
+          nameKey(getString(get(TableId::ExportedType, R, ExportedTypeCol::TypeNamespace)),
+                  getString(get(TableId::ExportedType, R, ExportedTypeCol::TypeName))),
+          R);
+    }
+  });
+  return N;
+}
+
+uint32_t Module::findTypeDef(StringRef Namespace, StringRef Name) const {
+  auto It = names().TypeDefs.find(nameKey(Namespace, Name));
+  return It == names().TypeDefs.end() ? 0 : It->second;
+}
+
+uint32_t Module::findExportedType(StringRef Namespace, StringRef Name) const {
+  auto It = names().ExportedTypes.find(nameKey(Namespace, Name));
+  return It == names().ExportedTypes.end() ? 0 : It->second;
 }
 
 } // namespace weft::metadata

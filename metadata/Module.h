@@ -15,6 +15,7 @@
 #include "metadata/Schema.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/Error.h"
@@ -180,6 +181,10 @@ public:
   uint32_t eventMap(uint32_t TypeRow) const;
   /// The MethodSemantics attributes of a method (0 if it is no accessor).
   uint16_t methodSemanticsOf(uint32_t MethodRow) const;
+  /// The top-level TypeDef row named Namespace.Name, or 0.
+  uint32_t findTypeDef(llvm::StringRef Namespace, llvm::StringRef Name) const;
+  /// The ExportedType row (not nested) named Namespace.Name, or 0.
+  uint32_t findExportedType(llvm::StringRef Namespace, llvm::StringRef Name) const;
 
 private:
   Module() = default;
@@ -234,6 +239,12 @@ private:
     return R.empty() ? 0 : R.front();
   }
 
+  struct NameIndex {
+    std::once_flag Once;
+    llvm::StringMap<uint32_t> TypeDefs, ExportedTypes; // "namespace\0name" -> row
+  };
+  const NameIndex &names() const;
+
   struct Owners {
     std::once_flag Once;
     std::vector<uint32_t> FieldOwner, MethodOwner, ParamOwner, Enclosing;
@@ -258,6 +269,7 @@ private:
 
   std::unique_ptr<Relation[]> Relations; // built lazily, each under its once_flag
   std::unique_ptr<Owners> OwnerData;
+  std::unique_ptr<NameIndex> Names;
 };
 
 } // namespace weft::metadata

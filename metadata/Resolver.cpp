@@ -44,8 +44,18 @@ struct AssemblyResolver::Loaded {
   std::unique_ptr<Module> Mod;
 };
 
-AssemblyResolver::AssemblyResolver(std::vector<std::string> SearchDirs, AssemblyResolver *Fallback)
-    : Dirs(std::move(SearchDirs)), Fallback(Fallback) {}
+AssemblyResolver::AssemblyResolver(std::vector<std::string> SearchDirs,
+                                   AssemblyResolver *Fallback)
+    : Fallback(Fallback) {
+  // A folder the fallback already searches is left to it, so that what it opened is shared.
+  for (std::string &D : SearchDirs) {
+    bool Shared = false;
+    for (AssemblyResolver *F = Fallback; F && !Shared; F = F->Fallback)
+      Shared = std::find(F->Dirs.begin(), F->Dirs.end(), D) != F->Dirs.end();
+    if (!Shared)
+      addSearchDir(D);
+  }
+}
 AssemblyResolver::~AssemblyResolver() = default;
 
 void AssemblyResolver::addSearchDir(StringRef Dir) {
@@ -146,25 +156,16 @@ const Module *AssemblyResolver::assemblyOfScope(const Module &M, Token Scope) {
 
 std::optional<ResolvedType> AssemblyResolver::findType(const Module &M, StringRef Namespace,
                                                        StringRef Name, unsigned Depth) {
-  for (uint32_t Row = 1; Row <= M.rowCount(TableId::TypeDef); ++Row) {
-    if (M.getString(M.get(TableId::TypeDef, Row, TypeDefCol::TypeName)) != Name ||
-        M.getString(M.get(TableId::TypeDef, Row, TypeDefCol::TypeNamespace)) != Namespace ||
-        M.enclosingType(Row))
-      continue;
+  if (uint32_t Row = M.findTypeDef(Namespace, Name))
     return ResolvedType{&M, Row};
-  }
   if (Depth >= MaxForwarding)
     return std::nullopt;
-  for (uint32_t Row = 1; Row <= M.rowCount(TableId::ExportedType); ++Row) {
-    if (M.getString(M.get(TableId::ExportedType, Row, ExportedTypeCol::TypeName)) != Name ||
-        M.getString(M.get(TableId::ExportedType, Row, ExportedTypeCol::TypeNamespace)) != Namespace)
-      continue;
+  if (uint32_t Row = M.findExportedType(Namespace, Name)) {
     Token Impl = M.getToken(TableId::ExportedType, Row, ExportedTypeCol::Implementation);
-    if (tokenTable(Impl) != TableId::AssemblyRef)
-      continue;
-    if (const Module *Target = assemblyOfScope(M, Impl))
-      if (Target != &M)
-        return findType(*Target, Namespace, Name, Depth + 1);
+    if (tokenTable(Impl) == TableId::AssemblyRef)
+      if (const Module *Target = assemblyOfScope(M, Impl))
+        if (Target != &M)
+          return findType(*Target, Namespace, Name, Depth + 1);
   }
   return std::nullopt;
 }
@@ -292,6 +293,23 @@ std::optional<ElementType> enumUnderlyingOfTypeDef(const Module &M, uint32_t Typ
     }
   }
   return std::nullopt;
+}
+
+std::optional<ElementType> AssemblyResolver::enumUnderlyingTypeByName(const Module &Context,
+                                                                      StringRef SerializedName) {
+  std::string Key = SerializedName.str();
+  {
+    std::lock_guard<std::mutex> G(MemoLock);
+    auto It = NameMemo.find({&Context, Key});
+    if (It != NameMemo.end())
+      return It->second;
+  }
+  std::optional<ElementType> Result;
+  if (std::optional<ResolvedType> R = resolveSerializedName(Context, SerializedName))
+    Result = enumUnderlyingType(*R);
+  std::lock_guard<std::mutex> G(MemoLock);
+  NameMemo[{&Context, std::move(Key)}] = Result;
+  return Result;
 }
 
 std::optional<ElementType> AssemblyResolver::enumUnderlyingType(const ResolvedType &T) {

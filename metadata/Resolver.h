@@ -64,6 +64,9 @@ public:
   /// enum the resolver can see.
   std::optional<ElementType> enumUnderlyingType(const Module &M, Token T);
   std::optional<ElementType> enumUnderlyingType(const ResolvedType &T);
+  /// The underlying type of the enum a serialized name designates (remembered per module).
+  std::optional<ElementType> enumUnderlyingTypeByName(const Module &Context,
+                                                      llvm::StringRef SerializedName);
 
 private:
   const Module *findOwnAssembly(llvm::StringRef Name);
@@ -80,6 +83,7 @@ private:
   llvm::StringMap<std::unique_ptr<Loaded>> Cache; // by lower-case simple name; null if not found
   std::mutex MemoLock;
   std::map<std::pair<const Module *, Token>, std::optional<ElementType>> EnumMemo;
+  std::map<std::pair<const Module *, std::string>, std::optional<ElementType>> NameMemo;
 };
 
 /// The underlying type of an enum defined in \p M at \p TypeRow (the type of its instance field),

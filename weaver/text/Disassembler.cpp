@@ -952,15 +952,9 @@ void Writer::instructions(const il::RawMethodBody &Body, const GenericContext &C
   auto OnBoundary = [&](uint32_t Off) {
     if (Off == CodeEnd)
       return true;
-    return std::binary_search(Insts.begin(), Insts.end(), Off, [](const auto &A, const auto &B) {
-      auto OffOf = [](const auto &X) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(X)>, uint32_t>)
-          return X;
-        else
-          return X.Offset;
-      };
-      return OffOf(A) < OffOf(B);
-    });
+    auto It = std::partition_point(Insts.begin(), Insts.end(),
+                                   [&](const il::Instruction &I) { return I.Offset < Off; });
+    return It != Insts.end() && It->Offset == Off;
   };
 
   // Structured exception blocks, when the clauses nest the way ILAsm can write them.

@@ -1,0 +1,231 @@
+// Reads assemblies completely with a .NET reader, for comparison with weft-read-bench:
+//   dotnet ReadPeers.dll (srm | cecil) [--repeat N] [--threads N] (--corelib | --framework | paths...)
+// srm:   every table row, every signature (decoded with a small type provider), every custom
+//        attribute value, every method body with its IL walked instruction by instruction.
+// cecil: ReadingMode.Immediate, then every type, field, method, parameter and property type,
+//        every custom attribute argument and every method body's instructions.
+using System.Collections.Immutable;
+using System.Diagnostics;
+using System.Reflection;
+using System.Reflection.Metadata;
+using System.Reflection.Metadata.Ecma335;
+using System.Reflection.PortableExecutable;
+using Mono.Cecil;
+
+string mode = args.Length > 0 ? args[0] : "";
+int repeat = 1, threads = Environment.ProcessorCount;
+var inputs = new List<string>();
+string label = "";
+string fx = Path.GetDirectoryName(typeof(object).Assembly.Location)!;
+for (int i = 1; i < args.Length; i++)
+{
+    switch (args[i])
+    {
+        case "--repeat": repeat = int.Parse(args[++i]); break;
+        case "--threads": threads = int.Parse(args[++i]); break;
+        case "--corelib": inputs.Add(Path.Combine(fx, "System.Private.CoreLib.dll")); label = "System.Private.CoreLib.dll"; break;
+        case "--framework": inputs.Add(fx); label = "Microsoft.NETCore.App folder"; break;
+        default: inputs.Add(args[i]); break;
+    }
+}
+if ((mode != "srm" && mode != "cecil") || inputs.Count == 0)
+{
+    Console.Error.WriteLine("usage: ReadPeers (srm | cecil) [--repeat N] [--threads N] (--corelib | --framework | paths...)");
+    return 2;
+}
+var files = inputs.SelectMany(p => Directory.Exists(p) ? Directory.EnumerateFiles(p, "*.dll") : new[] { p })
+                  .OrderBy(f => f, StringComparer.Ordinal).ToList();
+
+double best = double.MaxValue, first = 0;
+long bodies = 0, instructions = 0, count = 0;
+for (int r = 0; r < repeat; r++)
+{
+    bodies = instructions = count = 0;
+    var sw = Stopwatch.StartNew();
+    Parallel.ForEach(files, new ParallelOptions { MaxDegreeOfParallelism = threads }, file =>
+    {
+        var (b, n) = mode == "srm" ? Srm.Read(file) : CecilReader.Read(file);
+        if (b < 0)
+            return;
+        Interlocked.Add(ref bodies, b);
+        Interlocked.Add(ref instructions, n);
+        Interlocked.Increment(ref count);
+    });
+    if (r == 0)
+        first = sw.Elapsed.TotalSeconds;
+    best = Math.Min(best, sw.Elapsed.TotalSeconds);
+}
+Console.WriteLine($"{(mode == "srm" ? "System.Reflection.Metadata" : "Mono.Cecil")} read: {label}: {count} assemblies, {bodies} method bodies, {instructions} instructions");
+Console.WriteLine($"  first run {first:F3} s, best of {repeat} {best:F3} s, threads {threads}, peak RSS {Process.GetCurrentProcess().PeakWorkingSet64 / 1048576.0:F1} MiB");
+return 0;
+
+static class Srm
+{
+    public static (long, long) Read(string file)
+    {
+        using var stream = File.OpenRead(file);
+        using var pe = new PEReader(stream);
+        if (!pe.HasMetadata)
+            return (-1, 0);
+        var md = pe.GetMetadataReader();
+        var provider = new Provider();
+        foreach (var h in md.TypeDefinitions)
+        {
+            var t = md.GetTypeDefinition(h);
+            _ = md.GetString(t.Name);
+            foreach (var f in t.GetFields())
+                md.GetFieldDefinition(f).DecodeSignature(provider, null);
+            foreach (var p in t.GetProperties())
+                md.GetPropertyDefinition(p).DecodeSignature(provider, null);
+        }
+        foreach (var h in md.MemberReferences)
+        {
+            var m = md.GetMemberReference(h);
+            if (m.GetKind() == MemberReferenceKind.Method) m.DecodeMethodSignature(provider, null);
+            else m.DecodeFieldSignature(provider, null);
+        }
+        for (int i = 1; i <= md.GetTableRowCount(TableIndex.TypeSpec); i++)
+            md.GetTypeSpecification(MetadataTokens.TypeSpecificationHandle(i)).DecodeSignature(provider, null);
+        for (int i = 1; i <= md.GetTableRowCount(TableIndex.MethodSpec); i++)
+            md.GetMethodSpecification(MetadataTokens.MethodSpecificationHandle(i)).DecodeSignature(provider, null);
+        for (int i = 1; i <= md.GetTableRowCount(TableIndex.StandAloneSig); i++)
+        {
+            var s = md.GetStandaloneSignature(MetadataTokens.StandaloneSignatureHandle(i));
+            if (s.GetKind() == StandaloneSignatureKind.LocalVariables) s.DecodeLocalSignature(provider, null);
+            else s.DecodeMethodSignature(provider, null);
+        }
+        foreach (var h in md.CustomAttributes)
+        {
+            try { md.GetCustomAttribute(h).DecodeValue(provider); }
+            catch (BadImageFormatException) { } // an enum it cannot size
+        }
+        long bodies = 0, instructions = 0;
+        foreach (var h in md.MethodDefinitions)
+        {
+            var m = md.GetMethodDefinition(h);
+            m.DecodeSignature(provider, null);
+            if (m.RelativeVirtualAddress == 0 || (m.ImplAttributes & System.Reflection.MethodImplAttributes.CodeTypeMask) != 0)
+                continue;
+            var body = pe.GetMethodBody(m.RelativeVirtualAddress);
+            _ = body.ExceptionRegions;
+            if (!body.LocalSignature.IsNil)
+                md.GetStandaloneSignature(body.LocalSignature).DecodeLocalSignature(provider, null);
+            var il = body.GetILReader();
+            while (il.RemainingBytes > 0)
+            {
+                int op = il.ReadByte();
+                if (op == 0xFE) op = 0xFE00 | il.ReadByte();
+                int operand = OperandSize((ILOpCode)op, ref il); // may read the switch count first
+                il.Offset += operand;
+                instructions++;
+            }
+            bodies++;
+        }
+        return (bodies, instructions);
+    }
+
+    static int OperandSize(ILOpCode op, ref BlobReader il)
+    {
+        switch (op)
+        {
+            case ILOpCode.Ldarg_s: case ILOpCode.Ldarga_s: case ILOpCode.Starg_s: case ILOpCode.Ldloc_s:
+            case ILOpCode.Ldloca_s: case ILOpCode.Stloc_s: case ILOpCode.Ldc_i4_s: case ILOpCode.Unaligned:
+            case (ILOpCode)0xFE19: // no.
+                return 1;
+            case ILOpCode.Ldarg: case ILOpCode.Ldarga: case ILOpCode.Starg: case ILOpCode.Ldloc:
+            case ILOpCode.Ldloca: case ILOpCode.Stloc:
+                return 2;
+            case ILOpCode.Ldc_i8: case ILOpCode.Ldc_r8:
+                return 8;
+            case ILOpCode.Switch:
+                return il.ReadInt32() * 4;
+        }
+        if (op.IsBranch())
+            return op.GetBranchOperandSize();
+        switch (op)
+        {
+            case ILOpCode.Ldc_i4: case ILOpCode.Ldc_r4: case ILOpCode.Jmp: case ILOpCode.Call:
+            case ILOpCode.Calli: case ILOpCode.Callvirt: case ILOpCode.Cpobj: case ILOpCode.Ldobj:
+            case ILOpCode.Ldstr: case ILOpCode.Newobj: case ILOpCode.Castclass: case ILOpCode.Isinst:
+            case ILOpCode.Unbox: case ILOpCode.Ldfld: case ILOpCode.Ldflda: case ILOpCode.Stfld:
+            case ILOpCode.Ldsfld: case ILOpCode.Ldsflda: case ILOpCode.Stsfld: case ILOpCode.Stobj:
+            case ILOpCode.Box: case ILOpCode.Newarr: case ILOpCode.Ldelema: case ILOpCode.Ldelem:
+            case ILOpCode.Stelem: case ILOpCode.Unbox_any: case ILOpCode.Refanyval: case ILOpCode.Mkrefany:
+            case ILOpCode.Ldtoken: case ILOpCode.Ldftn: case ILOpCode.Ldvirtftn: case ILOpCode.Initobj:
+            case ILOpCode.Constrained: case ILOpCode.Sizeof:
+                return 4;
+        }
+        return 0;
+    }
+
+    // Builds nothing: the point is to decode, as weft's reader does.
+    sealed class Provider : ISignatureTypeProvider<int, object?>, ICustomAttributeTypeProvider<int>
+    {
+        public int GetArrayType(int e, ArrayShape s) => 0;
+        public int GetByReferenceType(int e) => 0;
+        public int GetFunctionPointerType(MethodSignature<int> s) => 0;
+        public int GetGenericInstantiation(int g, ImmutableArray<int> a) => 0;
+        public int GetGenericMethodParameter(object? c, int i) => 0;
+        public int GetGenericTypeParameter(object? c, int i) => 0;
+        public int GetModifiedType(int m, int u, bool r) => 0;
+        public int GetPinnedType(int e) => 0;
+        public int GetPointerType(int e) => 0;
+        public int GetPrimitiveType(PrimitiveTypeCode t) => (int)t;
+        public int GetSZArrayType(int e) => 0;
+        public int GetTypeFromDefinition(MetadataReader r, TypeDefinitionHandle h, byte k) => 0;
+        public int GetTypeFromReference(MetadataReader r, TypeReferenceHandle h, byte k) => 0;
+        public int GetTypeFromSpecification(MetadataReader r, object? c, TypeSpecificationHandle h, byte k) => 0;
+        public int GetSystemType() => 0;
+        public bool IsSystemType(int t) => false;
+        public int GetTypeFromSerializedName(string n) => 0;
+        public PrimitiveTypeCode GetUnderlyingEnumType(int t) => PrimitiveTypeCode.Int32;
+    }
+}
+
+static class CecilReader
+{
+    public static (long, long) Read(string file)
+    {
+        var resolver = new DefaultAssemblyResolver();
+        resolver.AddSearchDirectory(Path.GetDirectoryName(file)!);
+        Mono.Cecil.ModuleDefinition module;
+        try
+        {
+            module = Mono.Cecil.ModuleDefinition.ReadModule(file, new ReaderParameters(ReadingMode.Immediate) { AssemblyResolver = resolver });
+        }
+        catch (BadImageFormatException)
+        {
+            return (-1, 0);
+        }
+        long bodies = 0, instructions = 0;
+        using (module)
+        {
+            foreach (var t in module.GetTypes())
+            {
+                foreach (var ca in t.CustomAttributes) Touch(ca);
+                foreach (var f in t.Fields) { _ = f.FieldType.FullName; foreach (var ca in f.CustomAttributes) Touch(ca); }
+                foreach (var p in t.Properties) _ = p.PropertyType.FullName;
+                foreach (var m in t.Methods)
+                {
+                    _ = m.ReturnType.FullName;
+                    foreach (var p in m.Parameters) _ = p.ParameterType.FullName;
+                    foreach (var ca in m.CustomAttributes) Touch(ca);
+                    if (!m.HasBody)
+                        continue;
+                    var body = m.Body;
+                    _ = body.ExceptionHandlers.Count;
+                    _ = body.Variables.Count;
+                    instructions += body.Instructions.Count;
+                    bodies++;
+                }
+            }
+        }
+        return (bodies, instructions);
+    }
+
+    static void Touch(Mono.Cecil.CustomAttribute ca)
+    {
+        try { _ = ca.ConstructorArguments.Count; _ = ca.Properties.Count; }
+        catch (Exception) { } // an enum or type it cannot resolve
+    }
+}

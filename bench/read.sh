@@ -21,10 +21,10 @@ peer_dll="$peers/bin/ReadPeers/release/ReadPeers.dll"
 echo "machine: $(nproc) cores, $(uname -m); $(dotnet --list-runtimes | grep NETCore.App | tail -1)"
 run() {
   local start end
-  start=$(date +%s.%N)
+  start=$(date +%s%N)
   "$@"
-  end=$(date +%s.%N)
-  printf '  process %.3f s\n' "$(echo "$end - $start" | bc)"
+  end=$(date +%s%N)
+  printf '  process %d.%03d s\n' $(((end - start) / 1000000000)) $(((end - start) / 1000000 % 1000))
 }
 for input in --corelib --framework; do
   run "$weft_bench" "$input" --repeat 5

@@ -108,11 +108,11 @@ Runner addDumpCommand(CLI::App &App) {
                 "offsets and sizes; works on files the full reader refuses");
   Sub->add_option("--type", Opt->Types,
                   "Only types whose full name matches this glob (repeatable)");
-  Sub->add_option("--method", Opt->Methods,
-                  "Only methods whose name or Type::Name matches this glob (repeatable)");
-  Sub->add_option("--ref-dir", Opt->RefDirs,
-                  "Also look for referenced assemblies here (repeatable); the input's folder and "
-                  "the installed shared frameworks are always searched");
+  OnePerFlag(Sub->add_option("--method", Opt->Methods,
+                             "Only methods whose name or Type::Name matches this glob (repeatable)"));
+  OnePerFlag(Sub->add_option("--ref-dir", Opt->RefDirs,
+                             "Also look for referenced assemblies here (repeatable); the input's "
+                             "folder and the installed shared frameworks are always searched"));
   Sub->add_flag("--no-framework", Opt->NoFramework,
                 "Do not search the installed shared frameworks for referenced assemblies");
   return [Opt] { return run(*Opt); };

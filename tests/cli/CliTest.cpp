@@ -178,6 +178,11 @@ TEST(Cli, DumpFiltersByTypeAndMethod) {
   for (size_t P = R.Out.find(".method "); P != std::string::npos; P = R.Out.find(".method ", P + 1))
     ++Methods;
   EXPECT_EQ(Methods, 1u);
+  // Repeated filters, given before the file.
+  R = weft({"dump", "--method", "Main", "--method", "Max", Dll});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_TRUE(contains(R.Out, " Max<")) << R.Out;
+  EXPECT_TRUE(contains(R.Out, " Main(")) << R.Out;
   R = weft({"dump", Dll, "--type", "*Constrained"});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_TRUE(contains(R.Out, "Constrained")) << R.Out;

@@ -23,12 +23,11 @@
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <sys/resource.h>
-
 #include <atomic>
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <sys/resource.h>
 
 using namespace llvm;
 using namespace weft;
@@ -55,8 +54,8 @@ std::string netCoreAppDir() {
 }
 
 struct Totals {
-  std::atomic<uint64_t> Files{0}, Bytes{0}, Bodies{0}, ILBytes{0}, Instructions{0},
-      Signatures{0}, Attributes{0}, Failures{0};
+  std::atomic<uint64_t> Files{0}, Bytes{0}, Bodies{0}, ILBytes{0}, Instructions{0}, Signatures{0},
+      Attributes{0}, Failures{0};
 };
 
 void readOne(const std::string &Path, metadata::AssemblyResolver *Shared, bool Attributes,
@@ -178,11 +177,12 @@ int main(int argc, char **argv) {
     }
   }
   outs() << "weft read: " << Label << ": " << Last.Files << " assemblies, "
-         << format("%.1f", Last.Bytes / 1048576.0) << " MiB, " << Last.Bodies
-         << " method bodies, " << Last.Instructions << " instructions, " << Last.Signatures
-         << " signatures, " << Last.Attributes << " custom attributes\n";
-  outs() << format("  first run %.3f s, best of %u %.3f s (cpu %.3f s), threads %u, peak RSS %.1f MiB",
-                   FirstWall, Repeat, BestWall, BestCpu, Threads, peakRssKb() / 1024.0)
+         << format("%.1f", Last.Bytes / 1048576.0) << " MiB, " << Last.Bodies << " method bodies, "
+         << Last.Instructions << " instructions, " << Last.Signatures << " signatures, "
+         << Last.Attributes << " custom attributes\n";
+  outs() << format(
+                "  first run %.3f s, best of %u %.3f s (cpu %.3f s), threads %u, peak RSS %.1f MiB",
+                FirstWall, Repeat, BestWall, BestCpu, Threads, peakRssKb() / 1024.0)
          << (Last.Failures ? ", " + std::to_string(Last.Failures) + " FAILED" : std::string())
          << '\n';
   return Last.Failures ? 1 : 0;

@@ -106,10 +106,14 @@ Runner addDumpCommand(CLI::App &App) {
   Sub->add_flag("--raw", Opt->Raw,
                 "Show the stored structures (headers, streams, table rows, method headers) with "
                 "offsets and sizes; works on files the full reader refuses");
-  Sub->add_option("--type", Opt->Types,
-                  "Only types whose full name matches this glob (repeatable)");
-  OnePerFlag(Sub->add_option("--method", Opt->Methods,
-                             "Only methods whose name or Type::Name matches this glob (repeatable)"));
+  auto OnePerFlag = [](CLI::Option *O) {
+    O->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  };
+  OnePerFlag(Sub->add_option("--type", Opt->Types,
+                             "Only types whose full name matches this glob (repeatable)"));
+  OnePerFlag(
+      Sub->add_option("--method", Opt->Methods,
+                      "Only methods whose name or Type::Name matches this glob (repeatable)"));
   OnePerFlag(Sub->add_option("--ref-dir", Opt->RefDirs,
                              "Also look for referenced assemblies here (repeatable); the input's "
                              "folder and the installed shared frameworks are always searched"));

@@ -42,10 +42,56 @@ struct BodyInfo {
   uint32_t CodeSize;
 };
 
+json::Object tableCounts(const Module &M) {
+  json::Object T;
+  for (unsigned I = 0; I < MaxTables; ++I)
+    if (M.hasTable(TableId(I)))
+      T[tableName(I)] = int64_t(M.rowCount(TableId(I)));
+  return T;
+}
+
+void printTables(raw_ostream &OS, const Module &M) {
+  OS << "tables:\n";
+  for (unsigned I = 0; I < MaxTables; ++I)
+    if (M.hasTable(TableId(I)))
+      OS << "  " << left_justify(tableName(I), 24) << format_decimal(M.rowCount(TableId(I)), 8)
+         << '\n';
+}
+
+// A standalone portable PDB: its id, entry point and tables.
+int runPdb(const InfoOptions &Opt, const Module &M) {
+  const PdbStream *P = M.pdb() ? &*M.pdb() : nullptr;
+  if (Opt.Json) {
+    json::Object Root;
+    Root["file"] = Opt.File;
+    Root["format"] = "portable PDB";
+    Root["metadata_version"] = M.versionString();
+    if (P) {
+      Root["pdb_id"] = toHex(P->Id, /*LowerCase=*/true);
+      Root["entry_point"] = hex32(P->EntryPoint);
+    }
+    Root["tables"] = tableCounts(M);
+    outs() << formatv("{0:2}", json::Value(std::move(Root))) << '\n';
+    return ExitOk;
+  }
+  raw_ostream &OS = outs();
+  OS << left_justify("file:", 19) << Opt.File << '\n';
+  OS << left_justify("format:", 19) << "portable PDB, metadata " << M.versionString() << '\n';
+  if (P) {
+    OS << left_justify("PDB id:", 19) << toHex(P->Id, true) << '\n';
+    OS << left_justify("entry point:", 19) << (P->EntryPoint ? hex32(P->EntryPoint) : "none")
+       << '\n';
+  }
+  printTables(OS, M);
+  return ExitOk;
+}
+
 int run(const InfoOptions &Opt) {
-  Expected<Input> In = openInput(Opt.File, /*AllowNative=*/true);
+  Expected<Input> In = openInput(Opt.File, /*AllowNative=*/true, /*AllowPdb=*/true);
   if (!In)
     return reportError(In.takeError());
+  if (In->isPdb())
+    return runPdb(Opt, *In->Module);
   const pe::Image &Img = *In->Image;
   const Module *M = In->Module.get();
 
@@ -144,11 +190,7 @@ int run(const InfoOptions &Opt) {
       for (const StreamHeader &H : M->streams())
         S.push_back(json::Object{{"name", H.Name}, {"size", int64_t(H.Size)}});
       Root["streams"] = std::move(S);
-      json::Object T;
-      for (unsigned I = 0; I < MaxTables; ++I)
-        if (M->hasTable(TableId(I)))
-          T[tableName(I)] = int64_t(M->rowCount(TableId(I)));
-      Root["tables"] = std::move(T);
+      Root["tables"] = tableCounts(*M);
       Root["methods_with_body"] = int64_t(Bodies.size());
       Root["il_bytes"] = int64_t(ILBytes);
       if (Opt.Bodies) {
@@ -222,11 +264,7 @@ int run(const InfoOptions &Opt) {
   for (size_t I = 0; I < M->streams().size(); ++I)
     OS << (I ? ", " : "") << M->streams()[I].Name << " (" << M->streams()[I].Size << ")";
   OS << '\n';
-  OS << "tables:\n";
-  for (unsigned I = 0; I < MaxTables; ++I)
-    if (M->hasTable(TableId(I)))
-      OS << "  " << left_justify(tableName(I), 24) << format_decimal(M->rowCount(TableId(I)), 8)
-         << '\n';
+  printTables(OS, *M);
   Line("methods with body:") << Bodies.size() << '\n';
   Line("IL bytes:") << ILBytes << '\n';
   if (Opt.Bodies)

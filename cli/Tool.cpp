@@ -3,6 +3,7 @@
 
 #include "support/Error.h"
 
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -24,10 +25,27 @@ int reportError(const Twine &Message) {
 
 void reportWarning(const Twine &Message) { WithColor::warning(errs(), "weft") << Message << '\n'; }
 
-Expected<Input> openInput(const std::string &Path, bool AllowNative) {
+Expected<Input> openInput(const std::string &Path, bool AllowNative, bool AllowPdb) {
   Input In;
   In.Path = Path;
-  Expected<std::unique_ptr<pe::Image>> Img = pe::Image::open(Path);
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return createFileError(Path, errorCodeToError(Buf.getError()));
+  ArrayRef<uint8_t> Bytes = arrayRefFromStringRef((*Buf)->getBuffer());
+  if (metadata::looksLikeWindowsPdb(Bytes))
+    return createFileError(Path, plainError("a Windows (MSF) PDB: weft reads portable PDBs only"));
+  if (metadata::looksLikePortablePdb(Bytes)) {
+    if (!AllowPdb)
+      return createFileError(Path, plainError("a portable PDB, not an assembly: it holds no IL "
+                                              "(use `weft info` or `weft dump --raw`)"));
+    Expected<std::unique_ptr<metadata::Module>> M = metadata::Module::create(Bytes, 0);
+    if (!M)
+      return createFileError(Path, M.takeError());
+    In.Module = std::move(*M);
+    In.PdbBuffer = std::move(*Buf);
+    return std::move(In);
+  }
+  Expected<std::unique_ptr<pe::Image>> Img = pe::Image::create(std::move(*Buf));
   if (!Img)
     return createFileError(Path, Img.takeError());
   In.Image = std::move(*Img);

@@ -22,16 +22,20 @@ int reportError(llvm::Error E);
 int reportError(const llvm::Twine &Message);
 void reportWarning(const llvm::Twine &Message);
 
-/// An opened input: the mapped image and, for a managed one, its metadata.
+/// An opened input: the mapped image and, for a managed one, its metadata; or a standalone
+/// portable PDB, which is metadata without an image.
 struct Input {
   std::string Path;
+  std::unique_ptr<llvm::MemoryBuffer> PdbBuffer;
   std::unique_ptr<pe::Image> Image;
   std::unique_ptr<metadata::Module> Module;
+  bool isPdb() const { return PdbBuffer != nullptr; }
 };
 
-/// Opens \p Path. A file that is not a managed image is an error unless \p AllowNative.
-/// Errors name the file.
-llvm::Expected<Input> openInput(const std::string &Path, bool AllowNative = false);
+/// Opens \p Path: an assembly, or with \p AllowPdb a portable PDB. A file that is not a managed
+/// image is an error unless \p AllowNative. Errors name the file.
+llvm::Expected<Input> openInput(const std::string &Path, bool AllowNative = false,
+                                bool AllowPdb = false);
 
 /// Each subcommand adds itself to the application; the callback runs it and returns an ExitCode.
 using Runner = std::function<int()>;

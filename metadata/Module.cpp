@@ -112,9 +112,8 @@ Error Module::parseRoot() {
     S.Name = Name.str();
     if (S.Offset > Bytes.size() || S.Size > Bytes.size() - S.Offset)
       return formatError("stream header '" + S.Name + "'", S.HeaderOffset,
-                         "stream [" + hex(S.Offset, 1) + ", +" +
-                             hex(S.Size, 1) + ") extends beyond the metadata (size " +
-                             hex(Bytes.size(), 1) + ")");
+                         "stream [" + hex(S.Offset, 1) + ", +" + hex(S.Size, 1) +
+                             ") extends beyond the metadata (size " + hex(Bytes.size(), 1) + ")");
     Streams.push_back(std::move(S));
   }
   if (Error E = R.takeError("stream headers"))
@@ -191,8 +190,8 @@ Error Module::parseTables(const StreamHeader &S) {
       continue;
     if (!tableSpec(T).exists())
       return formatError("table stream header", Base + 8,
-                         "the Valid mask has bit " + Twine(T) + " set, but table 0x" +
-                             hex(T, 2) + " does not exist");
+                         "the Valid mask has bit " + Twine(T) + " set, but table 0x" + hex(T, 2) +
+                             " does not exist");
     size_t At = R.pos();
     Tables[T].Rows = R.u32();
     if (R.ok() && Tables[T].Rows > 0xFFFFFF)
@@ -353,7 +352,8 @@ Error Module::validate() const {
           break;
         }
         case ColumnKind::Idx:
-          if (V > Limit || (List && V == 0))
+          // A list into an empty table may say 0 (some PDB writers do) instead of 1.
+          if (V > Limit || (List && V == 0 && Limit > 1))
             return Bad("row index " + Twine(V) + " into " + tableName(CS.Arg) +
                        " is out of range (" + Twine(RefRows(CS.Arg)) + " rows)");
           if (List && V < Prev)
@@ -444,7 +444,7 @@ Expected<UserString> Module::getUserString(uint32_t Offset) const {
 
 RowRange Module::listRange(TableId Owner, unsigned Col, uint32_t Row, TableId Target) const {
   uint32_t Limit = listLimit(Target);
-  uint32_t Begin = std::min(get(Owner, Row, Col), Limit);
+  uint32_t Begin = std::clamp(get(Owner, Row, Col), 1u, Limit);
   uint32_t End = Row < rowCount(Owner) ? get(Owner, Row + 1, Col) : Limit;
   End = std::clamp(End, Begin, Limit);
   return {Begin, End};
@@ -630,9 +630,10 @@ const Module::NameIndex &Module::names() const {
   std::call_once(N.Once, [&] {
     for (uint32_t R = 1; R <= rowCount(TableId::TypeDef); ++R)
       if (!enclosingType(R))
-        N.TypeDefs.try_emplace(nameKey(getString(get(TableId::TypeDef, R, TypeDefCol::TypeNamespace)),
-                                       getString(get(TableId::TypeDef, R, TypeDefCol::TypeName))),
-                               R);
+        N.TypeDefs.try_emplace(
+            nameKey(getString(get(TableId::TypeDef, R, TypeDefCol::TypeNamespace)),
+                    getString(get(TableId::TypeDef, R, TypeDefCol::TypeName))),
+            R);
     for (uint32_t R = 1; R <= rowCount(TableId::ExportedType); ++R) {
       Token Impl = getToken(TableId::ExportedType, R, ExportedTypeCol::Implementation);
       if (tokenTable(Impl) == TableId::ExportedType)
@@ -654,6 +655,17 @@ uint32_t Module::findTypeDef(StringRef Namespace, StringRef Name) const {
 uint32_t Module::findExportedType(StringRef Namespace, StringRef Name) const {
   auto It = names().ExportedTypes.find(nameKey(Namespace, Name));
   return It == names().ExportedTypes.end() ? 0 : It->second;
+}
+
+bool looksLikePortablePdb(ArrayRef<uint8_t> Bytes) {
+  return Bytes.size() >= 4 && support::endian::read32le(Bytes.data()) == RootSignature;
+}
+
+bool looksLikeWindowsPdb(ArrayRef<uint8_t> Bytes) {
+  static const char Magic[] = "Microsoft C/C++ MSF 7.00\r\n\x1a"
+                              "DS";
+  return Bytes.size() >= sizeof(Magic) - 1 &&
+         std::memcmp(Bytes.data(), Magic, sizeof(Magic) - 1) == 0;
 }
 
 } // namespace weft::metadata

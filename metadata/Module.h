@@ -272,6 +272,11 @@ private:
   std::unique_ptr<NameIndex> Names;
 };
 
+/// A standalone portable PDB is metadata on its own: it starts with the "BSJB" root signature.
+bool looksLikePortablePdb(llvm::ArrayRef<uint8_t> Bytes);
+/// A Windows PDB starts with the MSF 7.00 signature; weft does not read those.
+bool looksLikeWindowsPdb(llvm::ArrayRef<uint8_t> Bytes);
+
 } // namespace weft::metadata
 
 #endif

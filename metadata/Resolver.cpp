@@ -44,8 +44,7 @@ struct AssemblyResolver::Loaded {
   std::unique_ptr<Module> Mod;
 };
 
-AssemblyResolver::AssemblyResolver(std::vector<std::string> SearchDirs,
-                                   AssemblyResolver *Fallback)
+AssemblyResolver::AssemblyResolver(std::vector<std::string> SearchDirs, AssemblyResolver *Fallback)
     : Fallback(Fallback) {
   // A folder the fallback already searches is left to it, so that what it opened is shared.
   for (std::string &D : SearchDirs) {

@@ -163,8 +163,7 @@ Error Image::parse() {
   PEOffset = R.u32();
   if (PEOffset > Bytes.size() || Bytes.size() - PEOffset < 4 + CoffHeaderSize)
     return formatError("DOS header", 0x3C,
-                       "e_lfanew " + Twine(hex(PEOffset, 8)) +
-                           " points outside the file");
+                       "e_lfanew " + Twine(hex(PEOffset, 8)) + " points outside the file");
   R.seek(PEOffset);
   if (R.u32() != PESignature)
     return formatError("PE signature", PEOffset, "missing 'PE\\0\\0' signature");
@@ -261,11 +260,10 @@ Error Image::parse() {
     Sec.Characteristics = S.u32();
     if (Sec.SizeOfRawData && (Sec.PointerToRawData > Bytes.size() ||
                               Sec.SizeOfRawData > Bytes.size() - Sec.PointerToRawData))
-      return formatError("section header '" + Sec.Name + "'", Sec.HeaderOffset,
-                         "raw data [" + hex(Sec.PointerToRawData, 8) + ", +" +
-                             hex(Sec.SizeOfRawData, 8) +
-                             ") extends beyond the end of the file (file size " +
-                             hex(Bytes.size(), 8) + ")");
+      return formatError(
+          "section header '" + Sec.Name + "'", Sec.HeaderOffset,
+          "raw data [" + hex(Sec.PointerToRawData, 8) + ", +" + hex(Sec.SizeOfRawData, 8) +
+              ") extends beyond the end of the file (file size " + hex(Bytes.size(), 8) + ")");
     Sections.push_back(std::move(Sec));
   }
   if (Error E = S.takeError("section table"))
@@ -275,8 +273,8 @@ Error Image::parse() {
   if (Cert.Size && (Cert.RVA > Bytes.size() || Cert.Size > Bytes.size() - Cert.RVA))
     return formatError("certificate table", Cert.RVA,
                        "[" + hex(Cert.RVA) + ", +" + hex(Cert.Size) +
-                           ") extends beyond the end of the file (file size " +
-                           hex(Bytes.size()) + ")");
+                           ") extends beyond the end of the file (file size " + hex(Bytes.size()) +
+                           ")");
   return parseCli();
 }
 
@@ -291,9 +289,7 @@ const Section *Image::sectionForRVA(uint32_t RVA) const {
 
 Expected<uint64_t> Image::rvaToOffset(uint32_t RVA, uint32_t Size, StringRef What) const {
   auto Fail = [&](const Twine &Why) {
-    return formatError(What, RVA,
-                       "RVA " + hex(RVA, 8) + " (size " + hex(Size, 1) + ") " +
-                           Why);
+    return formatError(What, RVA, "RVA " + hex(RVA, 8) + " (size " + hex(Size, 1) + ") " + Why);
   };
   if (const Section *S = sectionForRVA(RVA)) {
     uint64_t Delta = RVA - S->VirtualAddress;
@@ -476,8 +472,8 @@ Expected<std::vector<DebugEntry>> Image::debugEntries() const {
       if (E.PointerToRawData) {
         if (E.PointerToRawData > Bytes.size() || E.SizeOfData > Bytes.size() - E.PointerToRawData)
           return formatError(What, E.EntryOffset,
-                             "data at file offset " + hex(E.PointerToRawData, 8) +
-                                 " (size " + Twine(E.SizeOfData) + ") is outside the file");
+                             "data at file offset " + hex(E.PointerToRawData, 8) + " (size " +
+                                 Twine(E.SizeOfData) + ") is outside the file");
         E.Data = Bytes.slice(E.PointerToRawData, E.SizeOfData);
       } else if (E.AddressOfRawData) {
         Expected<ArrayRef<uint8_t>> D = rvaBytes(E.AddressOfRawData, E.SizeOfData, What);

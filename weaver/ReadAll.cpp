@@ -186,8 +186,7 @@ Error readBody(const pe::Image &Img, const Module &M, uint32_t Row, ReadStats &S
     case il::OperandKind::Switch:
       for (uint32_t C = 0; C < Ins.Count; ++C)
         if (!IsStart(D.switchTarget(Ins, C)))
-          return InstError(Ins, "switch target " + Twine(C) + " (0x" +
-                                    hex(D.switchTarget(Ins, C)) +
+          return InstError(Ins, "switch target " + Twine(C) + " (0x" + hex(D.switchTarget(Ins, C)) +
                                     ") is not the start of an instruction");
       break;
     case il::OperandKind::String:

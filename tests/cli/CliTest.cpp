@@ -168,6 +168,29 @@ TEST(Cli, RawDumpShowsWhatABrokenFileContains) {
   EXPECT_TRUE(contains(Good.Out, "Method bodies")) << Good.Out;
 }
 
+TEST(Cli, PortablePdbsAreReadWindowsPdbsNamed) {
+  std::string Pdb = test::corpusDll("Closures");
+  Pdb.replace(Pdb.size() - 4, 4, ".pdb");
+  test::CommandResult R = weft({"info", Pdb});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_TRUE(contains(R.Out, "portable PDB")) << R.Out;
+  EXPECT_TRUE(contains(R.Out, "MethodDebugInformation")) << R.Out;
+  R = weft({"dump", "--raw", Pdb});
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_TRUE(contains(R.Out, "#Pdb stream")) << R.Out;
+  R = weft({"dump", Pdb});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_TRUE(contains(R.Err, "a portable PDB, not an assembly")) << R.Err;
+  std::string Msf = test::scratchDir("cli-msf") + "/windows.pdb";
+  ASSERT_TRUE(test::writeFile(Msf, std::string("Microsoft C/C++ MSF 7.00\r\n\x1a"
+                                               "DS\0\0\0",
+                                               32) +
+                                       std::string(100, '\0')));
+  R = weft({"info", Msf});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_TRUE(contains(R.Err, "a Windows (MSF) PDB")) << R.Err;
+}
+
 TEST(Cli, DumpFiltersByTypeAndMethod) {
   std::string Dll = test::corpusDll("Generics");
   test::CommandResult R = weft({"dump", Dll, "--method", "Main"});
@@ -186,7 +209,8 @@ TEST(Cli, DumpFiltersByTypeAndMethod) {
   R = weft({"dump", Dll, "--type", "*Constrained"});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_TRUE(contains(R.Out, "Constrained")) << R.Out;
-  EXPECT_FALSE(contains(R.Out, "class public auto ansi beforefieldinit Weft.Corpus.Generics.Program"))
+  EXPECT_FALSE(
+      contains(R.Out, "class public auto ansi beforefieldinit Weft.Corpus.Generics.Program"))
       << R.Out;
   R = weft({"dump", Dll, "--type", "[abc"});
   EXPECT_EQ(R.ExitCode, 1);

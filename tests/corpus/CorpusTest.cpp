@@ -28,8 +28,8 @@ std::string firstDifference(StringRef Expected, StringRef Actual) {
   for (size_t I = 0; I < std::max(E.size(), A.size()); ++I) {
     StringRef L = I < E.size() ? E[I] : "<end>", R = I < A.size() ? A[I] : "<end>";
     if (L != R)
-      return "line " + std::to_string(I + 1) + ":\n  expected: " + L.str() + "\n  actual:   " +
-             R.str();
+      return "line " + std::to_string(I + 1) + ":\n  expected: " + L.str() +
+             "\n  actual:   " + R.str();
   }
   return "";
 }

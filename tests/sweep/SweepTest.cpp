@@ -1,10 +1,10 @@
 //===- tests/sweep/SweepTest.cpp - Read every assembly on the machine -----===//
 //
-// Every managed assembly of every installed shared framework, of every installed SDK, of the NuGet
-// package folder and of the external robustness corpus is read completely (all tables, all
-// signatures and blobs, all method bodies) and disassembled. Each one must either read cleanly or
-// be refused with an error that is on the list of expected refusals below. The test prints what it
-// read and why it refused what it refused.
+// Every managed assembly (and portable PDB) of every installed shared framework, of every installed
+// SDK, of the NuGet package folder and of the external robustness corpus is read completely (all
+// tables, all signatures and blobs, all method bodies) and disassembled. Each one must either read
+// cleanly or be refused with an error that is on the list of expected refusals below. The test
+// prints what it read and why it refused what it refused.
 //
 // WEFT_SWEEP_LIMIT=N reads only every k-th file so that about N are read (for quick runs);
 // WEFT_SWEEP_EXTRA=dir1:dir2 adds folders.
@@ -39,7 +39,7 @@ struct Source {
   std::string Dir;
 };
 
-enum class Outcome { Read, Refused, Native, NotPE };
+enum class Outcome { Read, Refused, Native, NotPE, WindowsPdb };
 
 struct Result {
   std::string Path;
@@ -95,6 +95,19 @@ Result readOne(const std::string &Path, const std::string &Label,
     return R;
   }
   ArrayRef<uint8_t> Bytes = arrayRefFromStringRef((*Buf)->getBuffer());
+  if (metadata::looksLikeWindowsPdb(Bytes)) {
+    R.What = Outcome::WindowsPdb;
+    return R;
+  }
+  if (metadata::looksLikePortablePdb(Bytes)) {
+    // A standalone portable PDB: every table read and validated.
+    Expected<std::unique_ptr<metadata::Module>> M = metadata::Module::create(Bytes, 0);
+    if (!M) {
+      R.What = Outcome::Refused;
+      R.Why = toString(M.takeError());
+    }
+    return R;
+  }
   if (!pe::looksLikePE(Bytes)) {
     R.What = Outcome::NotPE;
     return R;
@@ -147,7 +160,7 @@ TEST(Sweep, EveryAssemblyOnTheMachineIsReadOrRefusedClearly) {
   ASSERT_FALSE(Sources.empty()) << "no shared framework found through `dotnet --list-runtimes`";
   std::vector<std::pair<std::string, std::string>> Files; // path, label
   for (const Source &S : Sources)
-    for (std::string &F : test::filesUnder(S.Dir, {".dll", ".exe", ".winmd"}))
+    for (std::string &F : test::filesUnder(S.Dir, {".dll", ".exe", ".winmd", ".netmodule", ".pdb"}))
       Files.emplace_back(std::move(F), S.Label);
   size_t Stride = 1;
   if (Optional<std::string> Limit = sys::Process::GetEnv("WEFT_SWEEP_LIMIT")) {
@@ -165,7 +178,7 @@ TEST(Sweep, EveryAssemblyOnTheMachineIsReadOrRefusedClearly) {
   }
 
   struct Tally {
-    unsigned Read = 0, Refused = 0, Native = 0, NotPE = 0;
+    unsigned Read = 0, Refused = 0, Native = 0, NotPE = 0, WindowsPdb = 0;
     ReadStats Stats;
   };
   std::map<std::string, Tally> BySource;
@@ -192,6 +205,7 @@ TEST(Sweep, EveryAssemblyOnTheMachineIsReadOrRefusedClearly) {
       break;
     case Outcome::Native: ++T.Native; break;
     case Outcome::NotPE: ++T.NotPE; break;
+    case Outcome::WindowsPdb: ++T.WindowsPdb; break;
     }
   }
   outs() << "Sweep of " << (Files.size() + Stride - 1) / Stride << " files";
@@ -200,10 +214,10 @@ TEST(Sweep, EveryAssemblyOnTheMachineIsReadOrRefusedClearly) {
   outs() << ":\n";
   for (auto &[Label, T] : BySource) {
     outs() << "  " << left_justify(Label, 34) << " read " << T.Read << ", refused " << T.Refused
-           << ", native (no CLI header) " << T.Native << ", not PE " << T.NotPE << "; "
-           << T.Stats.MethodsWithBody << " method bodies, " << T.Stats.Instructions
-           << " instructions, " << T.Stats.Signatures << " signatures, " << T.Stats.CustomAttributes
-           << " custom attributes";
+           << ", native (no CLI header) " << T.Native << ", not PE " << T.NotPE << ", Windows PDB "
+           << T.WindowsPdb << "; " << T.Stats.MethodsWithBody << " method bodies, "
+           << T.Stats.Instructions << " instructions, " << T.Stats.Signatures << " signatures, "
+           << T.Stats.CustomAttributes << " custom attributes";
     if (T.Stats.UnresolvedEnumAttributes)
       outs() << " (" << T.Stats.UnresolvedEnumAttributes << " with an enum not found)";
     outs() << '\n';

@@ -17,7 +17,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
-
 #include <random>
 
 using namespace weft;
@@ -188,8 +187,13 @@ TEST_F(BadInput, MethodBodies) {
 
 // Truncating the file anywhere must give an error, never a crash.
 TEST_F(BadInput, TruncationAnywhere) {
-  std::vector<size_t> Cuts{1, 2, 0x3C, 0x40, Img->peHeaderOffset() + 4u,
-                           Img->peHeaderOffset() + 30u, size_t(M->fileOffset()),
+  std::vector<size_t> Cuts{1,
+                           2,
+                           0x3C,
+                           0x40,
+                           Img->peHeaderOffset() + 4u,
+                           Img->peHeaderOffset() + 30u,
+                           size_t(M->fileOffset()),
                            size_t(M->fileOffset() + 20)};
   for (const pe::Section &S : Img->sections())
     Cuts.push_back(S.PointerToRawData + 1);

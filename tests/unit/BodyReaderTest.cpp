@@ -2,7 +2,6 @@
 #include "weaver/il/BodyReader.h"
 
 #include <gtest/gtest.h>
-
 #include <set>
 #include <string>
 
@@ -41,8 +40,7 @@ TEST(Opcodes, ShortAndLongBranchForms) {
   EXPECT_EQ(shortForm(Opcode::Call), Opcode::Call);
   for (unsigned I = 0; I < unsigned(Opcode::Count); ++I) {
     Opcode Op = Opcode(I);
-    if (info(Op).Operand == OperandKind::ShortBr)
-    {
+    if (info(Op).Operand == OperandKind::ShortBr) {
       EXPECT_EQ(shortForm(longForm(Op)), Op) << name(Op).str();
     }
   }
@@ -73,9 +71,9 @@ TEST(Instructions, EveryOpcodeDecodes) {
 
 TEST(Instructions, OperandsAndTargets) {
   // ldc.i4.s -2; ldc.i8 1<<40; br.s -2 (to itself); ldarg 0x1234; switch (2 targets); ret
-  std::vector<uint8_t> Code{0x1F, 0xFE, 0x21, 0, 0, 0, 0, 0, 1, 0, 0, 0x2B, 0xFE,
-                            0xFE, 0x09, 0x34, 0x12, 0x45, 2, 0, 0, 0, 0, 0, 0, 0,
-                            0xFC, 0xFF, 0xFF, 0xFF, 0x2A};
+  std::vector<uint8_t> Code{0x1F, 0xFE, 0x21, 0,    0,    0,    0,    0,    1,   0, 0,
+                            0x2B, 0xFE, 0xFE, 0x09, 0x34, 0x12, 0x45, 2,    0,   0, 0,
+                            0,    0,    0,    0,    0xFC, 0xFF, 0xFF, 0xFF, 0x2A};
   std::vector<Instruction> Out;
   InstructionDecoder D(Code, 0);
   Instruction I;
@@ -124,21 +122,20 @@ TEST(MethodBody, TinyHeader) {
 // A fat header with locals, a small EH section followed by a fat one.
 std::vector<uint8_t> fatBodyWithTwoSections() {
   std::vector<uint8_t> B{
-      0x1B, 0x30, // flags: fat | more sections | init locals; size 3 dwords
-      0x05, 0x00, // max stack 5
-      0x06, 0x00, 0x00, 0x00, // code size 6
-      0x01, 0x00, 0x00, 0x11, // local signature token 0x11000001
+      0x1B, 0x30,                         // flags: fat | more sections | init locals; size 3 dwords
+      0x05, 0x00,                         // max stack 5
+      0x06, 0x00, 0x00, 0x00,             // code size 6
+      0x01, 0x00, 0x00, 0x11,             // local signature token 0x11000001
       0x00, 0x00, 0x00, 0xDC, 0x00, 0x2A, // nop nop nop endfinally nop ret
-      0x00, 0x00, // padding to 4
+      0x00, 0x00,                         // padding to 4
       // small EH section: kind EHTable | MoreSects, size 4 + 12, reserved
-      0x81, 16, 0x00, 0x00,
-      0x02, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, // finally
+      0x81, 16, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x02, 0x00, 0x00, 0x00,
+      0x00, // finally
       // fat EH section: kind EHTable | FatFormat, size 4 + 24
-      0x41, 28, 0x00, 0x00,
-      0x00, 0x00, 0x00, 0x00, // exception
+      0x41, 28, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,   // exception
       0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, // try 0, 2
       0x02, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, // handler 2, 2
-      0x05, 0x00, 0x00, 0x01, // catch type 0x01000005
+      0x05, 0x00, 0x00, 0x01,                         // catch type 0x01000005
   };
   return B;
 }

@@ -1,5 +1,6 @@
 //===- tests/unit/ByteReaderTest.cpp --------------------------------------===//
 #include "support/ByteReader.h"
+
 #include "support/Error.h"
 #include "support/Format.h"
 

@@ -1,12 +1,12 @@
 //===- tests/unit/NamesTest.cpp - ILAsm names, literals and small blobs ----===//
-#include "metadata/Blobs.h"
 #include "metadata/Names.h"
+
+#include "metadata/Blobs.h"
 
 #include "llvm/Support/raw_ostream.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+#include <gtest/gtest.h>
 #include <limits>
 
 using namespace weft::metadata;
@@ -89,8 +89,7 @@ TEST(Blobs, MarshallingDescriptors) {
   EXPECT_EQ(marshal({0x17, 0x20}), "fixed sysstring [32]");
   EXPECT_EQ(marshal({0x1E, 0x10, 0x07}), "fixed array [16] int32");
   EXPECT_EQ(marshal({0x1D, 0x08}), "safearray bstr");
-  EXPECT_EQ(marshal({0x2C, 0x00, 0x00, 0x03, 'M', 'y', 'M', 0x01, 'c'}),
-            "custom(\"MyM\", \"c\")");
+  EXPECT_EQ(marshal({0x2C, 0x00, 0x00, 0x03, 'M', 'y', 'M', 0x01, 'c'}), "custom(\"MyM\", \"c\")");
   EXPECT_EQ(marshal({0x19, 0x02}), "iunknown(iidparam = 2)");
   EXPECT_NE(marshal({}).find("error: marshalling descriptor at offset 0x10: empty"),
             std::string::npos);

@@ -2,7 +2,6 @@
 #include "metadata/Schema.h"
 
 #include <gtest/gtest.h>
-
 #include <set>
 #include <string>
 

@@ -1,6 +1,7 @@
 //===- tests/unit/SignatureTest.cpp - Signature blobs ---------------------===//
-#include "metadata/Names.h"
 #include "metadata/Signature.h"
+
+#include "metadata/Names.h"
 #include "tests/support/Env.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -65,8 +66,8 @@ TEST(Signature, ByRefPointersAndTypedReference) {
 
 TEST(Signature, ArrayShapes) {
   // int32[0...2,0...3]: rank 2, sizes 3 and 4, lower bounds 0 and 0.
-  auto T = decodeTypeSpec(std::vector<uint8_t>{0x14, 0x08, 0x02, 0x02, 0x03, 0x04, 0x02, 0x00, 0x00},
-                          0);
+  auto T =
+      decodeTypeSpec(std::vector<uint8_t>{0x14, 0x08, 0x02, 0x02, 0x03, 0x04, 0x02, 0x00, 0x00}, 0);
   ASSERT_TRUE(bool(T)) << errorOf(T.takeError());
   EXPECT_EQ(typeText(*T), "int32[0...2,0...3]");
   // float64[,,]: rank 3, nothing else known; string[5,-1...]: one size, two lower bounds.
@@ -134,10 +135,16 @@ TEST(Signature, BadSignaturesAreRefusedWithStructureAndOffset) {
   const BadSig Cases[] = {
       {"bad-truncated", {0x00, 0x02, 0x01, 0x08}, "unexpected end of data", 0x1004},
       {"bad-element-type", {0x00, 0x01, 0x01, 0x42}, "unknown element type 0x42", 0x1003},
-      {"bad-param-count", {0x00, 0xC0, 0x01, 0x00, 0x00, 0x01}, "larger than the signature", 0x1001},
+      {"bad-param-count",
+       {0x00, 0xC0, 0x01, 0x00, 0x00, 0x01},
+       "larger than the signature",
+       0x1001},
       {"bad-sentinel-in-type", {0x00, 0x00, 0x41}, "varargs sentinel outside", 0x1002},
       {"bad-empty-instantiation", {0x00, 0x00, 0x15, 0x12, 0x05, 0x00}, "no arguments", 0x1005},
-      {"bad-field-kind", {0x00, 0x00, 0x1B, 0x06, 0x08}, "does not start a method signature", 0x1003},
+      {"bad-field-kind",
+       {0x00, 0x00, 0x1B, 0x06, 0x08},
+       "does not start a method signature",
+       0x1003},
       {"bad-rank", {0x00, 0x00, 0x14, 0x08, 0x00, 0x00, 0x00}, "array rank 0", 0x1004},
       {"bad-internal", {0x00, 0x00, 0x21}, "ELEMENT_TYPE_INTERNAL", 0x1002},
   };

@@ -908,9 +908,9 @@ void Writer::methodBody(uint32_t Row, const GenericContext &Ctx, const MethodSig
   if (Body->LocalVarSigToken) {
     Token LT = Body->LocalVarSigToken;
     if (tokenTable(LT) != TableId::StandAloneSig || !M.isValidToken(LT)) {
-      problem(formatError("fat method header", Body->FileOffset + 8,
-                          "local variable signature token " + hex(LT) +
-                              " is not a StandAloneSig row"));
+      problem(
+          formatError("fat method header", Body->FileOffset + 8,
+                      "local variable signature token " + hex(LT) + " is not a StandAloneSig row"));
     } else {
       uint32_t Blob = M.get(TableId::StandAloneSig, tokenRow(LT), StandAloneSigCol::Signature);
       Expected<std::vector<TypeSig>> Locals =

@@ -258,6 +258,22 @@ void dumpMethodHeaders(raw_ostream &OS, const pe::Image &Img, const Module &M, E
 
 Error rawDump(raw_ostream &OS, ArrayRef<uint8_t> Bytes) {
   OS << "File size " << format_hex(Bytes.size(), 10) << '\n';
+  if (looksLikePortablePdb(Bytes)) {
+    OS << "Portable PDB\n";
+    Expected<std::unique_ptr<Module>> M = Module::createUnvalidated(Bytes, 0);
+    if (!M) {
+      std::string Msg = toString(M.takeError());
+      OS << "error: " << Msg << '\n';
+      return plainError(Msg);
+    }
+    dumpMetadata(OS, **M);
+    if (Error V = (*M)->validate()) {
+      std::string Msg = toString(std::move(V));
+      OS << "error: " << Msg << '\n';
+      return plainError(Msg);
+    }
+    return Error::success();
+  }
   Expected<std::unique_ptr<pe::Image>> Img = pe::Image::create(Bytes, "<input>");
   if (!Img) {
     // Show the first headers by hand as far as they go.

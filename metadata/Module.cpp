@@ -33,6 +33,14 @@ bool isListColumn(TableId T, unsigned Col) {
   }
 }
 
+// Row-index columns that may be null (0); every other one must name a row.
+bool isNullableIndex(TableId T, unsigned Col) {
+  return (T == TableId::MethodDebugInformation && Col == MethodDebugInformationCol::Document) ||
+         (T == TableId::ImportScope && Col == ImportScopeCol::Parent) ||
+         (T == TableId::LocalScope && Col == LocalScopeCol::ImportScope) ||
+         (T == TableId::ImplMap && Col == ImplMapCol::ImportScope);
+}
+
 TableId ptrTableFor(TableId Target) {
   switch (Target) {
   case TableId::Field: return TableId::FieldPtr;
@@ -353,9 +361,11 @@ Error Module::validate() const {
         }
         case ColumnKind::Idx:
           // A list into an empty table may say 0 (some PDB writers do) instead of 1.
-          if (V > Limit || (List && V == 0 && Limit > 1))
-            return Bad("row index " + Twine(V) + " into " + tableName(CS.Arg) +
-                       " is out of range (" + Twine(RefRows(CS.Arg)) + " rows)");
+          if (V > Limit || (List && V == 0 && Limit > 1) ||
+              (!List && V == 0 && !isNullableIndex(TableId(T), C)))
+            return Bad(V == 0 ? "null row index into " + tableName(CS.Arg)
+                              : "row index " + Twine(V) + " into " + tableName(CS.Arg) +
+                                    " is out of range (" + Twine(RefRows(CS.Arg)) + " rows)");
           if (List && V < Prev)
             return Bad("member list start " + Twine(V) + " is before the previous row's (" +
                        Twine(Prev) + ")");
@@ -384,6 +394,30 @@ Error Module::validate() const {
       if (get(Ptr, Row, 0) == 0)
         return formatError("table " + tableName(Ptr) + ", row " + Twine(Row), rowOffset(Ptr, Row),
                            "null row index");
+  // Nesting must not loop: every chain of enclosing types ends at a top-level type.
+  uint32_t Types = rowCount(TableId::TypeDef);
+  if (uint32_t Rows = rowCount(TableId::NestedClass)) {
+    std::vector<uint32_t> Enclosing(Types + 1, 0), RowOf(Types + 1, 0);
+    for (uint32_t R = 1; R <= Rows; ++R) {
+      uint32_t Nested = get(TableId::NestedClass, R, NestedClassCol::NestedClass);
+      Enclosing[Nested] = get(TableId::NestedClass, R, NestedClassCol::EnclosingClass);
+      RowOf[Nested] = R;
+    }
+    std::vector<uint8_t> State(Types + 1, 0); // 0 unseen, 1 on the current chain, 2 known good
+    for (uint32_t T = 1; T <= Types; ++T) {
+      uint32_t Cur = T;
+      while (Cur && State[Cur] == 0) {
+        State[Cur] = 1;
+        Cur = Enclosing[Cur];
+      }
+      if (Cur && State[Cur] == 1)
+        return formatError("table NestedClass, row " + Twine(RowOf[Cur]),
+                           rowOffset(TableId::NestedClass, RowOf[Cur]),
+                           "TypeDef row " + Twine(Cur) + " is nested in itself (a nesting cycle)");
+      for (Cur = T; Cur && State[Cur] == 1; Cur = Enclosing[Cur])
+        State[Cur] = 2;
+    }
+  }
   return Error::success();
 }
 

@@ -47,6 +47,7 @@ foreach(pair "FuzzImage;image" "FuzzSignature;signature" "FuzzMethodBody;body")
   execute_process(
     COMMAND ${BUILD_DIR}/tests/fuzz/${target} -max_total_time=${SECONDS} -max_len=1048576
             -rss_limit_mb=2048 -timeout=20 -print_final_stats=1
+            -artifact_prefix=${BUILD_DIR}/${target}-
             ${BUILD_DIR}/corpus-${seeds} ${seed_dir}/${seeds}
     RESULT_VARIABLE rc)
   if(rc)

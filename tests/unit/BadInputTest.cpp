@@ -148,6 +148,16 @@ TEST_F(BadInput, TableStream) {
   expectRefused(B, "table TypeDef, row 3, column MethodList", "out of range");
 }
 
+TEST_F(BadInput, NestingCycle) {
+  ASSERT_GT(M->rowCount(TableId::NestedClass), 0u);
+  // Make the first nested type's enclosing type the nested type itself.
+  uint64_t Enclosing = M->rowOffset(TableId::NestedClass, 1, NestedClassCol::EnclosingClass);
+  uint32_t Nested = M->get(TableId::NestedClass, 1, NestedClassCol::NestedClass);
+  Bytes B = Intact;
+  put16(B, Enclosing, uint16_t(Nested));
+  expectRefused(B, "table NestedClass, row 1", "nesting cycle");
+}
+
 TEST_F(BadInput, MethodBodies) {
   // The first method with a fat body.
   uint32_t Row = 0;
@@ -183,6 +193,21 @@ TEST_F(BadInput, MethodBodies) {
   B[Body.codeFileOffset()] = 0x38;
   put32(B, Body.codeFileOffset() + 1, uint32_t(-4));
   expectRefused(B, "IL code", "is not the start of an instruction");
+}
+
+// Inputs the fuzzers once crashed on.
+TEST(FuzzRegressions, AreRefusedNotCrashedOn) {
+  std::string Dir = test::sourceDir() + "/tests/data/fuzz-regressions";
+  std::vector<std::string> Files = test::filesUnder(Dir, {".dll", ".exe", ".bin"});
+  ASSERT_FALSE(Files.empty());
+  for (const std::string &F : Files) {
+    std::string Text = test::readFile(F);
+    Bytes B(Text.begin(), Text.end());
+    EXPECT_FALSE(readAll(B).empty()) << F << " should be refused";
+    std::string Raw;
+    llvm::raw_string_ostream OS(Raw);
+    llvm::consumeError(text::rawDump(OS, B));
+  }
 }
 
 // Truncating the file anywhere must give an error, never a crash.

@@ -415,15 +415,9 @@ Error writePermissionSet(raw_ostream &OS, const Module &M, ArrayRef<uint8_t> Blo
     writeSingleQuoted(S, TypeName);
     S << " = {";
     for (size_t J = 0; J < Named->size(); ++J) {
-      const CANamedArg &A = (*Named)[J];
       if (J)
         S << ' ';
-      S << (A.IsProperty ? "property " : "field ");
-      writeCAType(S, A.Value.Type, Names);
-      S << ' ';
-      writeSingleQuoted(S, A.Name);
-      S << " = ";
-      writeCAValue(S, A.Value, Names);
+      writeNamedArgument(S, (*Named)[J], Names);
     }
     S << '}';
   }

@@ -470,6 +470,15 @@ void writeCAValue(raw_ostream &OS, const CAValue &V, const NamePrinter &Names) {
   OS << ')';
 }
 
+void writeNamedArgument(raw_ostream &OS, const CANamedArg &A, const NamePrinter &Names) {
+  OS << (A.IsProperty ? "property " : "field ");
+  writeCAType(OS, A.Value.Type, Names);
+  OS << ' ';
+  writeSingleQuoted(OS, A.Name);
+  OS << " = ";
+  writeCAValue(OS, A.Value, Names);
+}
+
 void writeCustomAttributeValue(raw_ostream &OS, const CustomAttributeValue &V,
                                const NamePrinter &Names) {
   OS << '{';
@@ -484,12 +493,7 @@ void writeCustomAttributeValue(raw_ostream &OS, const CustomAttributeValue &V,
     if (!First)
       OS << ' ';
     First = false;
-    OS << (N.IsProperty ? "property " : "field ");
-    writeCAType(OS, N.Value.Type, Names);
-    OS << ' ';
-    writeSingleQuoted(OS, N.Name);
-    OS << " = ";
-    writeCAValue(OS, N.Value, Names);
+    writeNamedArgument(OS, N, Names);
   }
   OS << '}';
 }

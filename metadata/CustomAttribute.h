@@ -88,6 +88,8 @@ llvm::Expected<std::vector<CANamedArg>> decodeNamedArguments(const Module &M,
 void writeCustomAttributeValue(llvm::raw_ostream &OS, const CustomAttributeValue &V,
                                const NamePrinter &Names);
 void writeCAValue(llvm::raw_ostream &OS, const CAValue &V, const NamePrinter &Names);
+/// `property int32 'Name' = int32(3)`.
+void writeNamedArgument(llvm::raw_ostream &OS, const CANamedArg &A, const NamePrinter &Names);
 void writeCAType(llvm::raw_ostream &OS, const CAType &T, const NamePrinter &Names);
 
 } // namespace weft::metadata

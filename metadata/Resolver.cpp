@@ -275,21 +275,9 @@ std::optional<ElementType> enumUnderlyingOfTypeDef(const Module &M, uint32_t Typ
       return std::nullopt;
     }
     const TypeSig &T = S->stripped();
-    switch (T.Kind) {
-    case ElementType::Boolean:
-    case ElementType::Char:
-    case ElementType::I1:
-    case ElementType::U1:
-    case ElementType::I2:
-    case ElementType::U2:
-    case ElementType::I4:
-    case ElementType::U4:
-    case ElementType::I8:
-    case ElementType::U8:
-    case ElementType::I:
-    case ElementType::U: return T.Kind;
-    default: return std::nullopt;
-    }
+    if (!TypeSig::isIntegral(T.Kind))
+      return std::nullopt;
+    return T.Kind;
   }
   return std::nullopt;
 }

@@ -20,8 +20,8 @@ const TypeSig &TypeSig::stripped() const {
   return *T;
 }
 
-bool TypeSig::isPrimitive() const {
-  switch (Kind) {
+bool TypeSig::isIntegral(ElementType K) {
+  switch (K) {
   case ElementType::Boolean:
   case ElementType::Char:
   case ElementType::I1:
@@ -32,8 +32,6 @@ bool TypeSig::isPrimitive() const {
   case ElementType::U4:
   case ElementType::I8:
   case ElementType::U8:
-  case ElementType::R4:
-  case ElementType::R8:
   case ElementType::I:
   case ElementType::U: return true;
   default: return false;

@@ -112,7 +112,13 @@ struct TypeSig {
   const TypeSig &element() const { return Args.front(); }
   /// The type with custom modifiers and `pinned` peeled off.
   const TypeSig &stripped() const;
-  bool isPrimitive() const;
+  /// bool, char, the integers, native int and uint, float32 and float64.
+  bool isPrimitive() const { return isPrimitive(Kind); }
+  /// The types an enum can have underneath: bool, char, the integers, native int and uint.
+  static bool isIntegral(ElementType K);
+  static bool isPrimitive(ElementType K) {
+    return isIntegral(K) || K == ElementType::R4 || K == ElementType::R8;
+  }
 };
 
 struct MethodSig {

@@ -26,124 +26,109 @@ namespace {
 
 // --- flag words -----------------------------------------------------------
 
+struct FlagWord {
+  uint32_t Bit;
+  const char *Word;
+};
+
+// Writes the word of every bit of \p F in \p Words, in the order given, each with a space after.
+void writeFlagWords(raw_ostream &OS, uint32_t F, ArrayRef<FlagWord> Words) {
+  for (const FlagWord &W : Words)
+    if (F & W.Bit)
+      OS << W.Word << ' ';
+}
+
+// Bits no ILAsm keyword stands for are written as flags(...), so nothing is lost.
+void writeOtherFlags(raw_ostream &OS, uint32_t F, uint32_t Known, unsigned HexWidth) {
+  if (F & ~Known)
+    OS << "flags(" << format_hex(F & ~Known, HexWidth) << ") ";
+}
+
 const char *memberAccess(uint32_t Flags) {
   static const char *const Names[] = {"privatescope", "private",    "famandassem", "assembly",
                                       "family",       "famorassem", "public",      "<access 7>"};
   return Names[Flags & 7];
 }
 
-void writeTypeFlags(raw_ostream &OS, uint32_t F) {
-  static const char *const Vis[] = {
+const char *typeVisibility(uint32_t Flags) {
+  static const char *const Names[] = {
       "private",       "public",          "nested public",      "nested private",
       "nested family", "nested assembly", "nested famandassem", "nested famorassem"};
-  uint32_t Known = 0x7 | 0x18 | 0x20 | 0x80 | 0x100 | 0x400 | 0x800 | 0x1000 | 0x2000 | 0x4000 |
-                   0x30000 | 0x100000 | 0x40000;
-  if (F & 0x20)
-    OS << "interface ";
-  OS << Vis[F & 7] << ' ';
-  if (F & 0x80)
-    OS << "abstract ";
-  switch (F & 0x18) {
-  case 0x00: OS << "auto "; break;
-  case 0x08: OS << "sequential "; break;
-  case 0x10: OS << "explicit "; break;
-  default: OS << "flags(0x18) "; break;
-  }
-  switch (F & 0x30000) {
-  case 0x00000: OS << "ansi "; break;
-  case 0x10000: OS << "unicode "; break;
-  case 0x20000: OS << "autochar "; break;
-  default: OS << "flags(0x00030000) "; break;
-  }
-  if (F & 0x1000)
-    OS << "import ";
-  if (F & 0x2000)
-    OS << "serializable ";
-  if (F & 0x4000)
-    OS << "windowsruntime ";
-  if (F & 0x100)
-    OS << "sealed ";
-  if (F & 0x400)
-    OS << "specialname ";
-  if (F & 0x800)
-    OS << "rtspecialname ";
-  if (F & 0x100000)
-    OS << "beforefieldinit ";
-  if (F & ~Known)
-    OS << "flags(" << format_hex(F & ~Known, 10) << ") ";
+  return Names[Flags & 7];
+}
+
+void writeTypeFlags(raw_ostream &OS, uint32_t F) {
+  static const char *const Layout[] = {"auto", "sequential", "explicit", "flags(0x18)"};
+  static const char *const Charset[] = {"ansi", "unicode", "autochar", "flags(0x00030000)"};
+  writeFlagWords(OS, F, {{0x20, "interface"}});
+  OS << typeVisibility(F) << ' ';
+  writeFlagWords(OS, F, {{0x80, "abstract"}});
+  OS << Layout[(F >> 3) & 3] << ' ' << Charset[(F >> 16) & 3] << ' ';
+  writeFlagWords(OS, F,
+                 {{0x1000, "import"},
+                  {0x2000, "serializable"},
+                  {0x4000, "windowsruntime"},
+                  {0x100, "sealed"},
+                  {0x400, "specialname"},
+                  {0x800, "rtspecialname"},
+                  {0x100000, "beforefieldinit"}});
+  // 0x40000 (HasSecurity) is implied by the .permissionset entries.
+  writeOtherFlags(OS, F,
+                  0x7 | 0x18 | 0x20 | 0x80 | 0x100 | 0x400 | 0x800 | 0x1000 | 0x2000 | 0x4000 |
+                      0x30000 | 0x100000 | 0x40000,
+                  10);
 }
 
 void writeFieldFlags(raw_ostream &OS, uint16_t F) {
   OS << memberAccess(F) << ' ';
-  if (F & 0x10)
-    OS << "static ";
-  if (F & 0x20)
-    OS << "initonly ";
-  if (F & 0x40)
-    OS << "literal ";
-  if (F & 0x80)
-    OS << "notserialized ";
-  if (F & 0x200)
-    OS << "specialname ";
-  if (F & 0x400)
-    OS << "rtspecialname ";
-  uint16_t Known =
-      0x7 | 0x10 | 0x20 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x1000 | 0x2000 | 0x8000;
-  if (F & ~Known)
-    OS << "flags(" << format_hex(F & ~Known, 6) << ") ";
+  writeFlagWords(OS, F,
+                 {{0x10, "static"},
+                  {0x20, "initonly"},
+                  {0x40, "literal"},
+                  {0x80, "notserialized"},
+                  {0x200, "specialname"},
+                  {0x400, "rtspecialname"}});
+  // HasFieldRVA, HasFieldMarshal, PinvokeImpl and HasDefault show as `at`, marshal(),
+  // pinvokeimpl() and `=`.
+  writeOtherFlags(
+      OS, F, 0x7 | 0x10 | 0x20 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x1000 | 0x2000 | 0x8000, 6);
 }
 
 void writeMethodFlags(raw_ostream &OS, uint16_t F) {
   OS << memberAccess(F) << ' ';
-  if (F & 0x80)
-    OS << "hidebysig ";
-  if (F & 0x100)
-    OS << "newslot ";
-  if (F & 0x800)
-    OS << "specialname ";
-  if (F & 0x1000)
-    OS << "rtspecialname ";
-  if (F & 0x400)
-    OS << "abstract ";
-  if (F & 0x40)
-    OS << "virtual ";
-  if (F & 0x200)
-    OS << "strict ";
-  if (F & 0x20)
-    OS << "final ";
-  if (F & 0x10)
-    OS << "static ";
+  writeFlagWords(OS, F,
+                 {{0x80, "hidebysig"},
+                  {0x100, "newslot"},
+                  {0x800, "specialname"},
+                  {0x1000, "rtspecialname"},
+                  {0x400, "abstract"},
+                  {0x40, "virtual"},
+                  {0x200, "strict"},
+                  {0x20, "final"},
+                  {0x10, "static"}});
 }
 
 void writeMethodFlagsTail(raw_ostream &OS, uint16_t F) {
-  if (F & 0x8)
-    OS << "unmanagedexp ";
-  if (F & 0x8000)
-    OS << "reqsecobj ";
+  writeFlagWords(OS, F, {{0x8, "unmanagedexp"}, {0x8000, "reqsecobj"}});
 }
 
 void writeImplFlags(raw_ostream &OS, uint16_t F) {
   static const char *const Code[] = {"cil", "native", "optil", "runtime"};
   OS << Code[F & 3] << ((F & 4) ? " unmanaged" : " managed");
-  if (F & 0x10)
-    OS << " forwardref";
-  if (F & 0x80)
-    OS << " preservesig";
-  if (F & 0x1000)
-    OS << " internalcall";
-  if (F & 0x20)
-    OS << " synchronized";
-  if (F & 0x8)
-    OS << " noinlining";
-  if (F & 0x40)
-    OS << " nooptimization";
-  if (F & 0x100)
-    OS << " aggressiveinlining";
-  if (F & 0x200)
-    OS << " aggressiveoptimization";
-  uint16_t Known = 0x3 | 0x4 | 0x10 | 0x80 | 0x1000 | 0x20 | 0x8 | 0x40 | 0x100 | 0x200;
-  if (F & ~Known)
-    OS << " flags(" << format_hex(F & ~Known, 6) << ")";
+  std::string Words;
+  raw_string_ostream W(Words);
+  writeFlagWords(W, F,
+                 {{0x10, "forwardref"},
+                  {0x80, "preservesig"},
+                  {0x1000, "internalcall"},
+                  {0x20, "synchronized"},
+                  {0x8, "noinlining"},
+                  {0x40, "nooptimization"},
+                  {0x100, "aggressiveinlining"},
+                  {0x200, "aggressiveoptimization"}});
+  writeOtherFlags(W, F, 0x3 | 0x4 | 0x10 | 0x80 | 0x1000 | 0x20 | 0x8 | 0x40 | 0x100 | 0x200, 6);
+  if (!W.str().empty())
+    OS << ' ' << StringRef(W.str()).rtrim();
 }
 
 void writePInvokeFlags(raw_ostream &OS, uint16_t F) {
@@ -454,10 +439,7 @@ void Writer::manifest() {
     OS << ".class extern ";
     if (Flags & 0x00200000)
       OS << "forwarder ";
-    static const char *const Vis[] = {
-        "private",       "public",          "nested public",      "nested private",
-        "nested family", "nested assembly", "nested famandassem", "nested famorassem"};
-    OS << Vis[Flags & 7] << ' ';
+    OS << typeVisibility(Flags) << ' ';
     StringRef Ns = M.getString(M.get(TableId::ExportedType, Row, ExportedTypeCol::TypeNamespace));
     if (!Ns.empty()) {
       writeId(OS, Ns);

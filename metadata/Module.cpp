@@ -41,6 +41,14 @@ bool isNullableIndex(TableId T, unsigned Col) {
          (T == TableId::ImplMap && Col == ImplMapCol::ImportScope);
 }
 
+// Coded-index columns that may be null; every other one must name a row.
+bool isNullableCoded(TableId T, unsigned Col) {
+  return (T == TableId::TypeDef && Col == TypeDefCol::Extends) ||
+         (T == TableId::TypeRef && Col == TypeRefCol::ResolutionScope) ||
+         (T == TableId::ManifestResource && Col == ManifestResourceCol::Implementation) ||
+         (T == TableId::Event && Col == EventCol::EventType);
+}
+
 TableId ptrTableFor(TableId Target) {
   switch (Target) {
   case TableId::Field: return TableId::FieldPtr;
@@ -376,6 +384,9 @@ Error Module::validate() const {
           if (!decodeCodedIndex(CodedIndex(CS.Arg), V, Tok))
             return Bad("coded index " + hex(V, 1) + " has a tag that " +
                        codedIndexSpec(CodedIndex(CS.Arg)).Name + " does not use");
+          if (tokenRow(Tok) == 0 && !isNullableCoded(TableId(T), C))
+            return Bad("null " + Twine(codedIndexSpec(CodedIndex(CS.Arg)).Name) +
+                       " reference where one is required");
           if (tokenRow(Tok) > RefRows(unsigned(tokenTable(Tok))))
             return Bad("coded index refers to " + tableName(tokenTable(Tok)) + " row " +
                        Twine(tokenRow(Tok)) + ", but the table has " +

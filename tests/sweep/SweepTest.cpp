@@ -12,9 +12,15 @@
 //===----------------------------------------------------------------------===//
 #include "metadata/Module.h"
 #include "metadata/Resolver.h"
+#include "metadata/Signature.h"
 #include "pe/Image.h"
+#include "support/Format.h"
 #include "tests/support/Env.h"
 #include "weaver/ReadAll.h"
+#include "weaver/analysis/StackDepth.h"
+#include "weaver/il/CallShapes.h"
+#include "weaver/il/Encoder.h"
+#include "weaver/il/MethodBody.h"
 #include "weaver/text/Disassembler.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -155,18 +161,26 @@ bool expectedRefusal(const Result &R) {
   return false;
 }
 
-TEST(Sweep, EveryAssemblyOnTheMachineIsReadOrRefusedClearly) {
-  std::vector<Source> Sources = sources();
-  ASSERT_FALSE(Sources.empty()) << "no shared framework found through `dotnet --list-runtimes`";
+// The files of every source, and the stride that samples them (WEFT_SWEEP_LIMIT).
+std::vector<std::pair<std::string, std::string>> sweepFiles(ArrayRef<StringRef> Extensions,
+                                                            size_t &Stride) {
   std::vector<std::pair<std::string, std::string>> Files; // path, label
-  for (const Source &S : Sources)
-    for (std::string &F : test::filesUnder(S.Dir, {".dll", ".exe", ".winmd", ".netmodule", ".pdb"}))
+  for (const Source &S : sources())
+    for (std::string &F : test::filesUnder(S.Dir, Extensions))
       Files.emplace_back(std::move(F), S.Label);
-  size_t Stride = 1;
+  Stride = 1;
   if (Optional<std::string> Limit = sys::Process::GetEnv("WEFT_SWEEP_LIMIT")) {
     size_t N = std::max<size_t>(1, std::stoul(*Limit));
     Stride = std::max<size_t>(1, Files.size() / N);
   }
+  return Files;
+}
+
+TEST(Sweep, EveryAssemblyOnTheMachineIsReadOrRefusedClearly) {
+  ASSERT_FALSE(sources().empty()) << "no shared framework found through `dotnet --list-runtimes`";
+  size_t Stride = 1;
+  std::vector<std::pair<std::string, std::string>> Files =
+      sweepFiles({".dll", ".exe", ".winmd", ".netmodule", ".pdb"}, Stride);
 
   metadata::AssemblyResolver Framework(metadata::AssemblyResolver::sharedFrameworkDirs());
   std::vector<Result> Results(Files.size());
@@ -226,6 +240,133 @@ TEST(Sweep, EveryAssemblyOnTheMachineIsReadOrRefusedClearly) {
   }
   for (const Result *R : Unexpected)
     ADD_FAILURE() << "unexpected refusal of " << R->Path << ": " << R->Why;
+}
+
+// Every method body of every assembly of the sweep, decoded into the instruction graph and encoded
+// again without edits, gives its own bytes. Encoding with the shortest branch forms instead shows
+// which bodies use a long branch where a short one reaches.
+struct ReencodeTally {
+  uint64_t Bodies = 0, Same = 0, Differ = 0, BranchFormsOnly = 0, Unreadable = 0,
+           StackComputedLarger = 0, StackComputedSmaller = 0, StackProblems = 0;
+  std::vector<std::string> Examples;
+};
+
+void reencodeOne(const std::string &Path, ReencodeTally &T, std::mutex &Lock) {
+  auto Img = pe::Image::open(Path);
+  if (!Img) {
+    consumeError(Img.takeError());
+    return;
+  }
+  if (!(*Img)->isManaged())
+    return;
+  auto M = metadata::Module::create((*Img)->metadata(), (*Img)->metadataOffset());
+  if (!M) {
+    consumeError(M.takeError());
+    return;
+  }
+  using namespace metadata;
+  il::ModuleCallShapes Shapes(**M);
+  ReencodeTally Local;
+  for (uint32_t R = 1; R <= (*M)->rowCount(TableId::MethodDef); ++R) {
+    uint32_t RVA = (*M)->get(TableId::MethodDef, R, MethodDefCol::RVA);
+    if (!RVA || ((*M)->get(TableId::MethodDef, R, MethodDefCol::ImplFlags) & 3))
+      continue;
+    uint64_t Off = 0;
+    ArrayRef<uint8_t> Tail = (*Img)->rvaTail(RVA, &Off);
+    Expected<il::RawMethodBody> Raw = il::readMethodBody(Tail, Off);
+    if (!Raw) {
+      consumeError(Raw.takeError());
+      ++Local.Unreadable;
+      continue;
+    }
+    ArrayRef<uint8_t> Original = Tail.take_front(Raw->TotalSize);
+    ++Local.Bodies;
+    std::optional<il::CallShape> Own = Shapes.methodDef(R);
+    il::EncodeOptions Opts;
+    Opts.Shapes = &Shapes;
+    Opts.ReturnsValue = Own && Own->ReturnsValue;
+    Expected<il::MethodBody> Body = il::MethodBody::decode(*Raw);
+    if (!Body) {
+      consumeError(Body.takeError());
+      ++Local.Unreadable;
+      continue;
+    }
+    weft::analysis::StackInfo S = weft::analysis::analyzeStack(*Body, Shapes, Opts.ReturnsValue);
+    if (!S.Problems.empty())
+      ++Local.StackProblems;
+    if (S.MaxStack > Raw->MaxStack)
+      ++Local.StackComputedLarger;
+    else if (S.MaxStack < Raw->MaxStack && Raw->Fat) // a tiny header always says 8
+      ++Local.StackComputedSmaller;
+    Expected<il::EncodedBody> E = il::encode(*Body, Opts);
+    if (!E) {
+      Local.Examples.push_back(Path + " method " + hex(makeToken(TableId::MethodDef, R)) + ": " +
+                               toString(E.takeError()));
+      ++Local.Differ;
+      continue;
+    }
+    if (ArrayRef<uint8_t>(E->Bytes) == Original) {
+      ++Local.Same;
+    } else {
+      ++Local.Differ;
+      if (Local.Examples.size() < 3)
+        Local.Examples.push_back(Path + " method " + hex(makeToken(TableId::MethodDef, R)) +
+                                 ": re-encoded body differs (" + Twine(E->Bytes.size()).str() +
+                                 " bytes, original " + Twine(Original.size()).str() + ")");
+    }
+    // The shortest forms: a body that differs only in branch forms has the same number of
+    // instructions, all the same except branches whose form changed.
+    Expected<il::MethodBody> Again = il::MethodBody::decode(*Raw);
+    if (Again) {
+      il::EncodeOptions Shortest = Opts;
+      Shortest.KeepBranchForms = false;
+      Expected<il::EncodedBody> Short = il::encode(*Again, Shortest);
+      if (Short && Short->Bytes.size() < Original.size())
+        ++Local.BranchFormsOnly;
+      else if (!Short)
+        consumeError(Short.takeError());
+    } else {
+      consumeError(Again.takeError());
+    }
+  }
+  std::lock_guard<std::mutex> G(Lock);
+  T.Bodies += Local.Bodies;
+  T.Same += Local.Same;
+  T.Differ += Local.Differ;
+  T.BranchFormsOnly += Local.BranchFormsOnly;
+  T.Unreadable += Local.Unreadable;
+  T.StackComputedLarger += Local.StackComputedLarger;
+  T.StackComputedSmaller += Local.StackComputedSmaller;
+  T.StackProblems += Local.StackProblems;
+  for (std::string &E : Local.Examples)
+    if (T.Examples.size() < 20)
+      T.Examples.push_back(std::move(E));
+}
+
+TEST(Sweep, EveryMethodBodyReencodesToItsOwnBytes) {
+  size_t Stride = 1;
+  std::vector<std::pair<std::string, std::string>> Files =
+      sweepFiles({".dll", ".exe", ".winmd", ".netmodule"}, Stride);
+  ReencodeTally T;
+  std::mutex Lock;
+  {
+    ThreadPool Pool(hardware_concurrency());
+    for (size_t I = 0; I < Files.size(); I += Stride)
+      Pool.async([&, I] { reencodeOne(Files[I].first, T, Lock); });
+    Pool.wait();
+  }
+  outs() << "Re-encoded " << T.Bodies << " method bodies: " << T.Same << " identical, " << T.Differ
+         << " different, " << T.Unreadable << " not decodable into a graph.\n"
+         << "  With the shortest branch forms, " << T.BranchFormsOnly
+         << " bodies get shorter: their compiler used a long branch where a short one reaches.\n"
+         << "  Stack analysis: " << T.StackComputedLarger
+         << " bodies need more stack than their header says, " << T.StackComputedSmaller
+         << " fat-header bodies less (the header's value is kept), " << T.StackProblems
+         << " have unreachable-path or depth problems.\n";
+  for (const std::string &E : T.Examples)
+    outs() << "  " << E << '\n';
+  EXPECT_EQ(T.Differ, 0u);
+  EXPECT_GT(T.Bodies, 100000u);
 }
 
 } // namespace

@@ -1,0 +1,145 @@
+//===- weaver/analysis/StackDepth.cpp -------------------------------------===//
+#include "weaver/analysis/StackDepth.h"
+
+#include "support/Format.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/Twine.h"
+
+using namespace llvm;
+using namespace weft::il;
+
+namespace weft::analysis {
+
+bool stackEffect(const Instr &I, const CallShapeSource &Shapes, bool ReturnsValue, int &Pop,
+                 int &Push) {
+  const OpcodeInfo &Info = I.info();
+  Pop = Info.Pop;
+  Push = Info.Push;
+  if (Pop != VarStack && Push != VarStack)
+    return true;
+  switch (I.Op) {
+  case Opcode::Ret:
+    Pop = ReturnsValue ? 1 : 0;
+    Push = 0;
+    return true;
+  case Opcode::Call:
+  case Opcode::Callvirt:
+  case Opcode::Newobj:
+  case Opcode::Calli: {
+    std::optional<CallShape> S = Shapes.shapeOf(I.Token);
+    if (!S)
+      return false;
+    if (I.Op == Opcode::Newobj) {
+      Pop = int(S->Params);
+      Push = 1;
+    } else {
+      Pop = int(S->Params) + (S->HasThis ? 1 : 0) + (I.Op == Opcode::Calli ? 1 : 0);
+      Push = S->ReturnsValue ? 1 : 0;
+    }
+    return true;
+  }
+  default: Pop = Push = 0; return true;
+  }
+}
+
+StackInfo analyzeStack(const MethodBody &Body, const CallShapeSource &Shapes, bool ReturnsValue) {
+  const std::vector<Instr *> &Order = Body.instructions();
+  StackInfo Info;
+  Info.DepthIn.assign(Order.size(), -1);
+  DenseMap<const Instr *, uint32_t> IndexOf;
+  IndexOf.reserve(Order.size());
+  for (uint32_t K = 0; K < Order.size(); ++K)
+    IndexOf[Order[K]] = K;
+  auto Label = [&](uint32_t K) {
+    return Order[K]->OriginalOffset != NoOffset ? "IL_" + hexstr(Order[K]->OriginalOffset, true, 4)
+                                                : "instruction " + std::to_string(K);
+  };
+
+  std::vector<uint32_t> Work;
+  auto Merge = [&](uint32_t From, const Instr *To, int Depth) {
+    if (!To) {
+      Info.Problems.push_back({From, "branch to the end of the code"});
+      return;
+    }
+    auto It = IndexOf.find(To);
+    if (It == IndexOf.end()) {
+      Info.Problems.push_back({From, "branch to an instruction that is not in the body"});
+      return;
+    }
+    uint32_t K = It->second;
+    if (Info.DepthIn[K] < 0) {
+      Info.DepthIn[K] = Depth;
+      Info.MaxStack = std::max<uint32_t>(Info.MaxStack, Depth);
+      Work.push_back(K);
+    } else if (Info.DepthIn[K] != Depth) {
+      Info.Problems.push_back({K, "the stack holds " + std::to_string(Info.DepthIn[K]) +
+                                      " values on one path into " + Label(K) + " and " +
+                                      std::to_string(Depth) + " on another"});
+    }
+  };
+  auto Start = [&](const Instr *I, int Depth) {
+    if (!I)
+      return;
+    auto It = IndexOf.find(I);
+    if (It != IndexOf.end())
+      Merge(It->second, I, Depth);
+  };
+
+  if (!Order.empty())
+    Start(Order.front(), 0);
+  for (const ExceptionRegion &R : Body.Regions) {
+    bool TakesException = R.Kind == RegionKind::Catch || R.Kind == RegionKind::Filter;
+    Start(R.HandlerStart, TakesException ? 1 : 0);
+    if (R.Kind == RegionKind::Filter)
+      Start(R.FilterStart, 1);
+  }
+
+  while (!Work.empty()) {
+    uint32_t K = Work.back();
+    Work.pop_back();
+    const Instr &I = *Order[K];
+    int Depth = Info.DepthIn[K];
+    int Pop = 0, Push = 0;
+    if (!stackEffect(I, Shapes, ReturnsValue, Pop, Push)) {
+      Info.Problems.push_back({K, Label(K) + " (" + I.info().Name + "): token " + hex(I.Token) +
+                                      " names no method signature"});
+      continue;
+    }
+    if (Depth < Pop) {
+      Info.Problems.push_back({K, Label(K) + " (" + I.info().Name + ") takes " +
+                                      std::to_string(Pop) + " values but the stack holds " +
+                                      std::to_string(Depth)});
+      continue;
+    }
+    int After = Depth - Pop + Push;
+    Info.MaxStack = std::max<uint32_t>(Info.MaxStack, After);
+    const Instr *Next = K + 1 < Order.size() ? Order[K + 1] : nullptr;
+    auto FallThrough = [&] {
+      if (!Next)
+        Info.Problems.push_back({K, "control falls off the end of the code after " + Label(K)});
+      else
+        Merge(K, Next, After);
+    };
+    switch (I.info().Flow) {
+    case FlowKind::Branch:
+      // leave empties the stack; br keeps it.
+      Merge(K, I.Target, (I.Op == Opcode::Leave || I.Op == Opcode::Leave_S) ? 0 : After);
+      break;
+    case FlowKind::CondBranch:
+      if (I.Op == Opcode::Switch)
+        for (const Instr *T : I.Targets)
+          Merge(K, T, After);
+      else
+        Merge(K, I.Target, After);
+      FallThrough();
+      break;
+    case FlowKind::Return:
+    case FlowKind::Throw: break;
+    default: FallThrough(); break;
+    }
+  }
+  return Info;
+}
+
+} // namespace weft::analysis

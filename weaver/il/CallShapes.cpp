@@ -1,0 +1,64 @@
+//===- weaver/il/CallShapes.cpp -------------------------------------------===//
+#include "weaver/il/CallShapes.h"
+
+#include "metadata/Module.h"
+#include "metadata/Signature.h"
+
+using namespace llvm;
+using namespace weft::metadata;
+
+namespace weft::il {
+
+static std::optional<CallShape> shapeOfSig(Expected<MethodSig> S) {
+  if (!S) {
+    consumeError(S.takeError());
+    return std::nullopt;
+  }
+  CallShape C;
+  C.Params = uint32_t(S->Params.size());
+  C.HasThis = S->hasThis() && !S->explicitThis();
+  C.ReturnsValue = S->Return.stripped().Kind != ElementType::Void;
+  return C;
+}
+
+std::optional<CallShape> ModuleCallShapes::methodDef(uint32_t Row) const {
+  return shapeOf(makeToken(TableId::MethodDef, Row));
+}
+
+std::optional<CallShape> ModuleCallShapes::shapeOf(uint32_t Token) const {
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    auto It = Cache.find(Token);
+    if (It != Cache.end())
+      return It->second;
+  }
+  std::optional<CallShape> Result;
+  if (M.isValidToken(Token)) {
+    uint32_t Row = tokenRow(Token);
+    switch (tokenTable(Token)) {
+    case TableId::MethodDef: Result = shapeOfSig(methodDefSig(M, Row)); break;
+    case TableId::MemberRef: {
+      ArrayRef<uint8_t> B = M.getBlob(M.get(TableId::MemberRef, Row, MemberRefCol::Signature));
+      if (!B.empty() && (B[0] & SigKindMask) != SigField)
+        Result = shapeOfSig(memberRefMethodSig(M, Row));
+      break;
+    }
+    case TableId::MethodSpec:
+      Result = shapeOf(M.getToken(TableId::MethodSpec, Row, MethodSpecCol::Method));
+      break;
+    case TableId::StandAloneSig: {
+      uint32_t Blob = M.get(TableId::StandAloneSig, Row, StandAloneSigCol::Signature);
+      ArrayRef<uint8_t> B = M.getBlob(Blob);
+      if (!B.empty() && B[0] != SigLocal && B[0] != SigField)
+        Result = shapeOfSig(decodeMethodSig(B, M.blobFileOffset(Blob), &M));
+      break;
+    }
+    default: break;
+    }
+  }
+  std::lock_guard<std::mutex> G(Lock);
+  Cache[Token] = Result;
+  return Result;
+}
+
+} // namespace weft::il

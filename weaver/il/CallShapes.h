@@ -1,0 +1,52 @@
+//===- weaver/il/CallShapes.h - What a call takes and leaves ----*- C++ -*-===//
+//
+// The stack effect of call, callvirt, newobj, calli and ret depends on a signature. Stack analysis
+// asks a CallShapeSource; the one over a read module decodes signatures, and the metadata editor
+// (which also knows the references it added) provides another.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_WEAVER_IL_CALLSHAPES_H
+#define WEFT_WEAVER_IL_CALLSHAPES_H
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+
+namespace weft::metadata {
+class Module;
+}
+
+namespace weft::il {
+
+struct CallShape {
+  uint32_t Params = 0;  // not counting `this`
+  bool HasThis = false; // an instance signature (and not explicit-this)
+  bool ReturnsValue = false;
+};
+
+class CallShapeSource {
+public:
+  virtual ~CallShapeSource() = default;
+  /// The shape of the method a MethodDef, MemberRef or MethodSpec token names, or of the
+  /// stand-alone signature a calli names; nullopt if the token names nothing of the kind.
+  virtual std::optional<CallShape> shapeOf(uint32_t Token) const = 0;
+};
+
+/// Shapes from the signatures of a module (remembered once decoded).
+class ModuleCallShapes : public CallShapeSource {
+public:
+  explicit ModuleCallShapes(const metadata::Module &M) : M(M) {}
+  std::optional<CallShape> shapeOf(uint32_t Token) const override;
+  /// The shape of a method defined in the module.
+  std::optional<CallShape> methodDef(uint32_t Row) const;
+
+private:
+  const metadata::Module &M;
+  mutable std::mutex Lock;
+  mutable std::unordered_map<uint32_t, std::optional<CallShape>> Cache;
+};
+
+} // namespace weft::il
+
+#endif

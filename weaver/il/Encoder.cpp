@@ -1,0 +1,270 @@
+//===- weaver/il/Encoder.cpp - Method bodies back to bytes ----------------===//
+#include "weaver/il/Encoder.h"
+
+#include "support/Error.h"
+#include "support/Format.h"
+#include "weaver/analysis/StackDepth.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Endian.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace weft::il {
+
+uint32_t encodedSize(const Instr &I) {
+  const OpcodeInfo &Info = I.info();
+  uint32_t Size = Info.opcodeSize();
+  if (Info.Operand == OperandKind::Switch)
+    return Size + 4 + 4 * uint32_t(I.Targets.size());
+  return Size + operandSize(Info.Operand);
+}
+
+namespace {
+
+// The long form of a short-operand instruction whose operand does not fit.
+Opcode widened(Opcode Op) {
+  switch (Op) {
+  case Opcode::Ldarg_S: return Opcode::Ldarg;
+  case Opcode::Ldarga_S: return Opcode::Ldarga;
+  case Opcode::Starg_S: return Opcode::Starg;
+  case Opcode::Ldloc_S: return Opcode::Ldloc;
+  case Opcode::Ldloca_S: return Opcode::Ldloca;
+  case Opcode::Stloc_S: return Opcode::Stloc;
+  case Opcode::Ldc_I4_S: return Opcode::Ldc_I4;
+  default: return Op;
+  }
+}
+
+class Writer {
+public:
+  explicit Writer(std::vector<uint8_t> &Out) : Out(Out) {}
+  void u8(uint8_t V) { Out.push_back(V); }
+  void u16(uint16_t V) {
+    u8(uint8_t(V));
+    u8(uint8_t(V >> 8));
+  }
+  void u32(uint32_t V) {
+    u16(uint16_t(V));
+    u16(uint16_t(V >> 16));
+  }
+  void u64(uint64_t V) {
+    u32(uint32_t(V));
+    u32(uint32_t(V >> 32));
+  }
+
+private:
+  std::vector<uint8_t> &Out;
+};
+
+} // namespace
+
+Expected<EncodedBody> encode(MethodBody &Body, const EncodeOptions &Opts) {
+  std::vector<Instr *> &Order = Body.instructions();
+  DenseMap<const Instr *, uint32_t> IndexOf;
+  IndexOf.reserve(Order.size());
+  for (uint32_t K = 0; K < Order.size(); ++K)
+    IndexOf[Order[K]] = K;
+  auto Where = [&](const Instr *I) {
+    return I->OriginalOffset != NoOffset ? "IL_" + hexstr(I->OriginalOffset, true, 4)
+                                         : std::string("a new instruction");
+  };
+  auto Bad = [&](const Instr *I, const Twine &Why) {
+    return formatError("method body", 0, Where(I) + " (" + I->info().Name + "): " + Why);
+  };
+
+  // Operands that do not fit a short form take the long one; branches start in the form they
+  // were read with (or short) and grow below.
+  for (Instr *I : Order) {
+    const OpcodeInfo &Info = I->info();
+    if ((Info.Operand == OperandKind::ShortVar && I->Index > 0xFF) ||
+        (I->Op == Opcode::Ldc_I4_S && (I->Int < -128 || I->Int > 127)))
+      I->Op = widened(I->Op);
+    if (Info.isBranch()) {
+      if (!I->Target || !IndexOf.count(I->Target))
+        return Bad(I, "its target is not in the body");
+      if (!Opts.KeepBranchForms || I->OriginalOffset == NoOffset)
+        I->Op = shortForm(I->Op);
+    }
+    if (I->Op == Opcode::Switch)
+      for (Instr *T : I->Targets)
+        if (!T || !IndexOf.count(T))
+          return Bad(I, "a case's target is not in the body");
+  }
+  for (const ExceptionRegion &R : Body.Regions)
+    for (const Instr *P : {R.TryStart, R.HandlerStart})
+      if (!P || !IndexOf.count(P))
+        return formatError("method body", 0,
+                           "an exception region starts at an instruction "
+                           "that is not in the body");
+
+  EncodedBody Result;
+  uint32_t CodeSize = 0;
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    uint32_t Offset = 0;
+    for (Instr *I : Order) {
+      I->Offset = Offset;
+      Offset += encodedSize(*I);
+    }
+    CodeSize = Offset;
+    for (Instr *I : Order) {
+      if (I->info().Operand != OperandKind::ShortBr)
+        continue;
+      int64_t Delta = int64_t(I->Target->Offset) - int64_t(I->Offset + encodedSize(*I));
+      if (Delta < -128 || Delta > 127) {
+        I->Op = longForm(I->Op);
+        ++Result.BranchesLengthened;
+        Changed = true;
+      }
+    }
+  }
+  auto OffsetOf = [&](const Instr *I) { return I ? I->Offset : CodeSize; };
+
+  // Max-stack.
+  uint16_t MaxStack = Body.MaxStack;
+  if (Opts.Shapes) {
+    analysis::StackInfo S = analysis::analyzeStack(Body, *Opts.Shapes, Opts.ReturnsValue);
+    uint32_t Computed = std::min<uint32_t>(S.MaxStack, 0xFFFF);
+    MaxStack = Body.FromFile ? std::max<uint32_t>(Body.MaxStack, Computed) : Computed;
+  }
+
+  // Header.
+  bool HasLocals = Body.LocalVarSigToken != 0;
+  bool HasRegions = !Body.Regions.empty();
+  bool Tiny = CodeSize < 64 && MaxStack <= 8 && !HasLocals && !HasRegions && !Body.InitLocals &&
+              !(Body.FromFile && Body.WasFat);
+  std::vector<uint8_t> &Bytes = Result.Bytes;
+  Bytes.reserve(12 + CodeSize + 4 + 24 * Body.Regions.size());
+  Writer W(Bytes);
+  if (Tiny) {
+    W.u8(uint8_t(CodeSize << 2 | 0x2));
+  } else {
+    uint16_t Flags = 0x3003; // fat, three dwords
+    if (HasRegions)
+      Flags |= 0x8;
+    if (Body.InitLocals)
+      Flags |= 0x10;
+    W.u16(Flags);
+    W.u16(MaxStack);
+    W.u32(CodeSize);
+    W.u32(Body.LocalVarSigToken);
+  }
+
+  // Code.
+  for (Instr *I : Order) {
+    const OpcodeInfo &Info = I->info();
+    if (Info.Byte1 == 0xFE)
+      W.u8(0xFE);
+    W.u8(Info.Byte2);
+    uint32_t End = I->Offset + encodedSize(*I);
+    switch (Info.Operand) {
+    case OperandKind::None: break;
+    case OperandKind::ShortVar: W.u8(uint8_t(I->Index)); break;
+    case OperandKind::Var:
+      if (I->Index > 0xFFFF)
+        return Bad(I, "index " + Twine(I->Index) + " does not fit in 16 bits");
+      W.u16(uint16_t(I->Index));
+      break;
+    case OperandKind::ShortI: W.u8(uint8_t(int8_t(I->Int))); break;
+    case OperandKind::ShortU:
+      if (I->Int < 0 || I->Int > 0xFF)
+        return Bad(I, "operand " + Twine(I->Int) + " does not fit in 8 bits");
+      W.u8(uint8_t(I->Int));
+      break;
+    case OperandKind::I:
+      if (I->Int < INT32_MIN || I->Int > INT32_MAX)
+        return Bad(I, "operand " + Twine(I->Int) + " does not fit in 32 bits");
+      W.u32(uint32_t(int32_t(I->Int)));
+      break;
+    case OperandKind::I8:
+    case OperandKind::R: W.u64(uint64_t(I->Int)); break;
+    case OperandKind::ShortR: W.u32(uint32_t(I->Int)); break;
+    case OperandKind::ShortBr: W.u8(uint8_t(int8_t(int64_t(I->Target->Offset) - End))); break;
+    case OperandKind::Br: W.u32(uint32_t(int32_t(int64_t(I->Target->Offset) - End))); break;
+    case OperandKind::Switch:
+      W.u32(uint32_t(I->Targets.size()));
+      for (const Instr *T : I->Targets)
+        W.u32(uint32_t(int32_t(int64_t(T->Offset) - End)));
+      break;
+    default: W.u32(I->Token); break;
+    }
+  }
+
+  // Exception sections: one section, small when every clause fits (and the body did not have a
+  // fat one), fat otherwise.
+  if (HasRegions) {
+    while (Bytes.size() % 4)
+      W.u8(0);
+    struct Clause {
+      uint32_t Kind, TryOffset, TryLength, HandlerOffset, HandlerLength, Extra;
+    };
+    std::vector<Clause> Clauses;
+    bool Small = !(Body.FromFile && Body.HadFatSections) && Body.Regions.size() <= 20;
+    for (const ExceptionRegion &R : Body.Regions) {
+      Clause C;
+      C.Kind = R.Kind == RegionKind::Catch     ? ClauseException
+               : R.Kind == RegionKind::Filter  ? ClauseFilter
+               : R.Kind == RegionKind::Finally ? ClauseFinally
+                                               : ClauseFault;
+      C.TryOffset = OffsetOf(R.TryStart);
+      C.TryLength = OffsetOf(R.TryEnd) - C.TryOffset;
+      C.HandlerOffset = OffsetOf(R.HandlerStart);
+      C.HandlerLength = OffsetOf(R.HandlerEnd) - C.HandlerOffset;
+      if (OffsetOf(R.TryEnd) < C.TryOffset || OffsetOf(R.HandlerEnd) < C.HandlerOffset)
+        return formatError("method body", 0, "an exception region ends before it starts");
+      if (R.Kind == RegionKind::Filter) {
+        if (!R.FilterStart || !IndexOf.count(R.FilterStart))
+          return formatError("method body", 0, "a filter starts outside the body");
+        C.Extra = R.FilterStart->Offset;
+      } else {
+        C.Extra = R.CatchType;
+      }
+      Small = Small && C.TryOffset <= 0xFFFF && C.TryLength <= 0xFF && C.HandlerOffset <= 0xFFFF &&
+              C.HandlerLength <= 0xFF;
+      Clauses.push_back(C);
+    }
+    if (Small) {
+      W.u8(0x01); // EHTable
+      W.u8(uint8_t(4 + 12 * Clauses.size()));
+      W.u16(0);
+      for (const Clause &C : Clauses) {
+        W.u16(uint16_t(C.Kind));
+        W.u16(uint16_t(C.TryOffset));
+        W.u8(uint8_t(C.TryLength));
+        W.u16(uint16_t(C.HandlerOffset));
+        W.u8(uint8_t(C.HandlerLength));
+        W.u32(C.Extra);
+      }
+    } else {
+      uint32_t Size = 4 + 24 * uint32_t(Clauses.size());
+      W.u8(0x41); // EHTable | FatFormat
+      W.u8(uint8_t(Size));
+      W.u8(uint8_t(Size >> 8));
+      W.u8(uint8_t(Size >> 16));
+      for (const Clause &C : Clauses) {
+        W.u32(C.Kind);
+        W.u32(C.TryOffset);
+        W.u32(C.TryLength);
+        W.u32(C.HandlerOffset);
+        W.u32(C.HandlerLength);
+        W.u32(C.Extra);
+      }
+    }
+  }
+
+  Result.CodeSize = CodeSize;
+  Result.MaxStack = MaxStack;
+  Result.Fat = !Tiny;
+  for (const Instr *I : Order)
+    if (I->OriginalOffset != NoOffset)
+      Result.OffsetMap.emplace_back(I->OriginalOffset, I->Offset);
+  if (Body.FromFile)
+    Result.OffsetMap.emplace_back(Body.OriginalCodeSize, CodeSize);
+  std::sort(Result.OffsetMap.begin(), Result.OffsetMap.end());
+  return std::move(Result);
+}
+
+} // namespace weft::il

@@ -34,6 +34,10 @@ unsigned decodeCompressed(ArrayRef<uint8_t> Bytes, uint32_t &Value) {
 StringRef ByteReader::cstring() {
   if (Why)
     return {};
+  if (Pos >= Data.size()) { // also keeps a null Data away from memchr
+    fail("string is not NUL-terminated");
+    return {};
+  }
   const uint8_t *Start = Data.data() + Pos;
   const void *Nul = std::memchr(Start, 0, Data.size() - Pos);
   if (!Nul) {

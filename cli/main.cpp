@@ -16,6 +16,7 @@ int main(int argc, char **argv) {
   auto Add = [&](Runner R) { Runners[App.get_subcommands({}).back()] = std::move(R); };
   Add(addInfoCommand(App));
   Add(addDumpCommand(App));
+  Add(addVerifyCommand(App));
   try {
     App.parse(argc, argv);
   } catch (const CLI::CallForHelp &E) {

@@ -9,6 +9,7 @@
 #include "pe/Image.h"
 #include "support/Error.h"
 #include "support/Format.h"
+#include "weaver/analysis/Verifier.h"
 #include "weaver/il/BodyReader.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -27,22 +28,6 @@ std::string tokenText(Token T) { return "0x" + hexstr(T, false, 8); }
 
 Error rowContext(Error E, TableId T, uint32_t Row) {
   return addContext(std::move(E), tableName(T) + " row " + Twine(Row));
-}
-
-bool tokenAllowed(il::OperandKind K, TableId T) {
-  switch (K) {
-  case il::OperandKind::Method:
-    return T == TableId::MethodDef || T == TableId::MemberRef || T == TableId::MethodSpec;
-  case il::OperandKind::Field: return T == TableId::Field || T == TableId::MemberRef;
-  case il::OperandKind::Type:
-    return T == TableId::TypeDef || T == TableId::TypeRef || T == TableId::TypeSpec;
-  case il::OperandKind::Tok:
-    return T == TableId::TypeDef || T == TableId::TypeRef || T == TableId::TypeSpec ||
-           T == TableId::MethodDef || T == TableId::MemberRef || T == TableId::MethodSpec ||
-           T == TableId::Field;
-  case il::OperandKind::Sig: return T == TableId::StandAloneSig;
-  default: return false;
-  }
 }
 
 Error readSignatures(const Module &M, ReadStats &Stats) {
@@ -200,7 +185,7 @@ Error readBody(const pe::Image &Img, const Module &M, uint32_t Row, ReadStats &S
     case il::OperandKind::Type:
     case il::OperandKind::Tok:
     case il::OperandKind::Sig:
-      if (!tokenAllowed(K, tokenTable(Ins.Token)) || !M.isValidToken(Ins.Token))
+      if (!analysis::operandTokenAllowed(K, tokenTable(Ins.Token)) || !M.isValidToken(Ins.Token))
         return InstError(Ins, "token " + tokenText(Ins.Token) +
                                   " does not name a row of a table this instruction accepts");
       break;
@@ -225,7 +210,8 @@ Error readBody(const pe::Image &Img, const Module &M, uint32_t Row, ReadStats &S
                          hex(E.HandlerLength) + ") is not on instruction boundaries");
     switch (E.Kind) {
     case il::ClauseException:
-      if (!tokenAllowed(il::OperandKind::Type, tokenTable(E.ClassTokenOrFilterOffset)) ||
+      if (!analysis::operandTokenAllowed(il::OperandKind::Type,
+                                         tokenTable(E.ClassTokenOrFilterOffset)) ||
           !M.isValidToken(E.ClassTokenOrFilterOffset))
         return ClauseError("catch type token " + tokenText(E.ClassTokenOrFilterOffset) +
                            " is not a type");

@@ -102,6 +102,7 @@ Error Module::parseRoot() {
     return formatError("metadata root", FileOffset + 12,
                        "version string length " + Twine(Length) + " exceeds the metadata size");
   StringRef V = R.chars(Length);
+  VersionField = arrayRefFromStringRef(V);
   Version = V.take_until([](char C) { return C == 0; }).str();
   RootFlags = R.u16();
   uint16_t NumStreams = R.u16();
@@ -196,7 +197,7 @@ Error Module::parseTables(const StreamHeader &S) {
   TablesMajor = R.u8();
   TablesMinor = R.u8();
   HeapSizes = R.u8();
-  R.u8(); // reserved
+  TablesReserved = R.u8();
   Valid = R.u64();
   Sorted = R.u64();
   if (Error E = R.takeError("table stream header"))
@@ -216,33 +217,17 @@ Error Module::parseTables(const StreamHeader &S) {
                              " rows (a token can address at most 0xFFFFFF)");
   }
   if (HeapSizes & 0x40)
-    R.u32(); // extra data
+    ExtraData = R.u32();
   if (Error E = R.takeError("table stream header (row counts)"))
     return E;
 
   // Rows used to size references: a standalone PDB takes those of the type-system tables it
   // refers to from its #Pdb stream.
-  auto RefRows = [&](unsigned T) -> uint32_t {
-    if (Tables[T].Rows || !Pdb)
-      return Tables[T].Rows;
-    return Pdb->TypeSystemRows[T];
-  };
-  unsigned StrW = (MinimalDelta || (HeapSizes & 0x01)) ? 4 : 2;
-  unsigned GuidW = (MinimalDelta || (HeapSizes & 0x02)) ? 4 : 2;
-  unsigned BlobW = (MinimalDelta || (HeapSizes & 0x04)) ? 4 : 2;
-  auto IdxWidth = [&](uint8_t Table) -> unsigned {
-    return (MinimalDelta || RefRows(Table) > 0xFFFF) ? 4 : 2;
-  };
-  auto CodedWidth = [&](uint8_t Kind) -> unsigned {
-    if (MinimalDelta)
-      return 4;
-    const CodedIndexSpec &CS = codedIndexSpec(CodedIndex(Kind));
-    uint32_t Max = 0;
-    for (unsigned I = 0; I < CS.NumTags; ++I)
-      if (CS.Tables[I] != TableId::Unused)
-        Max = std::max(Max, RefRows(unsigned(CS.Tables[I])));
-    return Max < (1u << (16 - CS.TagBits)) ? 2 : 4;
-  };
+  uint32_t RefRows[MaxTables];
+  for (unsigned T = 0; T < MaxTables; ++T)
+    RefRows[T] = (Tables[T].Rows || !Pdb) ? Tables[T].Rows : Pdb->TypeSystemRows[T];
+  ColumnWidths Widths;
+  computeColumnWidths(RefRows, HeapSizes, MinimalDelta, Widths);
 
   uint64_t Pos = R.pos();
   for (unsigned T = 0; T < MaxTables; ++T) {
@@ -253,21 +238,9 @@ Error Module::parseTables(const StreamHeader &S) {
     TI.NumColumns = Spec.NumColumns;
     unsigned Off = 0;
     for (unsigned C = 0; C < Spec.NumColumns; ++C) {
-      const ColumnSpec &CS = Spec.Columns[C];
-      unsigned W = 0;
-      switch (CS.Kind) {
-      case ColumnKind::U8: W = 1; break;
-      case ColumnKind::U16: W = 2; break;
-      case ColumnKind::U32: W = 4; break;
-      case ColumnKind::Str: W = StrW; break;
-      case ColumnKind::Guid: W = GuidW; break;
-      case ColumnKind::Blob: W = BlobW; break;
-      case ColumnKind::Idx: W = IdxWidth(CS.Arg); break;
-      case ColumnKind::Coded: W = CodedWidth(CS.Arg); break;
-      }
       TI.ColOffset[C] = Off;
-      TI.ColWidth[C] = W;
-      Off += W;
+      TI.ColWidth[C] = Widths.Width[T][C];
+      Off += Widths.Width[T][C];
     }
     TI.RowSize = Off;
     if (!TI.Rows)
@@ -430,6 +403,13 @@ Error Module::validate() const {
     }
   }
   return Error::success();
+}
+
+ArrayRef<uint8_t> Module::streamBytes(StringRef Name) const {
+  for (const StreamHeader &S : Streams)
+    if (S.Name == Name)
+      return Bytes.slice(S.Offset, S.Size);
+  return {};
 }
 
 // --- heaps ---

@@ -92,7 +92,16 @@ public:
   const std::optional<PdbStream> &pdb() const { return Pdb; }
 
   // --- table stream header ---
+  uint16_t rootFlags() const { return RootFlags; }
+  /// The version string field of the root as stored (padded to a multiple of 4).
+  llvm::ArrayRef<uint8_t> versionField() const { return VersionField; }
   uint8_t tablesMajor() const { return TablesMajor; }
+  uint8_t tablesReservedByte() const { return TablesReserved; }
+  /// The extra data of the table stream header (present when heapSizes() has 0x40).
+  uint32_t tablesExtraData() const { return ExtraData; }
+  bool allIndicesLarge() const { return MinimalDelta; }
+  /// The bytes of a stream (an empty range if there is no such stream).
+  llvm::ArrayRef<uint8_t> streamBytes(llvm::StringRef Name) const;
   uint8_t tablesMinor() const { return TablesMinor; }
   uint8_t heapSizes() const { return HeapSizes; }
   uint64_t validMask() const { return Valid; }
@@ -102,6 +111,7 @@ public:
   bool hasTable(TableId T) const { return (Valid >> unsigned(T)) & 1; }
   uint32_t rowCount(TableId T) const { return Tables[unsigned(T)].Rows; }
   uint32_t rowSize(TableId T) const { return Tables[unsigned(T)].RowSize; }
+  unsigned columnWidth(TableId T, unsigned Col) const { return Tables[unsigned(T)].ColWidth[Col]; }
   /// The value of column \p Col of row \p Row (1-based) of table \p T.
   uint32_t get(TableId T, uint32_t Row, unsigned Col) const {
     const TableInfo &TI = Tables[unsigned(T)];
@@ -263,7 +273,9 @@ private:
   uint64_t StringHeapOffset = 0, BlobHeapOffset = 0, GuidHeapOffset = 0, USHeapOffset = 0;
   std::optional<PdbStream> Pdb;
 
-  uint8_t TablesMajor = 0, TablesMinor = 0, HeapSizes = 0;
+  uint8_t TablesMajor = 0, TablesMinor = 0, HeapSizes = 0, TablesReserved = 1;
+  uint32_t ExtraData = 0;
+  llvm::ArrayRef<uint8_t> VersionField;
   uint64_t Valid = 0, Sorted = 0;
   std::array<TableInfo, MaxTables> Tables{};
 

@@ -1,6 +1,7 @@
 //===- metadata/Schema.cpp ------------------------------------------------===//
 #include "metadata/Schema.h"
 
+#include <algorithm>
 #include <array>
 #include <initializer_list>
 
@@ -63,6 +64,57 @@ bool decodeCodedIndex(CodedIndex Kind, uint32_t Value, Token &Out) {
     return false;
   Out = makeToken(S.Tables[Tag], Row);
   return true;
+}
+
+void computeColumnWidths(const uint32_t (&RefRows)[MaxTables], uint8_t HeapSizes, bool AllLarge,
+                         ColumnWidths &Out) {
+  unsigned StrW = (AllLarge || (HeapSizes & 0x01)) ? 4 : 2;
+  unsigned GuidW = (AllLarge || (HeapSizes & 0x02)) ? 4 : 2;
+  unsigned BlobW = (AllLarge || (HeapSizes & 0x04)) ? 4 : 2;
+  unsigned CodedW[unsigned(CodedIndex::Count)];
+  for (unsigned K = 0; K < unsigned(CodedIndex::Count); ++K) {
+    const CodedIndexSpec &CS = CodedIndexes[K];
+    uint32_t Max = 0;
+    for (unsigned I = 0; I < CS.NumTags; ++I)
+      if (CS.Tables[I] != TableId::Unused)
+        Max = std::max(Max, RefRows[unsigned(CS.Tables[I])]);
+    CodedW[K] = (AllLarge || Max >= (1u << (16 - CS.TagBits))) ? 4 : 2;
+  }
+  for (unsigned T = 0; T < MaxTables; ++T) {
+    const TableSpec &Spec = Tables[T];
+    uint32_t Size = 0;
+    for (unsigned C = 0; C < Spec.NumColumns; ++C) {
+      const ColumnSpec &Col = Spec.Columns[C];
+      unsigned W = 0;
+      switch (Col.Kind) {
+      case ColumnKind::U8: W = 1; break;
+      case ColumnKind::U16: W = 2; break;
+      case ColumnKind::U32: W = 4; break;
+      case ColumnKind::Str: W = StrW; break;
+      case ColumnKind::Guid: W = GuidW; break;
+      case ColumnKind::Blob: W = BlobW; break;
+      case ColumnKind::Idx: W = (AllLarge || RefRows[Col.Arg] > 0xFFFF) ? 4 : 2; break;
+      case ColumnKind::Coded: W = CodedW[Col.Arg]; break;
+      }
+      Out.Width[T][C] = uint8_t(W);
+      Size += W;
+    }
+    Out.RowSize[T] = Size;
+  }
+}
+
+bool encodeCodedIndex(CodedIndex Kind, Token T, uint32_t &Out) {
+  const CodedIndexSpec &S = codedIndexSpec(Kind);
+  if (tokenRow(T) == 0) {
+    Out = 0;
+    return true;
+  }
+  for (unsigned Tag = 0; Tag < S.NumTags; ++Tag)
+    if (S.Tables[Tag] == tokenTable(T)) {
+      Out = (tokenRow(T) << S.TagBits) | Tag;
+      return true;
+    }
+  return false;
 }
 
 } // namespace weft::metadata

@@ -76,6 +76,19 @@ inline uint32_t tokenRow(Token T) { return T & 0xFFFFFF; }
 /// Token type of #US heap offsets in ldstr.
 constexpr uint8_t UserStringTokenType = 0x70;
 
+/// The width in bytes of every column of every table (and so each row's size), which depends on
+/// the heap-size flags and on the row counts of the tables columns refer to (ECMA-335 II.24.2.6).
+/// \p AllLarge makes every index 4 bytes (the "#JTD" marker of uncompressed metadata).
+struct ColumnWidths {
+  uint8_t Width[MaxTables][10] = {};
+  uint32_t RowSize[MaxTables] = {};
+};
+void computeColumnWidths(const uint32_t (&RefRows)[MaxTables], uint8_t HeapSizes, bool AllLarge,
+                         ColumnWidths &Out);
+
+/// Encodes a token as a coded index of \p Kind; false if its table is not one \p Kind can name.
+bool encodeCodedIndex(CodedIndex Kind, Token T, uint32_t &Out);
+
 /// Decodes a coded index value into a token. Returns false if the tag is not valid for \p Kind.
 /// A row of 0 (a null reference) gives a token whose row is 0.
 bool decodeCodedIndex(CodedIndex Kind, uint32_t Value, Token &Out);

@@ -1,0 +1,620 @@
+//===- metadata/Editor.cpp - Token-preserving metadata edits --------------===//
+#include "metadata/Editor.h"
+
+#include "support/ByteReader.h"
+#include "support/Error.h"
+#include "support/Format.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/ConvertUTF.h"
+#include "llvm/Support/Endian.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+using namespace llvm;
+
+namespace weft::metadata {
+
+void appendCompressed(std::vector<uint8_t> &Out, uint32_t V) {
+  if (V < 0x80) {
+    Out.push_back(uint8_t(V));
+  } else if (V < 0x4000) {
+    Out.push_back(uint8_t(0x80 | (V >> 8)));
+    Out.push_back(uint8_t(V));
+  } else {
+    Out.push_back(uint8_t(0xC0 | ((V >> 24) & 0x1F)));
+    Out.push_back(uint8_t(V >> 16));
+    Out.push_back(uint8_t(V >> 8));
+    Out.push_back(uint8_t(V));
+  }
+}
+
+void appendTypeDefOrRefEncoded(std::vector<uint8_t> &Out, Token T) {
+  uint32_t Tag = tokenTable(T) == TableId::TypeDef ? 0 : tokenTable(T) == TableId::TypeRef ? 1 : 2;
+  appendCompressed(Out, (tokenRow(T) << 2) | Tag);
+}
+
+namespace {
+
+bool isCoded(TableId T, unsigned Col) {
+  return tableSpec(T).Columns[Col].Kind == ColumnKind::Coded;
+}
+
+TableId ptrTableFor(TableId Target) {
+  switch (Target) {
+  case TableId::Field: return TableId::FieldPtr;
+  case TableId::MethodDef: return TableId::MethodPtr;
+  case TableId::Param: return TableId::ParamPtr;
+  case TableId::Event: return TableId::EventPtr;
+  case TableId::Property: return TableId::PropertyPtr;
+  default: return TableId::Unused;
+  }
+}
+
+void put(std::vector<uint8_t> &Out, uint32_t V, unsigned Width) {
+  for (unsigned I = 0; I < Width; ++I)
+    Out.push_back(uint8_t(V >> (8 * I)));
+}
+
+void pad4(std::vector<uint8_t> &Out) {
+  while (Out.size() % 4)
+    Out.push_back(0);
+}
+
+} // namespace
+
+Editor::Editor(const Module &M) : M(M) {
+  Strings.OriginalSize = uint32_t(M.stringHeapSize());
+  Blobs.OriginalSize = uint32_t(M.blobHeapSize());
+  Guids.OriginalSize = uint32_t(M.guidHeapSize());
+  UserStrings.OriginalSize = uint32_t(M.userStringHeapSize());
+}
+
+// --- rows ---
+
+uint32_t Editor::rowCount(TableId T) const {
+  const Table &Tab = Tables[unsigned(T)];
+  return Tab.Materialized ? Tab.Rows : M.rowCount(T);
+}
+
+uint32_t Editor::get(TableId T, uint32_t Row, unsigned Col) const {
+  const Table &Tab = Tables[unsigned(T)];
+  if (Tab.Materialized)
+    return Tab.Cells[size_t(Row - 1) * tableSpec(T).NumColumns + Col];
+  return isCoded(T, Col) ? M.getToken(T, Row, Col) : M.get(T, Row, Col);
+}
+
+Editor::Table &Editor::materialize(TableId T) {
+  Table &Tab = Tables[unsigned(T)];
+  if (Tab.Materialized)
+    return Tab;
+  unsigned Cols = tableSpec(T).NumColumns;
+  Tab.Rows = M.rowCount(T);
+  Tab.Cells.resize(size_t(Tab.Rows) * Cols);
+  for (uint32_t R = 1; R <= Tab.Rows; ++R)
+    for (unsigned C = 0; C < Cols; ++C)
+      Tab.Cells[size_t(R - 1) * Cols + C] = isCoded(T, C) ? M.getToken(T, R, C) : M.get(T, R, C);
+  Tab.Materialized = true;
+  return Tab;
+}
+
+void Editor::materializeAll() {
+  for (unsigned T = 0; T < MaxTables; ++T)
+    if (tableSpec(T).exists())
+      materialize(TableId(T));
+  Modified = true;
+}
+
+void Editor::set(TableId T, uint32_t Row, unsigned Col, uint32_t Value) {
+  Table &Tab = materialize(T);
+  Tab.Cells[size_t(Row - 1) * tableSpec(T).NumColumns + Col] = Value;
+  Modified = true;
+}
+
+uint32_t Editor::addRow(TableId T, ArrayRef<uint32_t> Values) {
+  Table &Tab = materialize(T);
+  assert(Values.size() == tableSpec(T).NumColumns);
+  Tab.Cells.insert(Tab.Cells.end(), Values.begin(), Values.end());
+  Tab.Appended = true;
+  Modified = true;
+  return ++Tab.Rows;
+}
+
+// --- heaps ---
+
+StringRef Editor::getString(uint32_t Offset) const {
+  if (Offset < Strings.OriginalSize)
+    return M.getString(Offset);
+  size_t At = Offset - Strings.OriginalSize;
+  if (At >= Strings.Added.size())
+    return {};
+  return StringRef(reinterpret_cast<const char *>(Strings.Added.data() + At));
+}
+
+ArrayRef<uint8_t> Editor::getBlob(uint32_t Offset) const {
+  if (Offset < Blobs.OriginalSize)
+    return M.getBlob(Offset);
+  ArrayRef<uint8_t> Tail = ArrayRef<uint8_t>(Blobs.Added).drop_front(Offset - Blobs.OriginalSize);
+  uint32_t Len = 0;
+  unsigned N = decodeCompressed(Tail, Len);
+  return N ? Tail.slice(N, Len) : ArrayRef<uint8_t>();
+}
+
+void Editor::indexStrings() {
+  StringsIndexed = true;
+  uint32_t Size = Strings.OriginalSize;
+  for (uint32_t Off = 1; Off < Size;) {
+    StringRef S = M.getString(Off);
+    if (!S.empty())
+      StringIndex.try_emplace(S, Off);
+    Off += uint32_t(S.size()) + 1;
+  }
+}
+
+uint32_t Editor::string(StringRef S) {
+  if (S.empty())
+    return 0;
+  if (!StringsIndexed)
+    indexStrings();
+  auto It = StringIndex.find(S);
+  if (It != StringIndex.end())
+    return It->second;
+  uint32_t Off = Strings.OriginalSize + uint32_t(Strings.Added.size());
+  Strings.Added.insert(Strings.Added.end(), S.begin(), S.end());
+  Strings.Added.push_back(0);
+  StringIndex.try_emplace(S, Off);
+  Modified = true;
+  return Off;
+}
+
+void Editor::indexBlobs() {
+  BlobsIndexed = true;
+  // Compilers write blobs one after the other; a walk stops at anything that does not parse.
+  for (uint32_t Off = 1; Off < Blobs.OriginalSize;) {
+    ArrayRef<uint8_t> Tail = M.getBlob(Off);
+    uint32_t Len = 0;
+    unsigned N = decodeCompressed(M.streamBytes("#Blob").drop_front(Off), Len);
+    if (!N || Tail.size() != Len)
+      break;
+    std::vector<uint8_t> Key(Tail.begin(), Tail.end());
+    BlobIndex.try_emplace(std::move(Key), Off);
+    Off += N + Len;
+  }
+}
+
+uint32_t Editor::blob(ArrayRef<uint8_t> B) {
+  if (B.empty() && Blobs.OriginalSize)
+    return 0;
+  if (!BlobsIndexed)
+    indexBlobs();
+  std::vector<uint8_t> Key(B.begin(), B.end());
+  auto It = BlobIndex.find(Key);
+  if (It != BlobIndex.end())
+    return It->second;
+  if (Blobs.OriginalSize == 0 && Blobs.Added.empty())
+    Blobs.Added.push_back(0); // offset 0 is the empty blob
+  uint32_t Off = Blobs.OriginalSize + uint32_t(Blobs.Added.size());
+  appendCompressed(Blobs.Added, uint32_t(B.size()));
+  Blobs.Added.insert(Blobs.Added.end(), B.begin(), B.end());
+  BlobIndex.emplace(std::move(Key), Off);
+  Modified = true;
+  return Off;
+}
+
+uint32_t Editor::guid(const std::array<uint8_t, 16> &G) {
+  for (uint32_t I = 1; I * 16 <= Guids.OriginalSize; ++I)
+    if (std::memcmp(M.getGuid(I), G.data(), 16) == 0)
+      return I;
+  for (size_t I = 0; I < Guids.Added.size(); I += 16)
+    if (std::memcmp(Guids.Added.data() + I, G.data(), 16) == 0)
+      return uint32_t((Guids.OriginalSize + I) / 16 + 1);
+  Guids.Added.insert(Guids.Added.end(), G.begin(), G.end());
+  Modified = true;
+  return uint32_t((Guids.OriginalSize + Guids.Added.size()) / 16);
+}
+
+Expected<Token> Editor::userString(StringRef Utf8) {
+  SmallVector<UTF16, 64> Utf16;
+  if (!convertUTF8ToUTF16String(Utf8, Utf16))
+    return plainError("user string is not valid UTF-8");
+  if (!Utf16.empty() && Utf16.back() == 0)
+    Utf16.pop_back(); // convertUTF8ToUTF16String adds a terminator
+  // The final byte says whether any character needs more than 8-bit handling (II.24.2.4).
+  uint8_t Terminal = 0;
+  for (UTF16 C : Utf16)
+    if (C >= 0x100 || (C >= 0x01 && C <= 0x08) || (C >= 0x0E && C <= 0x1F) || C == 0x27 ||
+        C == 0x2D || C == 0x7F)
+      Terminal = 1;
+  if (UserStrings.OriginalSize == 0 && UserStrings.Added.empty())
+    UserStrings.Added.push_back(0);
+  uint32_t Off = UserStrings.OriginalSize + uint32_t(UserStrings.Added.size());
+  if (Off > 0xFFFFFF)
+    return plainError("the #US heap is full (ldstr tokens address 16 MiB)");
+  appendCompressed(UserStrings.Added, uint32_t(Utf16.size() * 2 + 1));
+  for (UTF16 C : Utf16) {
+    UserStrings.Added.push_back(uint8_t(C));
+    UserStrings.Added.push_back(uint8_t(C >> 8));
+  }
+  UserStrings.Added.push_back(Terminal);
+  Modified = true;
+  return (uint32_t(UserStringTokenType) << 24) | Off;
+}
+
+// --- references ---
+
+Token Editor::assemblyRef(const AssemblyRefInfo &Info) {
+  for (uint32_t R = 1; R <= rowCount(TableId::AssemblyRef); ++R)
+    if (getString(get(TableId::AssemblyRef, R, AssemblyRefCol::Name)) == Info.Name &&
+        getString(get(TableId::AssemblyRef, R, AssemblyRefCol::Culture)) == Info.Culture &&
+        get(TableId::AssemblyRef, R, AssemblyRefCol::MajorVersion) == Info.Version[0] &&
+        get(TableId::AssemblyRef, R, AssemblyRefCol::MinorVersion) == Info.Version[1] &&
+        get(TableId::AssemblyRef, R, AssemblyRefCol::BuildNumber) == Info.Version[2] &&
+        get(TableId::AssemblyRef, R, AssemblyRefCol::RevisionNumber) == Info.Version[3] &&
+        getBlob(get(TableId::AssemblyRef, R, AssemblyRefCol::PublicKeyOrToken)) ==
+            Info.PublicKeyOrToken)
+      return makeToken(TableId::AssemblyRef, R);
+  uint32_t Row = addRow(TableId::AssemblyRef,
+                        {Info.Version[0], Info.Version[1], Info.Version[2], Info.Version[3],
+                         Info.Flags, blob(Info.PublicKeyOrToken), string(Info.Name),
+                         string(Info.Culture), 0});
+  return makeToken(TableId::AssemblyRef, Row);
+}
+
+Token Editor::moduleRef(StringRef Name) {
+  for (uint32_t R = 1; R <= rowCount(TableId::ModuleRef); ++R)
+    if (getString(get(TableId::ModuleRef, R, ModuleRefCol::Name)) == Name)
+      return makeToken(TableId::ModuleRef, R);
+  return makeToken(TableId::ModuleRef, addRow(TableId::ModuleRef, {string(Name)}));
+}
+
+Token Editor::typeRef(Token Scope, StringRef Namespace, StringRef Name) {
+  for (uint32_t R = 1; R <= rowCount(TableId::TypeRef); ++R)
+    if (get(TableId::TypeRef, R, TypeRefCol::ResolutionScope) == Scope &&
+        getString(get(TableId::TypeRef, R, TypeRefCol::TypeName)) == Name &&
+        getString(get(TableId::TypeRef, R, TypeRefCol::TypeNamespace)) == Namespace)
+      return makeToken(TableId::TypeRef, R);
+  return makeToken(TableId::TypeRef,
+                   addRow(TableId::TypeRef, {Scope, string(Name), string(Namespace)}));
+}
+
+Token Editor::memberRef(Token Parent, StringRef Name, ArrayRef<uint8_t> Signature) {
+  for (uint32_t R = 1; R <= rowCount(TableId::MemberRef); ++R)
+    if (get(TableId::MemberRef, R, MemberRefCol::Class) == Parent &&
+        getString(get(TableId::MemberRef, R, MemberRefCol::Name)) == Name &&
+        getBlob(get(TableId::MemberRef, R, MemberRefCol::Signature)) == Signature)
+      return makeToken(TableId::MemberRef, R);
+  return makeToken(TableId::MemberRef,
+                   addRow(TableId::MemberRef, {Parent, string(Name), blob(Signature)}));
+}
+
+Token Editor::typeSpec(ArrayRef<uint8_t> Signature) {
+  for (uint32_t R = 1; R <= rowCount(TableId::TypeSpec); ++R)
+    if (getBlob(get(TableId::TypeSpec, R, TypeSpecCol::Signature)) == Signature)
+      return makeToken(TableId::TypeSpec, R);
+  return makeToken(TableId::TypeSpec, addRow(TableId::TypeSpec, {blob(Signature)}));
+}
+
+Token Editor::methodSpec(Token Method, ArrayRef<uint8_t> Instantiation) {
+  for (uint32_t R = 1; R <= rowCount(TableId::MethodSpec); ++R)
+    if (get(TableId::MethodSpec, R, MethodSpecCol::Method) == Method &&
+        getBlob(get(TableId::MethodSpec, R, MethodSpecCol::Instantiation)) == Instantiation)
+      return makeToken(TableId::MethodSpec, R);
+  return makeToken(TableId::MethodSpec,
+                   addRow(TableId::MethodSpec, {Method, blob(Instantiation)}));
+}
+
+Token Editor::standAloneSig(ArrayRef<uint8_t> Signature) {
+  for (uint32_t R = 1; R <= rowCount(TableId::StandAloneSig); ++R)
+    if (getBlob(get(TableId::StandAloneSig, R, StandAloneSigCol::Signature)) == Signature)
+      return makeToken(TableId::StandAloneSig, R);
+  return makeToken(TableId::StandAloneSig, addRow(TableId::StandAloneSig, {blob(Signature)}));
+}
+
+// --- definitions ---
+
+Token Editor::addTypeDef(uint32_t Flags, StringRef Namespace, StringRef Name, Token Extends,
+                         Token Enclosing) {
+  auto ListStart = [&](TableId Target) {
+    TableId Ptr = ptrTableFor(Target);
+    return (rowCount(Ptr) ? rowCount(Ptr) : rowCount(Target)) + 1;
+  };
+  uint32_t Row = addRow(TableId::TypeDef, {Flags, string(Name), string(Namespace), Extends,
+                                           ListStart(TableId::Field),
+                                           ListStart(TableId::MethodDef)});
+  if (tokenRow(Enclosing))
+    addRow(TableId::NestedClass, {Row, tokenRow(Enclosing)});
+  return makeToken(TableId::TypeDef, Row);
+}
+
+Expected<Token> Editor::addField(Token Type, uint16_t Flags, StringRef Name,
+                                 ArrayRef<uint8_t> Signature) {
+  if (tokenTable(Type) != TableId::TypeDef || tokenRow(Type) != rowCount(TableId::TypeDef))
+    return plainError("fields can be added only to the last type (one added by the editor)");
+  uint32_t Row = addRow(TableId::Field, {Flags, string(Name), blob(Signature)});
+  if (rowCount(TableId::FieldPtr))
+    addRow(TableId::FieldPtr, {Row});
+  return makeToken(TableId::Field, Row);
+}
+
+Expected<Token> Editor::addMethod(Token Type, uint16_t Flags, uint16_t ImplFlags, StringRef Name,
+                                  ArrayRef<uint8_t> Signature) {
+  if (tokenTable(Type) != TableId::TypeDef || tokenRow(Type) != rowCount(TableId::TypeDef))
+    return plainError("methods can be added only to the last type (one added by the editor)");
+  uint32_t ParamStart =
+      (rowCount(TableId::ParamPtr) ? rowCount(TableId::ParamPtr) : rowCount(TableId::Param)) + 1;
+  uint32_t Row = addRow(TableId::MethodDef,
+                        {0, ImplFlags, Flags, string(Name), blob(Signature), ParamStart});
+  if (rowCount(TableId::MethodPtr))
+    addRow(TableId::MethodPtr, {Row});
+  return makeToken(TableId::MethodDef, Row);
+}
+
+Expected<Token> Editor::addParam(Token Method, uint16_t Flags, uint16_t Sequence, StringRef Name) {
+  if (tokenTable(Method) != TableId::MethodDef || tokenRow(Method) != rowCount(TableId::MethodDef))
+    return plainError("parameters can be added only to the last method");
+  uint32_t Row = addRow(TableId::Param, {Flags, Sequence, string(Name)});
+  if (rowCount(TableId::ParamPtr))
+    addRow(TableId::ParamPtr, {Row});
+  return makeToken(TableId::Param, Row);
+}
+
+void Editor::addCustomAttribute(Token Parent, Token Constructor, ArrayRef<uint8_t> Value) {
+  addRow(TableId::CustomAttribute, {Parent, Constructor, blob(Value)});
+}
+
+// --- sorting ---
+
+void Editor::sortTables() {
+  struct Key {
+    TableId Table;
+    unsigned Primary;
+    int Secondary;
+  };
+  static const Key Keys[] = {
+      {TableId::ClassLayout, ClassLayoutCol::Parent, -1},
+      {TableId::Constant, ConstantCol::Parent, -1},
+      {TableId::CustomAttribute, CustomAttributeCol::Parent, -1},
+      {TableId::DeclSecurity, DeclSecurityCol::Parent, -1},
+      {TableId::FieldLayout, FieldLayoutCol::Field, -1},
+      {TableId::FieldMarshal, FieldMarshalCol::Parent, -1},
+      {TableId::FieldRVA, FieldRVACol::Field, -1},
+      {TableId::GenericParam, GenericParamCol::Owner, GenericParamCol::Number},
+      {TableId::GenericParamConstraint, GenericParamConstraintCol::Owner, -1},
+      {TableId::ImplMap, ImplMapCol::MemberForwarded, -1},
+      {TableId::InterfaceImpl, InterfaceImplCol::Class, -1},
+      {TableId::MethodImpl, MethodImplCol::Class, -1},
+      {TableId::MethodSemantics, MethodSemanticsCol::Association, -1},
+      {TableId::NestedClass, NestedClassCol::NestedClass, -1},
+  };
+  for (const Key &K : Keys) {
+    Table &Tab = Tables[unsigned(K.Table)];
+    if (!Tab.Appended)
+      continue;
+    const TableSpec &Spec = tableSpec(K.Table);
+    unsigned Cols = Spec.NumColumns;
+    // Sort by the key as encoded on disk (a coded index sorts by its encoded value).
+    auto Encoded = [&](uint32_t Row, unsigned Col) -> uint32_t {
+      uint32_t V = Tab.Cells[size_t(Row) * Cols + Col];
+      if (Spec.Columns[Col].Kind != ColumnKind::Coded)
+        return V;
+      uint32_t E = 0;
+      encodeCodedIndex(CodedIndex(Spec.Columns[Col].Arg), V, E);
+      return E;
+    };
+    std::vector<uint32_t> Order(Tab.Rows);
+    std::iota(Order.begin(), Order.end(), 0);
+    std::stable_sort(Order.begin(), Order.end(), [&](uint32_t A, uint32_t B) {
+      uint32_t KA = Encoded(A, K.Primary), KB = Encoded(B, K.Primary);
+      if (KA != KB)
+        return KA < KB;
+      return K.Secondary >= 0 && Encoded(A, unsigned(K.Secondary)) < Encoded(B, unsigned(K.Secondary));
+    });
+    bool Identity = true;
+    for (uint32_t I = 0; I < Order.size(); ++I)
+      Identity = Identity && Order[I] == I;
+    if (Identity)
+      continue;
+    std::vector<uint32_t> Cells(Tab.Cells.size());
+    std::vector<uint32_t> NewRow(Tab.Rows + 1, 0); // old 1-based row -> new
+    for (uint32_t I = 0; I < Order.size(); ++I) {
+      std::copy_n(Tab.Cells.begin() + size_t(Order[I]) * Cols, Cols, Cells.begin() + size_t(I) * Cols);
+      NewRow[Order[I] + 1] = I + 1;
+    }
+    Tab.Cells = std::move(Cells);
+    // Whatever refers to rows of this table follows them.
+    for (unsigned T = 0; T < MaxTables; ++T) {
+      const TableSpec &S = tableSpec(T);
+      for (unsigned C = 0; C < S.NumColumns; ++C) {
+        const ColumnSpec &Col = S.Columns[C];
+        bool Refers = Col.Kind == ColumnKind::Idx && TableId(Col.Arg) == K.Table;
+        if (Col.Kind == ColumnKind::Coded) {
+          const CodedIndexSpec &CS = codedIndexSpec(CodedIndex(Col.Arg));
+          for (unsigned Tag = 0; Tag < CS.NumTags; ++Tag)
+            Refers = Refers || CS.Tables[Tag] == K.Table;
+        }
+        if (!Refers || !rowCount(TableId(T)))
+          continue;
+        Table &Other = materialize(TableId(T));
+        for (uint32_t R = 0; R < Other.Rows; ++R) {
+          uint32_t &V = Other.Cells[size_t(R) * S.NumColumns + C];
+          if (Col.Kind == ColumnKind::Idx && V && V < NewRow.size())
+            V = NewRow[V];
+          else if (Col.Kind == ColumnKind::Coded && tokenTable(V) == K.Table && tokenRow(V) &&
+                   tokenRow(V) < NewRow.size())
+            V = makeToken(K.Table, NewRow[tokenRow(V)]);
+        }
+      }
+    }
+  }
+}
+
+// --- writing ---
+
+Expected<std::vector<uint8_t>> Editor::serialize() {
+  sortTables();
+  auto HeapBytes = [&](StringRef Name, const Heap &H) {
+    std::vector<uint8_t> Out;
+    ArrayRef<uint8_t> Orig = M.streamBytes(Name);
+    Out.reserve(Orig.size() + H.Added.size() + 3);
+    Out.insert(Out.end(), Orig.begin(), Orig.end());
+    Out.insert(Out.end(), H.Added.begin(), H.Added.end());
+    pad4(Out);
+    return Out;
+  };
+  std::vector<uint8_t> StringHeap = HeapBytes("#Strings", Strings);
+  std::vector<uint8_t> BlobHeap = HeapBytes("#Blob", Blobs);
+  std::vector<uint8_t> GuidHeap = HeapBytes("#GUID", Guids);
+  std::vector<uint8_t> USHeap = HeapBytes("#US", UserStrings);
+
+  uint8_t HeapSizes = M.heapSizes();
+  if (StringHeap.size() > 0xFFFF)
+    HeapSizes |= 0x01;
+  if (GuidHeap.size() / 16 > 0xFFFF)
+    HeapSizes |= 0x02;
+  if (BlobHeap.size() > 0xFFFF)
+    HeapSizes |= 0x04;
+
+  uint32_t Rows[MaxTables] = {};
+  uint64_t Valid = M.validMask();
+  for (unsigned T = 0; T < MaxTables; ++T) {
+    if (!tableSpec(T).exists())
+      continue;
+    Rows[T] = rowCount(TableId(T));
+    if (Rows[T] > 0xFFFFFF)
+      return plainError(Twine("table ") + tableName(T) + " has more rows than tokens can address");
+    if (Rows[T])
+      Valid |= uint64_t(1) << T;
+  }
+  uint32_t RefRows[MaxTables];
+  for (unsigned T = 0; T < MaxTables; ++T)
+    RefRows[T] = (Rows[T] || !M.pdb()) ? Rows[T] : M.pdb()->TypeSystemRows[T];
+  ColumnWidths W;
+  computeColumnWidths(RefRows, HeapSizes, M.allIndicesLarge(), W);
+
+  // The table stream.
+  std::string TableName = M.isUncompressed() ? "#-" : "#~";
+  std::vector<uint8_t> TS;
+  put(TS, 0, 4);
+  TS.push_back(M.tablesMajor());
+  TS.push_back(M.tablesMinor());
+  TS.push_back(HeapSizes);
+  TS.push_back(M.tablesReservedByte());
+  put(TS, uint32_t(Valid), 4);
+  put(TS, uint32_t(Valid >> 32), 4);
+  put(TS, uint32_t(M.sortedMask()), 4);
+  put(TS, uint32_t(M.sortedMask() >> 32), 4);
+  for (unsigned T = 0; T < MaxTables; ++T)
+    if ((Valid >> T) & 1)
+      put(TS, Rows[T], 4);
+  if (HeapSizes & 0x40)
+    put(TS, M.tablesExtraData(), 4);
+  for (unsigned T = 0; T < MaxTables; ++T) {
+    if (!((Valid >> T) & 1) || !Rows[T])
+      continue;
+    const TableSpec &Spec = tableSpec(T);
+    const Table &Tab = Tables[T];
+    bool SameWidths = true;
+    for (unsigned C = 0; C < Spec.NumColumns; ++C)
+      SameWidths = SameWidths && W.Width[T][C] == M.columnWidth(TableId(T), C);
+    if (!Tab.Materialized && SameWidths) {
+      for (uint32_t R = 1; R <= Rows[T]; ++R) {
+        ArrayRef<uint8_t> Row = M.rowBytes(TableId(T), R);
+        TS.insert(TS.end(), Row.begin(), Row.end());
+      }
+      continue;
+    }
+    TS.reserve(TS.size() + size_t(Rows[T]) * W.RowSize[T]);
+    for (uint32_t R = 1; R <= Rows[T]; ++R)
+      for (unsigned C = 0; C < Spec.NumColumns; ++C) {
+        uint32_t V = get(TableId(T), R, C);
+        if (Spec.Columns[C].Kind == ColumnKind::Coded) {
+          uint32_t E = 0;
+          if (!encodeCodedIndex(CodedIndex(Spec.Columns[C].Arg), V, E))
+            return plainError(Twine("table ") + tableName(T) + " row " + Twine(R) + " column " +
+                              Spec.Columns[C].Name + ": " + tableName(tokenTable(V)) +
+                              " cannot be named by this coded index");
+          V = E;
+        }
+        put(TS, V, W.Width[T][C]);
+      }
+  }
+  // Whatever followed the rows in the original stream (writers leave zero bytes there) stays.
+  ArrayRef<uint8_t> OrigTS = M.streamBytes(TableName);
+  size_t OrigContent = 24 + 4 * size_t(llvm::countPopulation(M.validMask())) +
+                       ((M.heapSizes() & 0x40) ? 4 : 0);
+  for (unsigned T = 0; T < MaxTables; ++T)
+    if (tableSpec(T).exists())
+      OrigContent += size_t(M.rowCount(TableId(T))) * M.rowSize(TableId(T));
+  if (OrigTS.size() > OrigContent)
+    TS.insert(TS.end(), OrigTS.begin() + OrigContent, OrigTS.end());
+  pad4(TS);
+
+  // The streams, in the original order; heaps that were missing and are needed now go last.
+  struct Stream {
+    std::string Name;
+    ArrayRef<uint8_t> Data;
+  };
+  std::vector<Stream> Streams;
+  auto Has = [&](StringRef Name) {
+    return std::any_of(Streams.begin(), Streams.end(), [&](const Stream &S) { return S.Name == Name; });
+  };
+  for (const StreamHeader &S : M.streams()) {
+    if (Has(S.Name))
+      continue; // a repeated stream name: the reader used the first
+    if (S.Name == "#~" || S.Name == "#-")
+      Streams.push_back({S.Name, TS});
+    else if (S.Name == "#Strings")
+      Streams.push_back({S.Name, StringHeap});
+    else if (S.Name == "#Blob")
+      Streams.push_back({S.Name, BlobHeap});
+    else if (S.Name == "#GUID")
+      Streams.push_back({S.Name, GuidHeap});
+    else if (S.Name == "#US")
+      Streams.push_back({S.Name, USHeap});
+    else
+      Streams.push_back({S.Name, M.bytes().slice(S.Offset, S.Size)});
+  }
+  if (!Has("#Strings") && !StringHeap.empty())
+    Streams.push_back({"#Strings", StringHeap});
+  if (!Has("#US") && !USHeap.empty())
+    Streams.push_back({"#US", USHeap});
+  if (!Has("#GUID") && !GuidHeap.empty())
+    Streams.push_back({"#GUID", GuidHeap});
+  if (!Has("#Blob") && !BlobHeap.empty())
+    Streams.push_back({"#Blob", BlobHeap});
+
+  // The root.
+  std::vector<uint8_t> Out;
+  put(Out, 0x424A5342, 4);
+  put(Out, M.majorVersion(), 2);
+  put(Out, M.minorVersion(), 2);
+  put(Out, 0, 4);
+  ArrayRef<uint8_t> Version = M.versionField();
+  put(Out, uint32_t((Version.size() + 3) & ~3u), 4);
+  Out.insert(Out.end(), Version.begin(), Version.end());
+  pad4(Out);
+  put(Out, M.rootFlags(), 2);
+  put(Out, uint32_t(Streams.size()), 2);
+  size_t HeaderSize = Out.size();
+  for (const Stream &S : Streams)
+    HeaderSize += 8 + ((S.Name.size() + 1 + 3) & ~size_t(3));
+  uint32_t Offset = uint32_t(HeaderSize);
+  for (const Stream &S : Streams) {
+    put(Out, Offset, 4);
+    put(Out, uint32_t(S.Data.size()), 4);
+    Out.insert(Out.end(), S.Name.begin(), S.Name.end());
+    Out.push_back(0);
+    pad4(Out);
+    Offset += uint32_t((S.Data.size() + 3) & ~size_t(3));
+  }
+  for (const Stream &S : Streams) {
+    Out.insert(Out.end(), S.Data.begin(), S.Data.end());
+    pad4(Out);
+  }
+  return std::move(Out);
+}
+
+} // namespace weft::metadata

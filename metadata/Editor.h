@@ -1,0 +1,127 @@
+//===- metadata/Editor.h - Token-preserving metadata edits ------*- C++ -*-===//
+//
+// Edits a module's metadata so that the output stays close to the input: existing rows keep their
+// tokens, existing heap entries keep their offsets and new ones are appended, new rows go at the
+// end of their tables (a new type's fields and methods after all existing ones), and tables that
+// must be sorted are sorted again when written (rows of those tables are referred to by no IL
+// token; the few metadata references to them are renumbered). Reference lookups return an equal
+// existing row instead of adding a duplicate.
+//
+// Cell values are logical: heap offsets, row numbers, and for coded-index columns tokens; the
+// widths on disk are worked out when the metadata is written.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_METADATA_EDITOR_H
+#define WEFT_METADATA_EDITOR_H
+
+#include "metadata/Module.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace weft::metadata {
+
+struct AssemblyRefInfo {
+  llvm::StringRef Name;
+  uint16_t Version[4] = {0, 0, 0, 0};
+  llvm::ArrayRef<uint8_t> PublicKeyOrToken;
+  llvm::StringRef Culture;
+  uint32_t Flags = 0;
+};
+
+class Editor {
+public:
+  explicit Editor(const Module &M);
+  const Module &original() const { return M; }
+  /// Whether anything was changed (the metadata can then be copied as it is).
+  bool modified() const { return Modified; }
+
+  // --- rows ---
+  uint32_t rowCount(TableId T) const;
+  /// The logical value of a cell (a token for coded-index columns).
+  uint32_t get(TableId T, uint32_t Row, unsigned Col) const;
+  void set(TableId T, uint32_t Row, unsigned Col, uint32_t Value);
+  /// Appends a row; \p Values has one logical value per column. Returns its row number.
+  uint32_t addRow(TableId T, llvm::ArrayRef<uint32_t> Values);
+
+  // --- heaps: the offset of an equal existing entry, or of a new one ---
+  uint32_t string(llvm::StringRef S);
+  uint32_t blob(llvm::ArrayRef<uint8_t> B);
+  uint32_t guid(const std::array<uint8_t, 16> &G);
+  /// An ldstr token (0x70xxxxxx) for a UTF-8 string.
+  llvm::Expected<Token> userString(llvm::StringRef Utf8);
+  llvm::StringRef getString(uint32_t Offset) const;
+  llvm::ArrayRef<uint8_t> getBlob(uint32_t Offset) const;
+
+  // --- references: an equal existing row, or a new one ---
+  Token assemblyRef(const AssemblyRefInfo &Info);
+  Token moduleRef(llvm::StringRef Name);
+  Token typeRef(Token Scope, llvm::StringRef Namespace, llvm::StringRef Name);
+  Token memberRef(Token Parent, llvm::StringRef Name, llvm::ArrayRef<uint8_t> Signature);
+  Token typeSpec(llvm::ArrayRef<uint8_t> Signature);
+  Token methodSpec(Token Method, llvm::ArrayRef<uint8_t> Instantiation);
+  Token standAloneSig(llvm::ArrayRef<uint8_t> Signature);
+
+  // --- definitions ---
+  /// A new type at the end of the TypeDef table (nested in \p Enclosing if given).
+  Token addTypeDef(uint32_t Flags, llvm::StringRef Namespace, llvm::StringRef Name, Token Extends,
+                   Token Enclosing = 0);
+  /// A field or method of a type added with addTypeDef, which must be the last type.
+  llvm::Expected<Token> addField(Token Type, uint16_t Flags, llvm::StringRef Name,
+                                 llvm::ArrayRef<uint8_t> Signature);
+  llvm::Expected<Token> addMethod(Token Type, uint16_t Flags, uint16_t ImplFlags,
+                                  llvm::StringRef Name, llvm::ArrayRef<uint8_t> Signature);
+  /// A parameter of a method added with addMethod, which must be the last method.
+  llvm::Expected<Token> addParam(Token Method, uint16_t Flags, uint16_t Sequence,
+                                 llvm::StringRef Name);
+  void addCustomAttribute(Token Parent, Token Constructor, llvm::ArrayRef<uint8_t> Value);
+
+  /// Writes the metadata (root, streams, tables, heaps) as a new blob.
+  llvm::Expected<std::vector<uint8_t>> serialize();
+
+  /// Makes every table an editable copy (a test of the full write path).
+  void materializeAll();
+
+private:
+  struct Table {
+    bool Materialized = false;
+    bool Appended = false; // rows were added (sorted tables are sorted again)
+    uint32_t Rows = 0;
+    std::vector<uint32_t> Cells;
+  };
+  Table &materialize(TableId T);
+  uint32_t findRow(TableId T, llvm::ArrayRef<std::pair<unsigned, uint32_t>> Key) const;
+  void sortTables();
+
+  const Module &M;
+  bool Modified = false;
+  std::array<Table, MaxTables> Tables;
+
+  struct Heap {
+    std::vector<uint8_t> Added; // appended after the original bytes
+    uint32_t OriginalSize = 0;
+  };
+  Heap Strings, Blobs, Guids, UserStrings;
+  llvm::StringMap<uint32_t> StringIndex; // built on first lookup
+  std::map<std::vector<uint8_t>, uint32_t> BlobIndex;
+  bool StringsIndexed = false, BlobsIndexed = false;
+  void indexStrings();
+  void indexBlobs();
+};
+
+/// The byte encoding of a signature's TypeDefOrRefOrSpec token (ECMA-335 II.23.2.8).
+void appendTypeDefOrRefEncoded(std::vector<uint8_t> &Out, Token T);
+/// Appends a compressed unsigned integer (ECMA-335 II.23.2).
+void appendCompressed(std::vector<uint8_t> &Out, uint32_t V);
+
+} // namespace weft::metadata
+
+#endif

@@ -9,7 +9,6 @@
 #include "weaver/text/Disassembler.h"
 #include "weaver/text/RawDump.h"
 
-#include "llvm/Support/FileOutputBuffer.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -27,17 +26,6 @@ struct DumpOptions {
   std::vector<std::string> Types, Methods, RefDirs;
   bool NoFramework = false;
 };
-
-// Writes \p Text to \p Path through a temporary file renamed into place.
-Error writeAtomically(StringRef Path, StringRef Text) {
-  Expected<std::unique_ptr<FileOutputBuffer>> Buf = FileOutputBuffer::create(Path, Text.size());
-  if (!Buf)
-    return createFileError(Path, Buf.takeError());
-  std::copy(Text.begin(), Text.end(), (*Buf)->getBufferStart());
-  if (Error E = (*Buf)->commit())
-    return createFileError(Path, std::move(E));
-  return Error::success();
-}
 
 int run(const DumpOptions &Opt) {
   std::string Text;
@@ -91,7 +79,7 @@ int run(const DumpOptions &Opt) {
     outs() << Text;
     return ExitOk;
   }
-  if (Error E = writeAtomically(Opt.Output, Text))
+  if (Error E = writeFileAtomically(Opt.Output, arrayRefFromStringRef(Text)))
     return reportError(std::move(E));
   return ExitOk;
 }

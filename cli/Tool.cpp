@@ -3,6 +3,7 @@
 
 #include "support/Error.h"
 
+#include "llvm/Support/FileOutputBuffer.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -60,6 +61,16 @@ Expected<Input> openInput(const std::string &Path, bool AllowNative, bool AllowP
     return createFileError(Path, M.takeError());
   In.Module = std::move(*M);
   return std::move(In);
+}
+
+Error writeFileAtomically(StringRef Path, ArrayRef<uint8_t> Bytes) {
+  Expected<std::unique_ptr<FileOutputBuffer>> Buf = FileOutputBuffer::create(Path, Bytes.size());
+  if (!Buf)
+    return createFileError(Path, Buf.takeError());
+  std::copy(Bytes.begin(), Bytes.end(), (*Buf)->getBufferStart());
+  if (Error E = (*Buf)->commit())
+    return createFileError(Path, std::move(E));
+  return Error::success();
 }
 
 } // namespace weft::cli

@@ -37,11 +37,16 @@ struct Input {
 llvm::Expected<Input> openInput(const std::string &Path, bool AllowNative = false,
                                 bool AllowPdb = false);
 
+/// Writes \p Bytes to \p Path through a temporary file renamed into place: a reader never sees a
+/// partial file, and on an error nothing is left behind.
+llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::ArrayRef<uint8_t> Bytes);
+
 /// Each subcommand adds itself to the application; the callback runs it and returns an ExitCode.
 using Runner = std::function<int()>;
 Runner addInfoCommand(CLI::App &App);
 Runner addDumpCommand(CLI::App &App);
 Runner addVerifyCommand(CLI::App &App);
+Runner addWeaveCommand(CLI::App &App);
 
 } // namespace weft::cli
 

@@ -17,6 +17,7 @@ int main(int argc, char **argv) {
   Add(addInfoCommand(App));
   Add(addDumpCommand(App));
   Add(addVerifyCommand(App));
+  Add(addWeaveCommand(App));
   try {
     App.parse(argc, argv);
   } catch (const CLI::CallForHelp &E) {

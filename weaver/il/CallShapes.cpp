@@ -1,6 +1,7 @@
 //===- weaver/il/CallShapes.cpp -------------------------------------------===//
 #include "weaver/il/CallShapes.h"
 
+#include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "metadata/Signature.h"
 
@@ -51,6 +52,43 @@ std::optional<CallShape> ModuleCallShapes::shapeOf(uint32_t Token) const {
       ArrayRef<uint8_t> B = M.getBlob(Blob);
       if (!B.empty() && B[0] != SigLocal && B[0] != SigField)
         Result = shapeOfSig(decodeMethodSig(B, M.blobFileOffset(Blob), &M));
+      break;
+    }
+    default: break;
+    }
+  }
+  std::lock_guard<std::mutex> G(Lock);
+  Cache[Token] = Result;
+  return Result;
+}
+
+std::optional<CallShape> EditorCallShapes::shapeOf(uint32_t Token) const {
+  {
+    std::lock_guard<std::mutex> G(Lock);
+    auto It = Cache.find(Token);
+    if (It != Cache.end())
+      return It->second;
+  }
+  std::optional<CallShape> Result;
+  uint32_t Row = tokenRow(Token);
+  TableId T = tokenTable(Token);
+  if (Row >= 1 && unsigned(T) < MaxTables && tableSpec(T).exists() && Row <= E.rowCount(T)) {
+    auto Method = [&](unsigned Col) {
+      return shapeOfSig(decodeMethodSig(E.getBlob(E.get(T, Row, Col)), 0, nullptr));
+    };
+    switch (T) {
+    case TableId::MethodDef: Result = Method(MethodDefCol::Signature); break;
+    case TableId::MemberRef: {
+      ArrayRef<uint8_t> B = E.getBlob(E.get(T, Row, MemberRefCol::Signature));
+      if (!B.empty() && (B[0] & SigKindMask) != SigField)
+        Result = Method(MemberRefCol::Signature);
+      break;
+    }
+    case TableId::MethodSpec: Result = shapeOf(E.get(T, Row, MethodSpecCol::Method)); break;
+    case TableId::StandAloneSig: {
+      ArrayRef<uint8_t> B = E.getBlob(E.get(T, Row, StandAloneSigCol::Signature));
+      if (!B.empty() && B[0] != SigLocal && B[0] != SigField)
+        Result = Method(StandAloneSigCol::Signature);
       break;
     }
     default: break;

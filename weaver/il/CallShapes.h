@@ -15,7 +15,8 @@
 
 namespace weft::metadata {
 class Module;
-}
+class Editor;
+} // namespace weft::metadata
 
 namespace weft::il {
 
@@ -43,6 +44,18 @@ public:
 
 private:
   const metadata::Module &M;
+  mutable std::mutex Lock;
+  mutable std::unordered_map<uint32_t, std::optional<CallShape>> Cache;
+};
+
+/// Shapes from the rows of an editor: the module's own and those added by edits.
+class EditorCallShapes : public CallShapeSource {
+public:
+  explicit EditorCallShapes(const metadata::Editor &E) : E(E) {}
+  std::optional<CallShape> shapeOf(uint32_t Token) const override;
+
+private:
+  const metadata::Editor &E;
   mutable std::mutex Lock;
   mutable std::unordered_map<uint32_t, std::optional<CallShape>> Cache;
 };

@@ -6,6 +6,7 @@
 #include "metadata/Module.h"
 #include "metadata/Names.h"
 #include "metadata/Signature.h"
+#include "metadata/TypeLayout.h"
 #include "pe/Image.h"
 #include "support/Format.h"
 #include "weaver/il/BodyReader.h"
@@ -1227,34 +1228,12 @@ void Writer::event(uint32_t Row, uint32_t TypeRow) {
 void Writer::dataBlocks() {
   for (uint32_t Row : DataFields) {
     uint32_t RVA = M.get(TableId::FieldRVA, M.fieldRVA(Row), FieldRVACol::RVA);
-    // The size comes from the field's type: a primitive, or a value type with an explicit size.
+    Expected<uint32_t> SizeOr = fieldDataSize(M, Row);
     uint32_t Size = 0;
-    Expected<TypeSig> Sig = fieldDefSig(M, Row);
-    if (Sig) {
-      const TypeSig &T = Sig->stripped();
-      switch (T.Kind) {
-      case ElementType::Boolean:
-      case ElementType::I1:
-      case ElementType::U1: Size = 1; break;
-      case ElementType::Char:
-      case ElementType::I2:
-      case ElementType::U2: Size = 2; break;
-      case ElementType::I4:
-      case ElementType::U4:
-      case ElementType::R4: Size = 4; break;
-      case ElementType::I8:
-      case ElementType::U8:
-      case ElementType::R8: Size = 8; break;
-      case ElementType::ValueType:
-        if (tokenTable(T.TypeToken) == TableId::TypeDef)
-          if (uint32_t L = M.classLayout(tokenRow(T.TypeToken)))
-            Size = M.get(TableId::ClassLayout, L, ClassLayoutCol::ClassSize);
-        break;
-      default: break;
-      }
-    } else {
-      consumeError(Sig.takeError());
-    }
+    if (SizeOr)
+      Size = *SizeOr;
+    else
+      consumeError(SizeOr.takeError());
     OS << ".data D_" << format_hex_no_prefix(Row, 8, true) << " = ";
     if (!Size) {
       OS << "bytearray ()  // size unknown\n";

@@ -1,0 +1,97 @@
+//===- weaver/ModuleWriter.cpp --------------------------------------------===//
+#include "weaver/ModuleWriter.h"
+
+#include "metadata/Editor.h"
+#include "metadata/TypeLayout.h"
+#include "pe/Image.h"
+#include "support/Error.h"
+#include "support/Format.h"
+#include "weaver/il/BodyReader.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+using namespace llvm;
+using namespace weft::metadata;
+
+namespace weft {
+
+Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E,
+                                    const std::map<uint32_t, NewBody> &NewBodies,
+                                    bool KeepStrongName) {
+  Expected<std::unique_ptr<pe::ImageBuilder>> BuilderOr = pe::ImageBuilder::create(In);
+  if (!BuilderOr)
+    return BuilderOr.takeError();
+  pe::ImageBuilder &B = **BuilderOr;
+  const Module &M = E.original();
+  WrittenModule Out;
+
+  // Method bodies, in method order; bodies that several methods shared stay shared.
+  DenseMap<uint32_t, uint32_t> Placed; // original RVA -> new RVA
+  uint32_t OriginalMethods = M.rowCount(TableId::MethodDef);
+  for (uint32_t Row = 1; Row <= E.rowCount(TableId::MethodDef); ++Row) {
+    auto New = NewBodies.find(Row);
+    if (New != NewBodies.end()) {
+      E.set(TableId::MethodDef, Row, MethodDefCol::RVA,
+            B.addMethodBody(New->second.Bytes, New->second.Fat));
+      ++Out.BodiesWritten;
+      continue;
+    }
+    uint32_t RVA = E.get(TableId::MethodDef, Row, MethodDefCol::RVA);
+    if (!RVA)
+      continue;
+    if (Row > OriginalMethods)
+      return plainError("method row " + Twine(Row) + " was added with an RVA but no body");
+    if (E.get(TableId::MethodDef, Row, MethodDefCol::ImplFlags) & 3)
+      return formatError("method body", M.rowOffset(TableId::MethodDef, Row),
+                         "method " + hex(makeToken(TableId::MethodDef, Row), 8) +
+                             " has native code, which weft does not carry over");
+    auto It = Placed.find(RVA);
+    if (It == Placed.end()) {
+      uint64_t Off = 0;
+      ArrayRef<uint8_t> Tail = In.rvaTail(RVA, &Off);
+      Expected<il::RawMethodBody> Raw = il::readMethodBody(Tail, Off);
+      if (!Raw)
+        return addContext(Raw.takeError(), "method " + hex(makeToken(TableId::MethodDef, Row), 8));
+      It =
+          Placed.try_emplace(RVA, B.addMethodBody(Tail.take_front(Raw->TotalSize), Raw->Fat)).first;
+      ++Out.BodiesCopied;
+    }
+    if (It->second != RVA)
+      E.set(TableId::MethodDef, Row, MethodDefCol::RVA, It->second);
+  }
+
+  // Field data, shared where it was shared.
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> PlacedData; // (RVA, size) -> new RVA
+  for (uint32_t Row = 1; Row <= E.rowCount(TableId::FieldRVA); ++Row) {
+    uint32_t Field = E.get(TableId::FieldRVA, Row, FieldRVACol::Field);
+    uint32_t RVA = E.get(TableId::FieldRVA, Row, FieldRVACol::RVA);
+    if (Field > M.rowCount(TableId::Field))
+      return plainError("field data for a field added by an edit is not supported yet");
+    Expected<uint32_t> Size = fieldDataSize(M, Field);
+    if (!Size)
+      return Size.takeError();
+    auto Key = std::make_pair(RVA, *Size);
+    auto It = PlacedData.find(Key);
+    if (It == PlacedData.end()) {
+      Expected<std::vector<uint8_t>> Data = In.readMapped(RVA, *Size, "field data");
+      if (!Data)
+        return Data.takeError();
+      It = PlacedData.emplace(Key, B.addFieldData(*Data)).first;
+    }
+    if (It->second != RVA)
+      E.set(TableId::FieldRVA, Row, FieldRVACol::RVA, It->second);
+  }
+
+  Expected<std::vector<uint8_t>> Metadata = E.serialize();
+  if (!Metadata)
+    return Metadata.takeError();
+  Expected<std::vector<uint8_t>> File = B.finish(*Metadata, KeepStrongName);
+  if (!File)
+    return File.takeError();
+  Out.Bytes = std::move(*File);
+  Out.Report = B.report();
+  Out.Slot = B.signatureSlot();
+  return std::move(Out);
+}
+
+} // namespace weft

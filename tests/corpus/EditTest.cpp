@@ -1,0 +1,211 @@
+//===- tests/corpus/EditTest.cpp - Edits through the API run --------------===//
+//
+// Every method of a corpus program gets `nop; ldstr "enter T::M"; call Console.WriteLine` at its
+// start and `ldstr "leave T::M"; call Console.WriteLine` before each `ret` (branches to the ret
+// now go to the new code, so short branches over it may have to become long). The program must
+// pass the verifier and run with exactly its expected output once the enter/leave lines are
+// taken out, and with those lines present.
+//
+//===----------------------------------------------------------------------===//
+#include "tests/support/Env.h"
+
+#include "metadata/Editor.h"
+#include "metadata/Module.h"
+#include "metadata/Names.h"
+#include "metadata/Signature.h"
+#include "pe/Image.h"
+#include "support/Format.h"
+#include "weaver/ModuleWriter.h"
+#include "weaver/analysis/Verifier.h"
+#include "weaver/il/CallShapes.h"
+#include "weaver/il/Encoder.h"
+#include "weaver/il/MethodBody.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+using namespace llvm;
+using namespace weft;
+using namespace weft::metadata;
+
+namespace {
+
+struct Woven {
+  std::vector<uint8_t> Bytes;
+  unsigned Methods = 0, Lengthened = 0;
+};
+
+// The MemberRef of System.Console::WriteLine(string), found or added.
+Token writeLine(Editor &E) {
+  const Module &M = E.original();
+  Token Console = 0, Runtime = 0;
+  for (uint32_t R = 1; R <= M.rowCount(TableId::AssemblyRef); ++R) {
+    StringRef Name = M.getString(M.get(TableId::AssemblyRef, R, AssemblyRefCol::Name));
+    if (Name == "System.Console")
+      Console = makeToken(TableId::AssemblyRef, R);
+    if (Name == "System.Runtime")
+      Runtime = makeToken(TableId::AssemblyRef, R);
+  }
+  if (!Console) {
+    // Same version and key as System.Runtime, which every program references.
+    uint32_t R = tokenRow(Runtime);
+    AssemblyRefInfo Info;
+    Info.Name = "System.Console";
+    Info.Version[0] = uint16_t(M.get(TableId::AssemblyRef, R, AssemblyRefCol::MajorVersion));
+    Info.Version[1] = uint16_t(M.get(TableId::AssemblyRef, R, AssemblyRefCol::MinorVersion));
+    Info.PublicKeyOrToken =
+        M.getBlob(M.get(TableId::AssemblyRef, R, AssemblyRefCol::PublicKeyOrToken));
+    Console = E.assemblyRef(Info);
+  }
+  Token Type = E.typeRef(Console, "System", "Console");
+  return E.memberRef(Type, "WriteLine", std::vector<uint8_t>{0x00, 0x01, 0x01, 0x0E});
+}
+
+Expected<Woven> weave(const std::string &Path) {
+  auto Img = pe::Image::open(Path);
+  if (!Img)
+    return Img.takeError();
+  auto M = Module::create((*Img)->metadata(), (*Img)->metadataOffset());
+  if (!M)
+    return M.takeError();
+  Editor E(**M);
+  Token Call = writeLine(E);
+  il::EditorCallShapes Shapes(E);
+  NamePrinter Names(**M);
+  std::map<uint32_t, NewBody> Bodies;
+  Woven Out;
+  for (uint32_t Row = 1; Row <= (*M)->rowCount(TableId::MethodDef); ++Row) {
+    uint32_t RVA = (*M)->get(TableId::MethodDef, Row, MethodDefCol::RVA);
+    if (!RVA || ((*M)->get(TableId::MethodDef, Row, MethodDefCol::ImplFlags) & 3))
+      continue;
+    std::string Name;
+    raw_string_ostream OS(Name);
+    if (uint32_t T = (*M)->declaringTypeOfMethod(Row)) {
+      Names.typeDefName(OS, T);
+      OS << "::";
+    }
+    OS << (*M)->getString((*M)->get(TableId::MethodDef, Row, MethodDefCol::Name));
+    Expected<Token> Enter = E.userString("enter " + OS.str());
+    Expected<Token> Leave = E.userString("leave " + OS.str());
+    if (!Enter || !Leave)
+      return Enter ? Leave.takeError() : Enter.takeError();
+
+    uint64_t Off = 0;
+    ArrayRef<uint8_t> Tail = (*Img)->rvaTail(RVA, &Off);
+    auto Raw = il::readMethodBody(Tail, Off);
+    if (!Raw)
+      return Raw.takeError();
+    auto Body = il::MethodBody::decode(*Raw);
+    if (!Body)
+      return Body.takeError();
+    il::Instr *First = Body->instructions().front();
+    Body->insertBefore(First, Body->create(il::Opcode::Nop));
+    Body->insertBefore(First, Body->createToken(il::Opcode::Ldstr, *Enter));
+    Body->insertBefore(First, Body->createToken(il::Opcode::Call, Call));
+    std::vector<il::Instr *> Rets;
+    for (il::Instr *I : Body->instructions())
+      if (I->Op == il::Opcode::Ret)
+        Rets.push_back(I);
+    for (il::Instr *Ret : Rets) {
+      il::Instr *Load = Body->createToken(il::Opcode::Ldstr, *Leave);
+      Body->retarget(Ret, Load);
+      Body->insertBefore(Ret, Load);
+      Body->insertBefore(Ret, Body->createToken(il::Opcode::Call, Call));
+    }
+    std::optional<il::CallShape> Own = Shapes.shapeOf(makeToken(TableId::MethodDef, Row));
+    il::EncodeOptions Opts;
+    Opts.Shapes = &Shapes;
+    Opts.ReturnsValue = Own && Own->ReturnsValue;
+    auto Encoded = il::encode(*Body, Opts);
+    if (!Encoded)
+      return Encoded.takeError();
+    Out.Lengthened += Encoded->BranchesLengthened;
+    ++Out.Methods;
+    Bodies[Row] = NewBody{std::move(Encoded->Bytes), Encoded->Fat};
+  }
+  auto Written = writeModule(**Img, E, Bodies);
+  if (!Written)
+    return Written.takeError();
+  Out.Bytes = std::move(Written->Bytes);
+  return std::move(Out);
+}
+
+std::string withoutProbeLines(StringRef Text, unsigned &Probes) {
+  std::string Kept;
+  SmallVector<StringRef, 0> Lines;
+  Text.split(Lines, '\n');
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    if (Lines[I].startswith("enter ") || Lines[I].startswith("leave ")) {
+      ++Probes;
+      continue;
+    }
+    Kept += Lines[I].str();
+    if (I + 1 < Lines.size())
+      Kept += '\n';
+  }
+  return Kept;
+}
+
+// Programs whose output would change for another reason: CallHeavy makes millions of calls;
+// Exceptions prints line numbers, which need the updated PDB; Interop checks the last P/Invoke
+// error after a call, and the probe's Console.WriteLine makes P/Invoke calls of its own that
+// reset it.
+std::vector<std::string> programs() {
+  std::vector<std::string> Out;
+  for (std::string &P : test::corpusPrograms())
+    if (P != "CallHeavy" && P != "Exceptions" && P != "Interop")
+      Out.push_back(P);
+  return Out;
+}
+
+class EditedProgram : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EditedProgram, VerifiesAndRunsWithTheExtraOutput) {
+  std::string Name = GetParam();
+  std::string Dll = test::corpusDll(Name);
+  ASSERT_TRUE(sys::fs::exists(Dll)) << Dll << " was not built";
+  Expected<Woven> W = weave(Dll);
+  ASSERT_TRUE(bool(W)) << toString(W.takeError());
+  std::string Dir = test::scratchDir("edit-" + Name);
+  std::string Out = Dir + "/" + Name + ".dll";
+  ASSERT_TRUE(test::writeFile(Out, StringRef(reinterpret_cast<const char *>(W->Bytes.data()),
+                                             W->Bytes.size())));
+  SmallString<256> Config(sys::path::parent_path(Dll));
+  sys::path::append(Config, Name + ".runtimeconfig.json");
+  ASSERT_FALSE(sys::fs::copy_file(Config, Dir + "/" + Name + ".runtimeconfig.json"));
+
+  test::CommandResult V = test::run(test::weftTool(), {"verify", Out});
+  EXPECT_EQ(V.ExitCode, 0) << V.Err.substr(0, 3000);
+  test::CommandResult Run = test::run("dotnet", {Out}, {}, 300);
+  EXPECT_EQ(Run.ExitCode, 0) << Run.Err.substr(0, 2000);
+  unsigned Probes = 0;
+  std::string Rest = withoutProbeLines(Run.Out, Probes);
+  SmallString<256> Expected(test::sourceDir());
+  sys::path::append(Expected, "corpus", Name, "expected.txt");
+  EXPECT_TRUE(Rest == test::readFile(Expected)) << "output besides the probe lines differs";
+  EXPECT_GT(Probes, 2u);
+  EXPECT_EQ(StringRef(Run.Out).substr(0, 6), "enter ") << "the entry point prints first";
+  RecordProperty("BranchesLengthened", int(W->Lengthened));
+  outs() << Name << ": " << W->Methods << " methods edited, " << W->Lengthened
+         << " short branches became long, " << Probes << " probe lines printed\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, EditedProgram, ::testing::ValuesIn(programs()),
+                         [](const auto &Info) { return Info.param; });
+
+// Somewhere in the corpus an inserted call must push a short branch out of reach.
+TEST(Edits, SomeShortBranchesMustBecomeLong) {
+  unsigned Total = 0;
+  for (const char *Name : {"BigMethod", "Switches", "Linq"}) {
+    Expected<Woven> W = weave(test::corpusDll(Name));
+    ASSERT_TRUE(bool(W)) << toString(W.takeError());
+    Total += W->Lengthened;
+  }
+  EXPECT_GT(Total, 0u);
+}
+
+} // namespace

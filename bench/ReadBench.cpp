@@ -15,6 +15,7 @@
 #include "metadata/Module.h"
 #include "metadata/Resolver.h"
 #include "pe/Image.h"
+#include "support/Allocator.h"
 #include "weaver/ReadAll.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -96,6 +97,7 @@ void readOne(const std::string &Path, metadata::AssemblyResolver *Shared, bool A
 } // namespace
 
 int main(int argc, char **argv) {
+  tuneAllocator();
   unsigned Threads = hardware_concurrency().compute_thread_count();
   unsigned Repeat = 1;
   bool Attributes = true;

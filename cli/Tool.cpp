@@ -3,7 +3,7 @@
 
 #include "support/Error.h"
 
-#include "llvm/Support/FileOutputBuffer.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -64,12 +64,25 @@ Expected<Input> openInput(const std::string &Path, bool AllowNative, bool AllowP
 }
 
 Error writeFileAtomically(StringRef Path, ArrayRef<uint8_t> Bytes) {
-  Expected<std::unique_ptr<FileOutputBuffer>> Buf = FileOutputBuffer::create(Path, Bytes.size());
-  if (!Buf)
-    return createFileError(Path, Buf.takeError());
-  std::copy(Bytes.begin(), Bytes.end(), (*Buf)->getBufferStart());
-  if (Error E = (*Buf)->commit())
+  // A temporary file beside the target, renamed over it once complete.
+  Expected<sys::fs::TempFile> Temp = sys::fs::TempFile::create(Path + ".weft-%%%%%%");
+  if (!Temp)
+    return createFileError(Path, Temp.takeError());
+  {
+    raw_fd_ostream OS(Temp->FD, /*shouldClose=*/false);
+    OS.write(reinterpret_cast<const char *>(Bytes.data()), Bytes.size());
+    OS.flush();
+    if (OS.has_error()) {
+      std::error_code EC = OS.error();
+      OS.clear_error();
+      consumeError(Temp->discard());
+      return createFileError(Path, errorCodeToError(EC));
+    }
+  }
+  if (Error E = Temp->keep(Path)) {
+    consumeError(Temp->discard());
     return createFileError(Path, std::move(E));
+  }
   return Error::success();
 }
 

@@ -52,7 +52,7 @@ int run(const WeaveOptions &Opt) {
     return reportError(createFileError(Opt.File, std::move(E)));
 
   metadata::Editor Editor(*In->Module);
-  Expected<WrittenModule> W = writeModule(*In->Image, Editor, {});
+  Expected<WrittenModule> W = writeModule(*In->Image, Editor, std::map<uint32_t, NewBody>{});
   if (!W)
     return reportError(createFileError(Opt.File, W.takeError()));
   if (W->Report.WasReadyToRun)

@@ -6,9 +6,9 @@
 #include "support/Format.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cstring>
@@ -256,10 +256,10 @@ Token Editor::assemblyRef(const AssemblyRefInfo &Info) {
         getBlob(get(TableId::AssemblyRef, R, AssemblyRefCol::PublicKeyOrToken)) ==
             Info.PublicKeyOrToken)
       return makeToken(TableId::AssemblyRef, R);
-  uint32_t Row = addRow(TableId::AssemblyRef,
-                        {Info.Version[0], Info.Version[1], Info.Version[2], Info.Version[3],
-                         Info.Flags, blob(Info.PublicKeyOrToken), string(Info.Name),
-                         string(Info.Culture), 0});
+  uint32_t Row =
+      addRow(TableId::AssemblyRef,
+             {Info.Version[0], Info.Version[1], Info.Version[2], Info.Version[3], Info.Flags,
+              blob(Info.PublicKeyOrToken), string(Info.Name), string(Info.Culture), 0});
   return makeToken(TableId::AssemblyRef, Row);
 }
 
@@ -302,8 +302,7 @@ Token Editor::methodSpec(Token Method, ArrayRef<uint8_t> Instantiation) {
     if (get(TableId::MethodSpec, R, MethodSpecCol::Method) == Method &&
         getBlob(get(TableId::MethodSpec, R, MethodSpecCol::Instantiation)) == Instantiation)
       return makeToken(TableId::MethodSpec, R);
-  return makeToken(TableId::MethodSpec,
-                   addRow(TableId::MethodSpec, {Method, blob(Instantiation)}));
+  return makeToken(TableId::MethodSpec, addRow(TableId::MethodSpec, {Method, blob(Instantiation)}));
 }
 
 Token Editor::standAloneSig(ArrayRef<uint8_t> Signature) {
@@ -321,9 +320,9 @@ Token Editor::addTypeDef(uint32_t Flags, StringRef Namespace, StringRef Name, To
     TableId Ptr = ptrTableFor(Target);
     return (rowCount(Ptr) ? rowCount(Ptr) : rowCount(Target)) + 1;
   };
-  uint32_t Row = addRow(TableId::TypeDef, {Flags, string(Name), string(Namespace), Extends,
-                                           ListStart(TableId::Field),
-                                           ListStart(TableId::MethodDef)});
+  uint32_t Row =
+      addRow(TableId::TypeDef, {Flags, string(Name), string(Namespace), Extends,
+                                ListStart(TableId::Field), ListStart(TableId::MethodDef)});
   if (tokenRow(Enclosing))
     addRow(TableId::NestedClass, {Row, tokenRow(Enclosing)});
   return makeToken(TableId::TypeDef, Row);
@@ -345,8 +344,8 @@ Expected<Token> Editor::addMethod(Token Type, uint16_t Flags, uint16_t ImplFlags
     return plainError("methods can be added only to the last type (one added by the editor)");
   uint32_t ParamStart =
       (rowCount(TableId::ParamPtr) ? rowCount(TableId::ParamPtr) : rowCount(TableId::Param)) + 1;
-  uint32_t Row = addRow(TableId::MethodDef,
-                        {0, ImplFlags, Flags, string(Name), blob(Signature), ParamStart});
+  uint32_t Row =
+      addRow(TableId::MethodDef, {0, ImplFlags, Flags, string(Name), blob(Signature), ParamStart});
   if (rowCount(TableId::MethodPtr))
     addRow(TableId::MethodPtr, {Row});
   return makeToken(TableId::MethodDef, Row);
@@ -410,7 +409,8 @@ void Editor::sortTables() {
       uint32_t KA = Encoded(A, K.Primary), KB = Encoded(B, K.Primary);
       if (KA != KB)
         return KA < KB;
-      return K.Secondary >= 0 && Encoded(A, unsigned(K.Secondary)) < Encoded(B, unsigned(K.Secondary));
+      return K.Secondary >= 0 &&
+             Encoded(A, unsigned(K.Secondary)) < Encoded(B, unsigned(K.Secondary));
     });
     bool Identity = true;
     for (uint32_t I = 0; I < Order.size(); ++I)
@@ -420,7 +420,8 @@ void Editor::sortTables() {
     std::vector<uint32_t> Cells(Tab.Cells.size());
     std::vector<uint32_t> NewRow(Tab.Rows + 1, 0); // old 1-based row -> new
     for (uint32_t I = 0; I < Order.size(); ++I) {
-      std::copy_n(Tab.Cells.begin() + size_t(Order[I]) * Cols, Cols, Cells.begin() + size_t(I) * Cols);
+      std::copy_n(Tab.Cells.begin() + size_t(Order[I]) * Cols, Cols,
+                  Cells.begin() + size_t(I) * Cols);
       NewRow[Order[I] + 1] = I + 1;
     }
     Tab.Cells = std::move(Cells);
@@ -455,19 +456,18 @@ void Editor::sortTables() {
 
 Expected<std::vector<uint8_t>> Editor::serialize() {
   sortTables();
-  auto HeapBytes = [&](StringRef Name, const Heap &H) {
-    std::vector<uint8_t> Out;
-    ArrayRef<uint8_t> Orig = M.streamBytes(Name);
-    Out.reserve(Orig.size() + H.Added.size() + 3);
-    Out.insert(Out.end(), Orig.begin(), Orig.end());
-    Out.insert(Out.end(), H.Added.begin(), H.Added.end());
-    pad4(Out);
-    return Out;
+  // A heap is its original bytes followed by what was added, padded to four bytes; it is written
+  // from those two parts without being copied first.
+  struct HeapParts {
+    ArrayRef<uint8_t> Original, Added;
+    size_t size() const { return (Original.size() + Added.size() + 3) & ~size_t(3); }
+    bool empty() const { return Original.empty() && Added.empty(); }
   };
-  std::vector<uint8_t> StringHeap = HeapBytes("#Strings", Strings);
-  std::vector<uint8_t> BlobHeap = HeapBytes("#Blob", Blobs);
-  std::vector<uint8_t> GuidHeap = HeapBytes("#GUID", Guids);
-  std::vector<uint8_t> USHeap = HeapBytes("#US", UserStrings);
+  auto Parts = [&](StringRef Name, const Heap &H) {
+    return HeapParts{M.streamBytes(Name), H.Added};
+  };
+  HeapParts StringHeap = Parts("#Strings", Strings), BlobHeap = Parts("#Blob", Blobs),
+            GuidHeap = Parts("#GUID", Guids), USHeap = Parts("#US", UserStrings);
 
   uint8_t HeapSizes = M.heapSizes();
   if (StringHeap.size() > 0xFFFF)
@@ -543,8 +543,8 @@ Expected<std::vector<uint8_t>> Editor::serialize() {
   }
   // Whatever followed the rows in the original stream (writers leave zero bytes there) stays.
   ArrayRef<uint8_t> OrigTS = M.streamBytes(TableName);
-  size_t OrigContent = 24 + 4 * size_t(llvm::countPopulation(M.validMask())) +
-                       ((M.heapSizes() & 0x40) ? 4 : 0);
+  size_t OrigContent =
+      24 + 4 * size_t(llvm::countPopulation(M.validMask())) + ((M.heapSizes() & 0x40) ? 4 : 0);
   for (unsigned T = 0; T < MaxTables; ++T)
     if (tableSpec(T).exists())
       OrigContent += size_t(M.rowCount(TableId(T))) * M.rowSize(TableId(T));
@@ -555,17 +555,18 @@ Expected<std::vector<uint8_t>> Editor::serialize() {
   // The streams, in the original order; heaps that were missing and are needed now go last.
   struct Stream {
     std::string Name;
-    ArrayRef<uint8_t> Data;
+    HeapParts Data;
   };
   std::vector<Stream> Streams;
   auto Has = [&](StringRef Name) {
-    return std::any_of(Streams.begin(), Streams.end(), [&](const Stream &S) { return S.Name == Name; });
+    return std::any_of(Streams.begin(), Streams.end(),
+                       [&](const Stream &S) { return S.Name == Name; });
   };
   for (const StreamHeader &S : M.streams()) {
     if (Has(S.Name))
       continue; // a repeated stream name: the reader used the first
     if (S.Name == "#~" || S.Name == "#-")
-      Streams.push_back({S.Name, TS});
+      Streams.push_back({S.Name, {TS, {}}});
     else if (S.Name == "#Strings")
       Streams.push_back({S.Name, StringHeap});
     else if (S.Name == "#Blob")
@@ -575,7 +576,7 @@ Expected<std::vector<uint8_t>> Editor::serialize() {
     else if (S.Name == "#US")
       Streams.push_back({S.Name, USHeap});
     else
-      Streams.push_back({S.Name, M.bytes().slice(S.Offset, S.Size)});
+      Streams.push_back({S.Name, {M.bytes().slice(S.Offset, S.Size), {}}});
   }
   if (!Has("#Strings") && !StringHeap.empty())
     Streams.push_back({"#Strings", StringHeap});
@@ -587,31 +588,36 @@ Expected<std::vector<uint8_t>> Editor::serialize() {
     Streams.push_back({"#Blob", BlobHeap});
 
   // The root.
+  ArrayRef<uint8_t> Version = M.versionField();
+  size_t HeaderSize = 20 + ((Version.size() + 3) & ~size_t(3));
+  size_t Total = HeaderSize;
+  for (const Stream &S : Streams)
+    Total += 8 + ((S.Name.size() + 1 + 3) & ~size_t(3)) + S.Data.size();
   std::vector<uint8_t> Out;
+  Out.reserve(Total);
   put(Out, 0x424A5342, 4);
   put(Out, M.majorVersion(), 2);
   put(Out, M.minorVersion(), 2);
   put(Out, 0, 4);
-  ArrayRef<uint8_t> Version = M.versionField();
   put(Out, uint32_t((Version.size() + 3) & ~3u), 4);
   Out.insert(Out.end(), Version.begin(), Version.end());
   pad4(Out);
   put(Out, M.rootFlags(), 2);
   put(Out, uint32_t(Streams.size()), 2);
-  size_t HeaderSize = Out.size();
+  uint32_t Offset = uint32_t(Total);
   for (const Stream &S : Streams)
-    HeaderSize += 8 + ((S.Name.size() + 1 + 3) & ~size_t(3));
-  uint32_t Offset = uint32_t(HeaderSize);
+    Offset -= uint32_t(S.Data.size());
   for (const Stream &S : Streams) {
     put(Out, Offset, 4);
     put(Out, uint32_t(S.Data.size()), 4);
     Out.insert(Out.end(), S.Name.begin(), S.Name.end());
     Out.push_back(0);
     pad4(Out);
-    Offset += uint32_t((S.Data.size() + 3) & ~size_t(3));
+    Offset += uint32_t(S.Data.size());
   }
   for (const Stream &S : Streams) {
-    Out.insert(Out.end(), S.Data.begin(), S.Data.end());
+    Out.insert(Out.end(), S.Data.Original.begin(), S.Data.Original.end());
+    Out.insert(Out.end(), S.Data.Added.begin(), S.Data.Added.end());
     pad4(Out);
   }
   return std::move(Out);

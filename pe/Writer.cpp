@@ -182,9 +182,15 @@ Error ImageBuilder::prepare() {
   uint32_t DosSize = In.peHeaderOffset();
   HeadersSize = alignTo(DosSize + 4 + 20 + (PE32Plus ? 240 : 224) + 40 * Sections, FileAlignment);
   TextRVA = alignTo(HeadersSize, SectionAlignment);
+  // The buffer holds the headers first, then .text, so that it becomes the file without a copy:
+  // offsets into it are file offsets.
+  // Reserved (not touched) to the input's size plus room for growth, so that the buffer is not
+  // copied as it grows.
+  Text.reserve(In.bytes().size() + (1u << 20));
+  Text.resize(HeadersSize);
   if (HasStub) {
-    IatAt = 0;
-    Text.resize(8);
+    IatAt = uint32_t(Text.size());
+    Text.resize(Text.size() + 8);
   }
   CliHeaderAt = uint32_t(Text.size());
   Text.resize(Text.size() + CliHeaderSize);
@@ -195,7 +201,7 @@ uint32_t ImageBuilder::addMethodBody(ArrayRef<uint8_t> Bytes, bool Fat) {
   assert(!DataStarted && "method bodies come before field data");
   if (Fat)
     alignVector(Text, 4);
-  uint32_t RVA = TextRVA + uint32_t(Text.size());
+  uint32_t RVA = TextRVA + uint32_t(Text.size() - HeadersSize);
   append(Text, Bytes);
   return RVA;
 }
@@ -203,7 +209,7 @@ uint32_t ImageBuilder::addMethodBody(ArrayRef<uint8_t> Bytes, bool Fat) {
 uint32_t ImageBuilder::addFieldData(ArrayRef<uint8_t> Bytes) {
   DataStarted = true;
   alignVector(Text, 8);
-  uint32_t RVA = TextRVA + uint32_t(Text.size());
+  uint32_t RVA = TextRVA + uint32_t(Text.size() - HeadersSize);
   append(Text, Bytes);
   return RVA;
 }
@@ -212,7 +218,7 @@ Expected<std::vector<uint8_t>> ImageBuilder::finish(ArrayRef<uint8_t> Metadata,
                                                     bool KeepStrongName) {
   const CliHeader &Cli = *In.cli();
   const OptionalHeader &Opt = In.optional();
-  auto RVA = [&](size_t TextOffset) { return TextRVA + uint32_t(TextOffset); };
+  auto RVA = [&](size_t FileOffset) { return TextRVA + uint32_t(FileOffset - HeadersSize); };
 
   // Metadata, managed resources, the strong-name slot.
   alignVector(Text, 4);
@@ -306,7 +312,8 @@ Expected<std::vector<uint8_t>> ImageBuilder::finish(ArrayRef<uint8_t> Metadata,
   };
   std::vector<Sec> Secs;
   Secs.push_back({".text", {}, 0x60000020});
-  uint32_t NextRVA = alignTo(uint64_t(TextRVA) + Text.size(), SectionAlignment);
+  uint32_t TextSize = uint32_t(Text.size() - HeadersSize);
+  uint32_t NextRVA = alignTo(uint64_t(TextRVA) + TextSize, SectionAlignment);
   uint32_t ResourceDirRVA = 0;
   if (ResourceSection) {
     // The resource directory and the data it points at; in a ReadyToRun image they sit inside the
@@ -340,9 +347,8 @@ Expected<std::vector<uint8_t>> ImageBuilder::finish(ArrayRef<uint8_t> Metadata,
   uint32_t FileOffset = HeadersSize;
   for (size_t I = 0; I < Secs.size(); ++I) {
     Secs[I].FileOffset = FileOffset;
-    FileOffset += alignTo(I == 0 ? Text.size() : Secs[I].Data.size(), FileAlignment);
+    FileOffset += alignTo(I == 0 ? TextSize : Secs[I].Data.size(), FileAlignment);
   }
-  uint32_t TextFile = Secs[0].FileOffset;
 
   // Now that file offsets are known: the debug directory entries, the stub's target, the CLI
   // header.
@@ -356,7 +362,7 @@ Expected<std::vector<uint8_t>> ImageBuilder::finish(ArrayRef<uint8_t> Metadata,
     put32(Text, At + 12, E.Type);
     put32(Text, At + 16, uint32_t(E.Data.size()));
     put32(Text, At + 20, E.Data.empty() ? 0 : RVA(DebugDataAt[I]));
-    put32(Text, At + 24, E.Data.empty() ? 0 : TextFile + DebugDataAt[I]);
+    put32(Text, At + 24, E.Data.empty() ? 0 : DebugDataAt[I]);
   }
   uint64_t ImageBase = Opt.ImageBase;
   if (!PE32Plus && ImageBase > 0xFFFFFFFF)
@@ -385,8 +391,11 @@ Expected<std::vector<uint8_t>> ImageBuilder::finish(ArrayRef<uint8_t> Metadata,
     // zero.
   }
 
-  // Headers.
-  std::vector<uint8_t> File(FileOffset, 0);
+  // Headers, in front of .text in the same buffer; the other sections after it.
+  std::vector<uint8_t> File = std::move(Text);
+  File.resize(FileOffset, 0);
+  for (size_t I = 1; I < Secs.size(); ++I)
+    std::memcpy(&File[Secs[I].FileOffset], Secs[I].Data.data(), Secs[I].Data.size());
   uint32_t DosSize = In.peHeaderOffset();
   std::memcpy(File.data(), In.bytes().data(), std::min<size_t>(DosSize, In.bytes().size()));
   size_t P = DosSize;
@@ -400,7 +409,7 @@ Expected<std::vector<uint8_t>> ImageBuilder::finish(ArrayRef<uint8_t> Metadata,
   put16(File, P + 18, In.coff().Characteristics);
   P += 20;
   size_t OptAt = P;
-  uint32_t CodeSize = alignTo(Text.size(), FileAlignment), InitData = 0;
+  uint32_t CodeSize = alignTo(TextSize, FileAlignment), InitData = 0;
   for (size_t I = 1; I < Secs.size(); ++I)
     InitData += alignTo(Secs[I].Data.size(), FileAlignment);
   uint32_t ImageSize = NextRVA;
@@ -470,7 +479,7 @@ Expected<std::vector<uint8_t>> ImageBuilder::finish(ArrayRef<uint8_t> Metadata,
   (void)OptAt;
   for (size_t I = 0; I < Secs.size(); ++I) {
     const Sec &S = Secs[I];
-    uint32_t Size = uint32_t(I == 0 ? Text.size() : S.Data.size());
+    uint32_t Size = uint32_t(I == 0 ? TextSize : S.Data.size());
     std::memcpy(&File[P], S.Name, std::strlen(S.Name));
     put32(File, P + 8, Size);
     put32(File, P + 12, S.RVA);
@@ -479,11 +488,8 @@ Expected<std::vector<uint8_t>> ImageBuilder::finish(ArrayRef<uint8_t> Metadata,
     put32(File, P + 36, S.Flags);
     P += 40;
   }
-  std::memcpy(&File[TextFile], Text.data(), Text.size());
-  for (size_t I = 1; I < Secs.size(); ++I)
-    std::memcpy(&File[Secs[I].FileOffset], Secs[I].Data.data(), Secs[I].Data.size());
 
-  Slot.FileOffset = SignatureSize ? TextFile + SignatureAt : 0;
+  Slot.FileOffset = SignatureSize ? SignatureAt : 0;
   Slot.Size = SignatureSize;
   Slot.ChecksumOffset = ChecksumAt;
   Slot.CertificateDirOffset = D + 8 * DirSecurity;

@@ -18,6 +18,19 @@ namespace weft {
 Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E,
                                     const std::map<uint32_t, NewBody> &NewBodies,
                                     bool KeepStrongName) {
+  return writeModule(
+      In, E,
+      [&](uint32_t Row) -> Expected<std::optional<NewBody>> {
+        auto It = NewBodies.find(Row);
+        if (It == NewBodies.end())
+          return std::nullopt;
+        return It->second;
+      },
+      KeepStrongName);
+}
+
+Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E, BodyProvider Provide,
+                                    bool KeepStrongName) {
   Expected<std::unique_ptr<pe::ImageBuilder>> BuilderOr = pe::ImageBuilder::create(In);
   if (!BuilderOr)
     return BuilderOr.takeError();
@@ -29,10 +42,12 @@ Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E,
   DenseMap<uint32_t, uint32_t> Placed; // original RVA -> new RVA
   uint32_t OriginalMethods = M.rowCount(TableId::MethodDef);
   for (uint32_t Row = 1; Row <= E.rowCount(TableId::MethodDef); ++Row) {
-    auto New = NewBodies.find(Row);
-    if (New != NewBodies.end()) {
+    Expected<std::optional<NewBody>> New = Provide(Row);
+    if (!New)
+      return New.takeError();
+    if (*New) {
       E.set(TableId::MethodDef, Row, MethodDefCol::RVA,
-            B.addMethodBody(New->second.Bytes, New->second.Fat));
+            B.addMethodBody((*New)->Bytes, (*New)->Fat));
       ++Out.BodiesWritten;
       continue;
     }

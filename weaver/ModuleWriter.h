@@ -11,10 +11,12 @@
 #include "pe/Writer.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace weft::pe {
@@ -38,8 +40,16 @@ struct WrittenModule {
   uint32_t BodiesCopied = 0, BodiesWritten = 0;
 };
 
-/// \p NewBodies replaces the bodies of those MethodDef rows (new methods included); the others
-/// keep theirs. \p KeepStrongName keeps the strong-name flag for a signer that runs afterwards.
+/// Gives the new body of a MethodDef row, or nothing to keep the original one. The writer asks
+/// for each row in turn and copies the result at once, so bodies need not all be held at the same
+/// time.
+using BodyProvider = llvm::function_ref<llvm::Expected<std::optional<NewBody>>(uint32_t Row)>;
+
+/// Writes the module; \p Provide may replace the body of any MethodDef row (new methods included).
+/// \p KeepStrongName keeps the strong-name flag for a signer that runs afterwards.
+llvm::Expected<WrittenModule> writeModule(const pe::Image &In, metadata::Editor &E,
+                                          BodyProvider Provide, bool KeepStrongName = false);
+/// The same with the new bodies given up front.
 llvm::Expected<WrittenModule> writeModule(const pe::Image &In, metadata::Editor &E,
                                           const std::map<uint32_t, NewBody> &NewBodies,
                                           bool KeepStrongName = false);

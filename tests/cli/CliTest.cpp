@@ -217,4 +217,81 @@ TEST(Cli, DumpFiltersByTypeAndMethod) {
   EXPECT_TRUE(contains(R.Err, "bad --type pattern")) << R.Err;
 }
 
+TEST(Cli, WeaveWritesAFaithfulCopyAtomically) {
+  std::string Dll = test::corpusDll("Generics");
+  std::string Dir = test::scratchDir("cli-weave");
+  std::string Out = Dir + "/Generics.dll";
+  test::CommandResult R = weft({"weave", Dll, "-o", Out});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_TRUE(R.Err.empty()) << R.Err;
+  EXPECT_TRUE(sys::fs::exists(Dir + "/Generics.pdb")) << "the unchanged PDB goes along";
+  test::CommandResult V = weft({"verify", Out});
+  EXPECT_EQ(V.ExitCode, 0) << V.Err;
+  EXPECT_TRUE(contains(V.Out, "no problems")) << V.Out;
+  // Same input, same output: deterministic.
+  std::string Again = Dir + "/again.dll";
+  ASSERT_EQ(weft({"weave", Dll, "-o", Again}).ExitCode, 0);
+  EXPECT_TRUE(test::readFile(Out) == test::readFile(Again));
+  // In place replaces the file (atomically) and leaves nothing else.
+  std::string Copy = Dir + "/copy.dll";
+  ASSERT_FALSE(sys::fs::copy_file(Dll, Copy));
+  ASSERT_EQ(weft({"weave", Copy, "--in-place"}).ExitCode, 0);
+  EXPECT_TRUE(test::readFile(Copy) == test::readFile(Out));
+  std::error_code EC;
+  unsigned Files = 0;
+  for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
+    ++Files;
+  EXPECT_EQ(Files, 5u); // Generics.dll, Generics.pdb, again.dll, again.pdb, copy.dll
+}
+
+TEST(Cli, WeaveAndVerifyRefuseBadInputAndWriteNothing) {
+  std::string Bytes = test::readFile(test::corpusDll("Generics"));
+  std::string Dir = test::scratchDir("cli-weave-bad");
+  std::string In = Dir + "/bad.dll", Out = Dir + "/out.dll";
+  // Cut short.
+  ASSERT_TRUE(test::writeFile(In, Bytes.substr(0, Bytes.size() / 3)));
+  test::CommandResult R = weft({"weave", In, "-o", Out});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_TRUE(contains(R.Err, "'" + In + "'")) << R.Err;
+  EXPECT_FALSE(sys::fs::exists(Out));
+  R = weft({"verify", In});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_TRUE(contains(R.Err, "offset 0x")) << R.Err;
+  // Usage.
+  EXPECT_EQ(weft({"weave", In}).ExitCode, 2);
+  EXPECT_EQ(weft({"weave", In, "-o", Out, "--in-place"}).ExitCode, 2);
+  EXPECT_FALSE(sys::fs::exists(Out));
+}
+
+TEST(Cli, VerifyReportsMethodOffsetAndProblem) {
+  // Make a body's max-stack too small: the stack grows past it.
+  std::string Dll = test::corpusDll("Closures");
+  std::string Bytes = test::readFile(Dll);
+  test::CommandResult Raw = weft({"dump", "--raw", Dll});
+  ASSERT_EQ(Raw.ExitCode, 0);
+  // The first fat body with a max-stack of 2 or more: " @0x... fat flags 0x.... maxstack N".
+  size_t At = std::string::npos;
+  unsigned MaxStack = 0;
+  for (size_t P = Raw.Out.find(" fat flags "); P != std::string::npos;
+       P = Raw.Out.find(" fat flags ", P + 1)) {
+    size_t M = Raw.Out.find("maxstack ", P);
+    MaxStack = std::stoul(Raw.Out.substr(M + 9));
+    if (MaxStack >= 2) {
+      size_t Amp = Raw.Out.rfind('@', P);
+      At = std::stoul(Raw.Out.substr(Amp + 1), nullptr, 16);
+      break;
+    }
+  }
+  ASSERT_NE(At, std::string::npos);
+  Bytes[At + 2] = 1; // max-stack low byte
+  Bytes[At + 3] = 0;
+  std::string File = test::scratchDir("cli-verify") + "/Closures.dll";
+  ASSERT_TRUE(test::writeFile(File, Bytes));
+  test::CommandResult R = weft({"verify", File});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_TRUE(contains(R.Err, "(0x06")) << R.Err;
+  EXPECT_TRUE(contains(R.Err, "but .maxstack is 1")) << R.Err;
+  EXPECT_TRUE(contains(R.Err, "1 problem in 1 of")) << R.Err;
+}
+
 } // namespace

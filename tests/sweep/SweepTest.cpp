@@ -497,7 +497,7 @@ void roundTripOne(const std::string &Path, metadata::AssemblyResolver &Framework
     return;
   }
   metadata::Editor E(**M);
-  Expected<WrittenModule> W = writeModule(**Img, E, {});
+  Expected<WrittenModule> W = writeModule(**Img, E, std::map<uint32_t, NewBody>{});
   std::string Failure;
   bool Refused = false;
   if (!W) {

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "cli/Tool.h"
 #include "metadata/Schema.h"
+#include "pe/StrongName.h"
 #include "support/Error.h"
 #include "support/Format.h"
 #include "weaver/il/BodyReader.h"
@@ -129,6 +130,11 @@ int run(const InfoOptions &Opt) {
   }
   const auto &Cli = Img.cli();
   const pe::OptionalHeader &O = Img.optional();
+  pe::StrongNameCheck StrongName;
+  if (M && M->rowCount(TableId::Assembly))
+    StrongName =
+        pe::checkStrongName(Img, M->getBlob(M->get(TableId::Assembly, 1, AssemblyCol::PublicKey)));
+  static const char *const StrongNameWords[] = {"unsigned", "valid", "invalid", "unchecked"};
 
   if (Opt.Json) {
     json::Object Root;
@@ -149,6 +155,7 @@ int run(const InfoOptions &Opt) {
       C["32bit_required"] = bool(Cli->Flags & pe::Cli32BitRequired);
       C["32bit_preferred"] = bool(Cli->Flags & pe::Cli32BitPreferred);
       C["strong_name_signed"] = bool(Cli->Flags & pe::CliStrongNameSigned);
+      C["strong_name_signature"] = StrongNameWords[int(StrongName.State)];
       C["native_entry_point"] = bool(Cli->Flags & pe::CliNativeEntryPoint);
       C["entry_point"] = hex32(Cli->EntryPoint);
       Root["cli"] = std::move(C);
@@ -235,10 +242,12 @@ int run(const InfoOptions &Opt) {
   Line("flags:") << hex32(Cli->Flags) << (FlagWords.empty() ? "" : " (" + FlagWords + ")") << '\n';
   Line("entry point:") << (Cli->EntryPoint ? hex32(Cli->EntryPoint) : "none") << '\n';
   Line("runtime version:") << M->versionString() << '\n';
-  Line("strong name:") << ((Cli->Flags & pe::CliStrongNameSigned) ? "signed"
-                           : Cli->StrongNameSignature.Size        ? "slot present, not signed"
-                                                                  : "no")
-                       << '\n';
+  Line("strong name:");
+  if (Cli->Flags & pe::CliStrongNameSigned)
+    OS << "signed, signature " << StrongNameWords[int(StrongName.State)]
+       << (StrongName.Why.empty() ? "" : ": " + StrongName.Why) << '\n';
+  else
+    OS << (Cli->StrongNameSignature.Size ? "slot present, not signed" : "no") << '\n';
   Line("ReadyToRun:");
   if (R2R)
     OS << "yes, version " << R2R->MajorVersion << '.' << R2R->MinorVersion

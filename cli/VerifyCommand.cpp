@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "cli/Tool.h"
 #include "metadata/Resolver.h"
+#include "pe/StrongName.h"
 #include "support/Format.h"
 #include "weaver/ReadAll.h"
 #include "weaver/analysis/Verifier.h"
@@ -40,6 +41,15 @@ int run(const VerifyOptions &Opt) {
   if (Error E = readEverything(*In->Image, *In->Module, Stats, RO))
     return reportError(createFileError(Opt.File, std::move(E)));
   analysis::VerifyResult R = analysis::verifyModule(*In->Image, *In->Module);
+  // The strong-name signature: a mismatch is a problem, except in a ReadyToRun image, whose
+  // native code is compiled in after signing (the runtime does not check strong names).
+  const metadata::Module &M = *In->Module;
+  pe::StrongNameCheck SN;
+  if (M.rowCount(metadata::TableId::Assembly))
+    SN = pe::checkStrongName(*In->Image, M.getBlob(M.get(metadata::TableId::Assembly, 1,
+                                                         metadata::AssemblyCol::PublicKey)));
+  if (SN.State == pe::StrongNameState::Invalid && !In->Image->isReadyToRun())
+    R.Problems.push_back({0, 0xFFFFFFFF, "strong-name signature", SN.Why});
   unsigned Shown = 0;
   for (const analysis::Diagnostic &D : R.Problems) {
     if (Shown++ == Opt.MaxErrors) {
@@ -60,7 +70,9 @@ int run(const VerifyOptions &Opt) {
     return ExitError;
   }
   outs() << Opt.File << ": " << R.MethodsChecked << " method bodies verified, "
-         << Stats.Instructions << " instructions; no problems\n";
+         << Stats.Instructions << " instructions"
+         << (SN.State == pe::StrongNameState::Valid ? ", strong-name signature valid" : "")
+         << "; no problems\n";
   return ExitOk;
 }
 

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "cli/Tool.h"
 #include "metadata/Editor.h"
-#include "metadata/Resolver.h"
+#include "pe/StrongName.h"
 #include "weaver/ModuleWriter.h"
 #include "weaver/ReadAll.h"
 
@@ -24,6 +24,7 @@ namespace {
 struct WeaveOptions {
   std::string File;
   std::string Output;
+  std::string KeyFile;
   bool InPlace = false;
 };
 
@@ -37,14 +38,23 @@ int run(const WeaveOptions &Opt) {
     return ExitUsage;
   }
   std::string Output = Opt.InPlace ? Opt.File : Opt.Output;
+  std::optional<pe::StrongNameKey> Key;
+  if (!Opt.KeyFile.empty()) {
+    auto Blob = MemoryBuffer::getFile(Opt.KeyFile, /*IsText=*/false,
+                                      /*RequiresNullTerminator=*/false);
+    if (!Blob)
+      return reportError(createFileError(Opt.KeyFile, errorCodeToError(Blob.getError())));
+    Expected<pe::StrongNameKey> K =
+        pe::StrongNameKey::parse(arrayRefFromStringRef((*Blob)->getBuffer()));
+    if (!K)
+      return reportError(createFileError(Opt.KeyFile, K.takeError()));
+    Key = std::move(*K);
+    Key->setName("'" + Opt.KeyFile + "'");
+  }
   Expected<Input> In = openInput(Opt.File);
   if (!In)
     return reportError(In.takeError());
   // The whole input is read first: a file that does not read fully is not rewritten.
-  std::vector<std::string> Dirs{sys::path::parent_path(Opt.File).empty()
-                                    ? std::string(".")
-                                    : sys::path::parent_path(Opt.File).str()};
-  metadata::AssemblyResolver Resolver(Dirs);
   ReadStats Stats;
   ReadOptions RO;
   RO.CustomAttributes = false; // their blobs are copied, not re-encoded
@@ -52,7 +62,8 @@ int run(const WeaveOptions &Opt) {
     return reportError(createFileError(Opt.File, std::move(E)));
 
   metadata::Editor Editor(*In->Module);
-  Expected<WrittenModule> W = writeModule(*In->Image, Editor, std::map<uint32_t, NewBody>{});
+  Expected<WrittenModule> W =
+      writeModule(*In->Image, Editor, std::map<uint32_t, NewBody>{}, Key ? &*Key : nullptr);
   if (!W)
     return reportError(createFileError(Opt.File, W.takeError()));
   if (W->Report.WasReadyToRun)
@@ -99,6 +110,9 @@ Runner addWeaveCommand(CLI::App &App) {
   Sub->add_option("file", Opt->File, "The assembly")->required();
   Sub->add_option("-o,--output", Opt->Output, "Where to write the result");
   Sub->add_flag("--in-place", Opt->InPlace, "Replace the input (atomically)");
+  Sub->add_option("--key", Opt->KeyFile,
+                  "Strong-name sign the output with this key pair (.snk); an assembly that has "
+                  "a public key must have this key's");
   return [Opt] { return run(*Opt); };
 }
 

@@ -214,8 +214,7 @@ uint32_t ImageBuilder::addFieldData(ArrayRef<uint8_t> Bytes) {
   return RVA;
 }
 
-Expected<std::vector<uint8_t>> ImageBuilder::finish(ArrayRef<uint8_t> Metadata,
-                                                    bool KeepStrongName) {
+Expected<std::vector<uint8_t>> ImageBuilder::finish(ArrayRef<uint8_t> Metadata, uint32_t SignWith) {
   const CliHeader &Cli = *In.cli();
   const OptionalHeader &Opt = In.optional();
   auto RVA = [&](size_t FileOffset) { return TextRVA + uint32_t(FileOffset - HeadersSize); };
@@ -235,15 +234,15 @@ Expected<std::vector<uint8_t>> ImageBuilder::finish(ArrayRef<uint8_t> Metadata,
     ResourcesSize = Cli.Resources.Size;
     append(Text, *R);
   }
-  uint32_t SignatureAt = 0, SignatureSize = 0;
-  bool Signed = Cli.Flags & CliStrongNameSigned;
-  if (!Cli.StrongNameSignature.empty() && Cli.StrongNameSignature.Size) {
+  // An unsigned image keeps the input's (empty) slot, so that a later signer finds one.
+  uint32_t SignatureAt = 0;
+  uint32_t SignatureSize = SignWith ? SignWith : Cli.StrongNameSignature.Size;
+  if (SignatureSize) {
     alignVector(Text, 8);
     SignatureAt = uint32_t(Text.size());
-    SignatureSize = Cli.StrongNameSignature.Size;
     Text.resize(Text.size() + SignatureSize, 0);
   }
-  Report.StrongNameRemoved = Signed && !KeepStrongName;
+  Report.StrongNameRemoved = (Cli.Flags & CliStrongNameSigned) && !SignWith;
 
   // The debug directory and its data; a ReadyToRun image's perf map entry describes native code
   // that is gone.
@@ -372,7 +371,9 @@ Expected<std::vector<uint8_t>> ImageBuilder::finish(ArrayRef<uint8_t> Metadata,
   uint32_t Flags = Cli.Flags;
   if (Report.WasReadyToRun)
     Flags = (Flags | CliILOnly) & ~uint32_t(CliILLibrary);
-  if (!KeepStrongName)
+  if (SignWith)
+    Flags |= CliStrongNameSigned;
+  else
     Flags &= ~uint32_t(CliStrongNameSigned);
   {
     size_t H = CliHeaderAt;

@@ -31,7 +31,7 @@ namespace weft::pe {
 
 struct BuildReport {
   bool WasReadyToRun = false;       // the native code was left out
-  bool StrongNameRemoved = false;   // the input was strong-name signed and no key was given
+  bool StrongNameRemoved = false;   // the input was strong-name signed and is no longer
   bool AuthenticodeRemoved = false; // the input had a certificate table, which no longer applies
   bool PerfMapRemoved = false;
 };
@@ -55,10 +55,11 @@ public:
   /// Places the data of a field with an RVA (aligned to eight bytes). Returns its RVA.
   uint32_t addFieldData(llvm::ArrayRef<uint8_t> Bytes);
 
-  /// Lays out the rest of .text around \p Metadata and builds the whole file. \p KeepStrongName:
-  /// leave the strong-name flag set (a signer fills the slot afterwards).
+  /// Lays out the rest of .text around \p Metadata and builds the whole file. A non-zero
+  /// \p SignatureSize reserves a strong-name signature slot of that size and marks the image
+  /// signed, for a signer that fills the slot afterwards; zero writes an unsigned image.
   llvm::Expected<std::vector<uint8_t>> finish(llvm::ArrayRef<uint8_t> Metadata,
-                                              bool KeepStrongName);
+                                              uint32_t SignatureSize);
 
   const BuildReport &report() const { return Report; }
   const SignatureSlot &signatureSlot() const { return Slot; }

@@ -4,6 +4,7 @@
 #include "metadata/Editor.h"
 #include "metadata/TypeLayout.h"
 #include "pe/Image.h"
+#include "pe/StrongName.h"
 #include "support/Error.h"
 #include "support/Format.h"
 #include "weaver/il/BodyReader.h"
@@ -17,7 +18,7 @@ namespace weft {
 
 Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E,
                                     const std::map<uint32_t, NewBody> &NewBodies,
-                                    bool KeepStrongName) {
+                                    const pe::StrongNameKey *Key) {
   return writeModule(
       In, E,
       [&](uint32_t Row) -> Expected<std::optional<NewBody>> {
@@ -26,11 +27,51 @@ Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E,
           return std::nullopt;
         return It->second;
       },
-      KeepStrongName);
+      Key);
 }
 
+namespace {
+
+constexpr uint32_t AssemblyFlagPublicKey = 0x0001; // the PublicKey column holds a full key
+
+/// Gives the assembly the public key of \p Key, or checks that it has it already. Returns the
+/// hash algorithm its signature uses.
+Expected<uint32_t> adoptPublicKey(Editor &E, const pe::StrongNameKey &Key) {
+  if (!E.rowCount(TableId::Assembly))
+    return plainError("it is a module without an assembly manifest; only assemblies are "
+                      "strong-name signed");
+  uint32_t Blob = E.get(TableId::Assembly, 1, AssemblyCol::PublicKey);
+  ArrayRef<uint8_t> Current = E.getBlob(Blob);
+  if (Current.empty()) {
+    std::vector<uint8_t> New = Key.publicKeyBlob();
+    E.set(TableId::Assembly, 1, AssemblyCol::PublicKey, E.blob(New));
+    E.set(TableId::Assembly, 1, AssemblyCol::Flags,
+          E.get(TableId::Assembly, 1, AssemblyCol::Flags) | AssemblyFlagPublicKey);
+    return pe::CalgSha1;
+  }
+  Expected<pe::AssemblyPublicKey> Public = pe::parseAssemblyPublicKey(Current);
+  if (!Public)
+    return addContext(Public.takeError(), "the Assembly row's PublicKey");
+  if (!Key.matches(*Public))
+    return plainError(Key.name() + " is not the assembly's key: its public key token is " +
+                      pe::publicKeyToken(Key.publicKeyBlob()) + ", the assembly's " +
+                      pe::publicKeyToken(Current));
+  if (Expected<DigestKind> Kind = pe::strongNameDigestKind(Public->HashAlgorithm); !Kind)
+    return Kind.takeError();
+  return Public->HashAlgorithm;
+}
+
+} // namespace
+
 Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E, BodyProvider Provide,
-                                    bool KeepStrongName) {
+                                    const pe::StrongNameKey *Key) {
+  uint32_t HashAlgorithm = 0;
+  if (Key) {
+    Expected<uint32_t> H = adoptPublicKey(E, *Key);
+    if (!H)
+      return H.takeError();
+    HashAlgorithm = *H;
+  }
   Expected<std::unique_ptr<pe::ImageBuilder>> BuilderOr = pe::ImageBuilder::create(In);
   if (!BuilderOr)
     return BuilderOr.takeError();
@@ -100,12 +141,15 @@ Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E, BodyProvider
   Expected<std::vector<uint8_t>> Metadata = E.serialize();
   if (!Metadata)
     return Metadata.takeError();
-  Expected<std::vector<uint8_t>> File = B.finish(*Metadata, KeepStrongName);
+  Expected<std::vector<uint8_t>> File = B.finish(*Metadata, Key ? Key->signatureSize() : 0);
   if (!File)
     return File.takeError();
   Out.Bytes = std::move(*File);
   Out.Report = B.report();
   Out.Slot = B.signatureSlot();
+  if (Key)
+    if (Error Err = pe::signImage(Out.Bytes, Out.Slot, *Key, HashAlgorithm))
+      return std::move(Err);
   return std::move(Out);
 }
 

@@ -21,7 +21,8 @@
 
 namespace weft::pe {
 class Image;
-}
+class StrongNameKey;
+} // namespace weft::pe
 namespace weft::metadata {
 class Editor;
 }
@@ -46,13 +47,16 @@ struct WrittenModule {
 using BodyProvider = llvm::function_ref<llvm::Expected<std::optional<NewBody>>(uint32_t Row)>;
 
 /// Writes the module; \p Provide may replace the body of any MethodDef row (new methods included).
-/// \p KeepStrongName keeps the strong-name flag for a signer that runs afterwards.
+/// With \p Key the output is strong-name signed with it: an assembly that has a public key must
+/// have this key's, one without gets this key's public key. Without one a signed input is written
+/// unsigned (the report says so).
 llvm::Expected<WrittenModule> writeModule(const pe::Image &In, metadata::Editor &E,
-                                          BodyProvider Provide, bool KeepStrongName = false);
+                                          BodyProvider Provide,
+                                          const pe::StrongNameKey *Key = nullptr);
 /// The same with the new bodies given up front.
 llvm::Expected<WrittenModule> writeModule(const pe::Image &In, metadata::Editor &E,
                                           const std::map<uint32_t, NewBody> &NewBodies,
-                                          bool KeepStrongName = false);
+                                          const pe::StrongNameKey *Key = nullptr);
 
 } // namespace weft
 

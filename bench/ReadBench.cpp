@@ -9,7 +9,7 @@
 //   weft-read-bench --framework    the whole Microsoft.NETCore.App folder
 //
 // Peak memory is the process's maximum resident set (getrusage), so run one case per process
-// (bench/read.sh does).
+// (bench/compare.sh does).
 //
 //===----------------------------------------------------------------------===//
 #include "metadata/Module.h"

@@ -1,9 +1,12 @@
-// Reads assemblies completely with a .NET reader, for comparison with weft-read-bench:
-//   dotnet ReadPeers.dll (srm | cecil) [--repeat N] [--threads N] (--corelib | --framework | paths...)
+// The work of weft's benchmarks done by the .NET libraries weft is measured against:
+//   dotnet Peers.dll (srm | cecil | cecil-roundtrip) [--repeat N] [--threads N]
+//                    (--corelib | --framework | paths...)
 // srm:   every table row, every signature (decoded with a small type provider), every custom
 //        attribute value, every method body with its IL walked instruction by instruction.
 // cecil: ReadingMode.Immediate, then every type, field, method, parameter and property type,
 //        every custom attribute argument and every method body's instructions.
+// cecil-roundtrip: as weft-roundtrip-bench: read (ReadingMode.Immediate), load every method body
+//        (so that Cecil encodes it again rather than copying it) and write the module to a file.
 using System.Collections.Immutable;
 using System.Diagnostics;
 using System.Reflection;
@@ -28,11 +31,14 @@ for (int i = 1; i < args.Length; i++)
         default: inputs.Add(args[i]); break;
     }
 }
-if ((mode != "srm" && mode != "cecil") || inputs.Count == 0)
+if ((mode != "srm" && mode != "cecil" && mode != "cecil-roundtrip") || inputs.Count == 0)
 {
-    Console.Error.WriteLine("usage: ReadPeers (srm | cecil) [--repeat N] [--threads N] (--corelib | --framework | paths...)");
+    Console.Error.WriteLine("usage: Peers (srm | cecil | cecil-roundtrip) [--repeat N] [--threads N] (--corelib | --framework | paths...)");
     return 2;
 }
+string outDir = Path.Combine(Path.GetTempPath(), "weft-peers-" + Environment.ProcessId);
+Directory.CreateDirectory(outDir);
+long failures = 0, written = 0;
 var files = inputs.SelectMany(p => Directory.Exists(p) ? Directory.EnumerateFiles(p, "*.dll") : new[] { p })
                   .OrderBy(f => f, StringComparer.Ordinal).ToList();
 
@@ -40,11 +46,21 @@ double best = double.MaxValue, first = 0;
 long bodies = 0, instructions = 0, count = 0;
 for (int r = 0; r < repeat; r++)
 {
-    bodies = instructions = count = 0;
+    bodies = instructions = count = failures = written = 0;
     var sw = Stopwatch.StartNew();
     Parallel.ForEach(files, new ParallelOptions { MaxDegreeOfParallelism = threads }, file =>
     {
-        var (b, n) = mode == "srm" ? Srm.Read(file) : CecilReader.Read(file);
+        var (b, n) = mode switch
+        {
+            "srm" => Srm.Read(file),
+            "cecil" => CecilReader.Read(file, null),
+            _ => CecilReader.Read(file, Path.Combine(outDir, Path.GetFileName(file))),
+        };
+        if (b == -2)
+        {
+            Interlocked.Increment(ref failures);
+            return;
+        }
         if (b < 0)
             return;
         Interlocked.Add(ref bodies, b);
@@ -55,8 +71,17 @@ for (int r = 0; r < repeat; r++)
         first = sw.Elapsed.TotalSeconds;
     best = Math.Min(best, sw.Elapsed.TotalSeconds);
 }
-Console.WriteLine($"{(mode == "srm" ? "System.Reflection.Metadata" : "Mono.Cecil")} read: {label}: {count} assemblies, {bodies} method bodies, {instructions} instructions");
-Console.WriteLine($"  first run {first:F3} s, best of {repeat} {best:F3} s, threads {threads}, peak RSS {Process.GetCurrentProcess().PeakWorkingSet64 / 1048576.0:F1} MiB");
+if (mode == "cecil-roundtrip")
+{
+    written = Directory.EnumerateFiles(outDir).Sum(f => new FileInfo(f).Length);
+    Console.WriteLine($"Mono.Cecil round trip: {label}: {count} assemblies, {bodies} method bodies loaded and written again, {written / 1048576.0:F1} MiB written{(failures > 0 ? $", {failures} refused" : "")}");
+}
+else
+    Console.WriteLine($"{(mode == "srm" ? "System.Reflection.Metadata" : "Mono.Cecil")} read: {label}: {count} assemblies, {bodies} method bodies, {instructions} instructions");
+Directory.Delete(outDir, recursive: true);
+long largest = files.Max(f => new FileInfo(f).Length);
+double peak = Process.GetCurrentProcess().PeakWorkingSet64 / 1048576.0;
+Console.WriteLine($"  first run {first:F3} s, best of {repeat} {best:F3} s, threads {threads}, peak RSS {peak:F1} MiB = {peak / (largest / 1048576.0):F2}x the largest input ({largest / 1048576.0:F1} MiB)");
 return 0;
 
 static class Srm
@@ -184,7 +209,9 @@ static class Srm
 
 static class CecilReader
 {
-    public static (long, long) Read(string file)
+    // Reads every part of the module; with an output path, writes it there afterwards. Returns
+    // (-1, 0) for a file that is not a .NET module and (-2, 0) for one Cecil fails on.
+    public static (long, long) Read(string file, string? output)
     {
         var resolver = new DefaultAssemblyResolver();
         resolver.AddSearchDirectory(Path.GetDirectoryName(file)!);
@@ -217,6 +244,18 @@ static class CecilReader
                     _ = body.Variables.Count;
                     instructions += body.Instructions.Count;
                     bodies++;
+                }
+            }
+            if (output != null)
+            {
+                // Cecil writes IL-only images; a ReadyToRun input is written as IL only, as weft
+                // writes it (Cecil refuses an image without the IL-only flag).
+                module.Attributes = (module.Attributes | ModuleAttributes.ILOnly) & ~ModuleAttributes.ILLibrary;
+                try { module.Write(output); }
+                catch (Exception e)
+                {
+                    Console.Error.WriteLine($"{file}: {e.GetType().Name}: {e.Message}");
+                    return (-2, 0);
                 }
             }
         }

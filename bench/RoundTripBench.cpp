@@ -77,22 +77,13 @@ void roundTrip(const std::string &Path, const std::string &OutDir, Totals &T) {
   // Each body is decoded and encoded when the writer reaches it.
   uint64_t Count = 0;
   auto Reencode = [&](uint32_t Row) -> Expected<std::optional<NewBody>> {
-    uint32_t RVA = (*M)->get(TableId::MethodDef, Row, MethodDefCol::RVA);
-    if (!RVA || ((*M)->get(TableId::MethodDef, Row, MethodDefCol::ImplFlags) & 3))
-      return std::nullopt;
-    uint64_t Off = 0;
-    ArrayRef<uint8_t> Tail = (*Img)->rvaTail(RVA, &Off);
-    auto Raw = il::readMethodBody(Tail, Off);
-    if (!Raw)
-      return Raw.takeError();
-    auto Body = il::MethodBody::decode(*Raw);
+    auto Raw = il::readMethodDefBody(**Img, **M, Row);
+    if (!Raw || !*Raw)
+      return Raw ? std::nullopt : Expected<std::optional<NewBody>>(Raw.takeError());
+    auto Body = il::MethodBody::decode(**Raw);
     if (!Body)
       return Body.takeError();
-    std::optional<il::CallShape> Own = Shapes.methodDef(Row);
-    il::EncodeOptions O;
-    O.Shapes = &Shapes;
-    O.ReturnsValue = Own && Own->ReturnsValue;
-    auto Enc = il::encode(*Body, O);
+    auto Enc = il::encode(*Body, il::EncodeOptions::forMethod(Shapes, Row));
     if (!Enc)
       return Enc.takeError();
     ++Count;

@@ -101,22 +101,13 @@ int run(const InfoOptions &Opt) {
   uint64_t ILBytes = 0;
   if (M)
     for (uint32_t R = 1; R <= M->rowCount(TableId::MethodDef); ++R) {
-      uint32_t RVA = M->get(TableId::MethodDef, R, MethodDefCol::RVA);
-      if (!RVA || (M->get(TableId::MethodDef, R, MethodDefCol::ImplFlags) & 3))
-        continue;
-      uint64_t Off = 0;
-      ArrayRef<uint8_t> Tail = Img.rvaTail(RVA, &Off);
-      Expected<il::RawMethodBody> B =
-          Tail.empty() ? Expected<il::RawMethodBody>(
-                             formatError("method body", M->rowOffset(TableId::MethodDef, R),
-                                         "RVA " + hex32(RVA) + " is not inside any section's data"))
-                       : il::readMethodBody(Tail, Off);
+      Expected<std::optional<il::RawMethodBody>> B = il::readMethodDefBody(Img, *M, R);
       if (!B)
-        return reportError(createFileError(
-            Opt.File,
-            addContext(B.takeError(), "method " + hex32(makeToken(TableId::MethodDef, R)))));
-      Bodies.push_back({makeToken(TableId::MethodDef, R), uint32_t(B->Code.size())});
-      ILBytes += B->Code.size();
+        return reportError(createFileError(Opt.File, B.takeError()));
+      if (!*B)
+        continue;
+      Bodies.push_back({makeToken(TableId::MethodDef, R), uint32_t((*B)->Code.size())});
+      ILBytes += (*B)->Code.size();
     }
   Expected<std::vector<pe::DebugEntry>> Debug = Img.debugEntries();
   if (!Debug)

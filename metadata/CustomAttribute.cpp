@@ -30,24 +30,6 @@ bool isSystemType(const Module &M, Token T) {
   return Ns == "System" && Name == "Type";
 }
 
-unsigned primitiveSize(ElementType K) {
-  switch (K) {
-  case ElementType::Boolean:
-  case ElementType::I1:
-  case ElementType::U1: return 1;
-  case ElementType::Char:
-  case ElementType::I2:
-  case ElementType::U2: return 2;
-  case ElementType::I4:
-  case ElementType::U4:
-  case ElementType::R4: return 4;
-  case ElementType::I8:
-  case ElementType::U8:
-  case ElementType::R8: return 8;
-  default: return 0;
-  }
-}
-
 class CADecoder {
 public:
   CADecoder(const Module &M, ArrayRef<uint8_t> Blob, uint64_t Offset, AssemblyResolver &Res,

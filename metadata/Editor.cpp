@@ -367,28 +367,7 @@ void Editor::addCustomAttribute(Token Parent, Token Constructor, ArrayRef<uint8_
 // --- sorting ---
 
 void Editor::sortTables() {
-  struct Key {
-    TableId Table;
-    unsigned Primary;
-    int Secondary;
-  };
-  static const Key Keys[] = {
-      {TableId::ClassLayout, ClassLayoutCol::Parent, -1},
-      {TableId::Constant, ConstantCol::Parent, -1},
-      {TableId::CustomAttribute, CustomAttributeCol::Parent, -1},
-      {TableId::DeclSecurity, DeclSecurityCol::Parent, -1},
-      {TableId::FieldLayout, FieldLayoutCol::Field, -1},
-      {TableId::FieldMarshal, FieldMarshalCol::Parent, -1},
-      {TableId::FieldRVA, FieldRVACol::Field, -1},
-      {TableId::GenericParam, GenericParamCol::Owner, GenericParamCol::Number},
-      {TableId::GenericParamConstraint, GenericParamConstraintCol::Owner, -1},
-      {TableId::ImplMap, ImplMapCol::MemberForwarded, -1},
-      {TableId::InterfaceImpl, InterfaceImplCol::Class, -1},
-      {TableId::MethodImpl, MethodImplCol::Class, -1},
-      {TableId::MethodSemantics, MethodSemanticsCol::Association, -1},
-      {TableId::NestedClass, NestedClassCol::NestedClass, -1},
-  };
-  for (const Key &K : Keys) {
+  for (const SortKey &K : sortKeys()) {
     Table &Tab = Tables[unsigned(K.Table)];
     if (!Tab.Appended)
       continue;

@@ -117,4 +117,27 @@ bool encodeCodedIndex(CodedIndex Kind, Token T, uint32_t &Out) {
   return false;
 }
 
+llvm::ArrayRef<SortKey> sortKeys() {
+  static const SortKey Keys[] = {
+      {TableId::ClassLayout, ClassLayoutCol::Parent, -1},
+      {TableId::Constant, ConstantCol::Parent, -1},
+      {TableId::CustomAttribute, CustomAttributeCol::Parent, -1},
+      {TableId::DeclSecurity, DeclSecurityCol::Parent, -1},
+      {TableId::FieldLayout, FieldLayoutCol::Field, -1},
+      {TableId::FieldMarshal, FieldMarshalCol::Parent, -1},
+      {TableId::FieldRVA, FieldRVACol::Field, -1},
+      {TableId::GenericParam, GenericParamCol::Owner, GenericParamCol::Number},
+      {TableId::GenericParamConstraint, GenericParamConstraintCol::Owner, -1},
+      {TableId::ImplMap, ImplMapCol::MemberForwarded, -1},
+      {TableId::InterfaceImpl, InterfaceImplCol::Class, -1},
+      {TableId::MethodImpl, MethodImplCol::Class, -1},
+      {TableId::MethodSemantics, MethodSemanticsCol::Association, -1},
+      {TableId::NestedClass, NestedClassCol::NestedClass, -1},
+      {TableId::LocalScope, LocalScopeCol::Method, LocalScopeCol::StartOffset},
+      {TableId::StateMachineMethod, StateMachineMethodCol::MoveNextMethod, -1},
+      {TableId::CustomDebugInformation, CustomDebugInformationCol::Parent, -1},
+  };
+  return Keys;
+}
+
 } // namespace weft::metadata

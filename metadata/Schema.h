@@ -8,6 +8,7 @@
 #ifndef WEFT_METADATA_SCHEMA_H
 #define WEFT_METADATA_SCHEMA_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -85,6 +86,15 @@ struct ColumnWidths {
 };
 void computeColumnWidths(const uint32_t (&RefRows)[MaxTables], uint8_t HeapSizes, bool AllLarge,
                          ColumnWidths &Out);
+
+/// The tables that must be sorted (ECMA-335 II.22, portable PDB), with their key columns: rows
+/// are ordered by the primary column's stored value, then by the secondary one's (-1: none).
+struct SortKey {
+  TableId Table;
+  unsigned Primary;
+  int Secondary;
+};
+llvm::ArrayRef<SortKey> sortKeys();
 
 /// Encodes a token as a coded index of \p Kind; false if its table is not one \p Kind can name.
 bool encodeCodedIndex(CodedIndex Kind, Token T, uint32_t &Out);

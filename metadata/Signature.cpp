@@ -11,6 +11,24 @@ using namespace llvm;
 
 namespace weft::metadata {
 
+unsigned primitiveSize(ElementType K) {
+  switch (K) {
+  case ElementType::Boolean:
+  case ElementType::I1:
+  case ElementType::U1: return 1;
+  case ElementType::Char:
+  case ElementType::I2:
+  case ElementType::U2: return 2;
+  case ElementType::I4:
+  case ElementType::U4:
+  case ElementType::R4: return 4;
+  case ElementType::I8:
+  case ElementType::U8:
+  case ElementType::R8: return 8;
+  default: return 0;
+  }
+}
+
 const TypeSig &TypeSig::stripped() const {
   const TypeSig *T = this;
   while ((T->Kind == ElementType::CModReqd || T->Kind == ElementType::CModOpt ||

@@ -68,6 +68,10 @@ enum class ElementType : uint8_t {
   Enum = 0x55,
 };
 
+/// The size in bytes of a value of a primitive type (Boolean, Char, the integers, R4, R8); 0 for
+/// any other element type.
+unsigned primitiveSize(ElementType K);
+
 /// Calling convention byte (II.23.2.1-3).
 enum SigFlags : uint8_t {
   SigDefault = 0x0,

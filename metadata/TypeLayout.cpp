@@ -14,29 +14,11 @@ namespace {
 constexpr unsigned MaxNesting = 16;
 constexpr uint16_t FieldStatic = 0x10;
 
-std::optional<uint32_t> primitiveSize(ElementType K) {
-  switch (K) {
-  case ElementType::Boolean:
-  case ElementType::I1:
-  case ElementType::U1: return 1;
-  case ElementType::Char:
-  case ElementType::I2:
-  case ElementType::U2: return 2;
-  case ElementType::I4:
-  case ElementType::U4:
-  case ElementType::R4: return 4;
-  case ElementType::I8:
-  case ElementType::U8:
-  case ElementType::R8: return 8;
-  default: return std::nullopt;
-  }
-}
-
 std::optional<uint32_t> typeDefSize(const Module &M, uint32_t TypeRow, unsigned Depth);
 
 std::optional<uint32_t> typeSize(const Module &M, const TypeSig &T, unsigned Depth) {
   const TypeSig &S = T.stripped();
-  if (std::optional<uint32_t> P = primitiveSize(S.Kind))
+  if (unsigned P = primitiveSize(S.Kind))
     return P;
   if (S.Kind == ElementType::ValueType && tokenTable(S.TypeToken) == TableId::TypeDef &&
       M.isValidToken(S.TypeToken))

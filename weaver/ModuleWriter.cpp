@@ -103,13 +103,11 @@ Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E, BodyProvider
                              " has native code, which weft does not carry over");
     auto It = Placed.find(RVA);
     if (It == Placed.end()) {
-      uint64_t Off = 0;
-      ArrayRef<uint8_t> Tail = In.rvaTail(RVA, &Off);
-      Expected<il::RawMethodBody> Raw = il::readMethodBody(Tail, Off);
+      Expected<std::optional<il::RawMethodBody>> Raw = il::readMethodDefBody(In, M, Row);
       if (!Raw)
-        return addContext(Raw.takeError(), "method " + hex(makeToken(TableId::MethodDef, Row), 8));
-      It =
-          Placed.try_emplace(RVA, B.addMethodBody(Tail.take_front(Raw->TotalSize), Raw->Fat)).first;
+        return Raw.takeError();
+      ArrayRef<uint8_t> Bytes = In.bytes().slice((*Raw)->FileOffset, (*Raw)->TotalSize);
+      It = Placed.try_emplace(RVA, B.addMethodBody(Bytes, (*Raw)->Fat)).first;
       ++Out.BodiesCopied;
     }
     if (It->second != RVA)

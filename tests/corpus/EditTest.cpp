@@ -7,14 +7,13 @@
 // taken out, and with those lines present.
 //
 //===----------------------------------------------------------------------===//
-#include "tests/support/Env.h"
-
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "metadata/Names.h"
 #include "metadata/Signature.h"
 #include "pe/Image.h"
 #include "support/Format.h"
+#include "tests/support/Env.h"
 #include "weaver/ModuleWriter.h"
 #include "weaver/analysis/Verifier.h"
 #include "weaver/il/CallShapes.h"
@@ -79,8 +78,10 @@ Expected<Woven> weave(const std::string &Path) {
   std::map<uint32_t, NewBody> Bodies;
   Woven Out;
   for (uint32_t Row = 1; Row <= (*M)->rowCount(TableId::MethodDef); ++Row) {
-    uint32_t RVA = (*M)->get(TableId::MethodDef, Row, MethodDefCol::RVA);
-    if (!RVA || ((*M)->get(TableId::MethodDef, Row, MethodDefCol::ImplFlags) & 3))
+    auto Raw = il::readMethodDefBody(**Img, **M, Row);
+    if (!Raw)
+      return Raw.takeError();
+    if (!*Raw)
       continue;
     std::string Name;
     raw_string_ostream OS(Name);
@@ -94,12 +95,7 @@ Expected<Woven> weave(const std::string &Path) {
     if (!Enter || !Leave)
       return Enter ? Leave.takeError() : Enter.takeError();
 
-    uint64_t Off = 0;
-    ArrayRef<uint8_t> Tail = (*Img)->rvaTail(RVA, &Off);
-    auto Raw = il::readMethodBody(Tail, Off);
-    if (!Raw)
-      return Raw.takeError();
-    auto Body = il::MethodBody::decode(*Raw);
+    auto Body = il::MethodBody::decode(**Raw);
     if (!Body)
       return Body.takeError();
     il::Instr *First = Body->instructions().front();
@@ -116,11 +112,7 @@ Expected<Woven> weave(const std::string &Path) {
       Body->insertBefore(Ret, Load);
       Body->insertBefore(Ret, Body->createToken(il::Opcode::Call, Call));
     }
-    std::optional<il::CallShape> Own = Shapes.shapeOf(makeToken(TableId::MethodDef, Row));
-    il::EncodeOptions Opts;
-    Opts.Shapes = &Shapes;
-    Opts.ReturnsValue = Own && Own->ReturnsValue;
-    auto Encoded = il::encode(*Body, Opts);
+    auto Encoded = il::encode(*Body, il::EncodeOptions::forMethod(Shapes, Row));
     if (!Encoded)
       return Encoded.takeError();
     Out.Lengthened += Encoded->BranchesLengthened;
@@ -172,8 +164,8 @@ TEST_P(EditedProgram, VerifiesAndRunsWithTheExtraOutput) {
   ASSERT_TRUE(bool(W)) << toString(W.takeError());
   std::string Dir = test::scratchDir("edit-" + Name);
   std::string Out = Dir + "/" + Name + ".dll";
-  ASSERT_TRUE(test::writeFile(Out, StringRef(reinterpret_cast<const char *>(W->Bytes.data()),
-                                             W->Bytes.size())));
+  ASSERT_TRUE(test::writeFile(
+      Out, StringRef(reinterpret_cast<const char *>(W->Bytes.data()), W->Bytes.size())));
   SmallString<256> Config(sys::path::parent_path(Dll));
   sys::path::append(Config, Name + ".runtimeconfig.json");
   ASSERT_FALSE(sys::fs::copy_file(Config, Dir + "/" + Name + ".runtimeconfig.json"));

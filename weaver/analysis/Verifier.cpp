@@ -303,31 +303,7 @@ void verifyBody(const Module &M, uint32_t Row, const MethodBody &Body, uint16_t 
 }
 
 void verifySortedTables(const Module &M, std::vector<Diagnostic> &Out) {
-  struct Key {
-    TableId Table;
-    unsigned Primary;
-    int Secondary; // -1: none
-  };
-  static const Key Keys[] = {
-      {TableId::ClassLayout, ClassLayoutCol::Parent, -1},
-      {TableId::Constant, ConstantCol::Parent, -1},
-      {TableId::CustomAttribute, CustomAttributeCol::Parent, -1},
-      {TableId::DeclSecurity, DeclSecurityCol::Parent, -1},
-      {TableId::FieldLayout, FieldLayoutCol::Field, -1},
-      {TableId::FieldMarshal, FieldMarshalCol::Parent, -1},
-      {TableId::FieldRVA, FieldRVACol::Field, -1},
-      {TableId::GenericParam, GenericParamCol::Owner, GenericParamCol::Number},
-      {TableId::GenericParamConstraint, GenericParamConstraintCol::Owner, -1},
-      {TableId::ImplMap, ImplMapCol::MemberForwarded, -1},
-      {TableId::InterfaceImpl, InterfaceImplCol::Class, -1},
-      {TableId::MethodImpl, MethodImplCol::Class, -1},
-      {TableId::MethodSemantics, MethodSemanticsCol::Association, -1},
-      {TableId::NestedClass, NestedClassCol::NestedClass, -1},
-      {TableId::LocalScope, LocalScopeCol::Method, LocalScopeCol::StartOffset},
-      {TableId::StateMachineMethod, StateMachineMethodCol::MoveNextMethod, -1},
-      {TableId::CustomDebugInformation, CustomDebugInformationCol::Parent, -1},
-  };
-  for (const Key &K : Keys) {
+  for (const SortKey &K : sortKeys()) {
     uint32_t Rows = M.rowCount(K.Table);
     for (uint32_t R = 2; R <= Rows; ++R) {
       uint32_t Prev = M.get(K.Table, R - 1, K.Primary), Cur = M.get(K.Table, R, K.Primary);
@@ -351,26 +327,19 @@ VerifyResult verifyModule(const pe::Image &Img, const Module &M) {
   verifySortedTables(M, Result.Problems);
   ModuleCallShapes Shapes(M);
   for (uint32_t R = 1; R <= M.rowCount(TableId::MethodDef); ++R) {
-    uint32_t RVA = M.get(TableId::MethodDef, R, MethodDefCol::RVA);
-    if (!RVA || (M.get(TableId::MethodDef, R, MethodDefCol::ImplFlags) & 3))
+    Expected<std::optional<RawMethodBody>> Raw = readMethodDefBody(Img, M, R);
+    if (Raw && !*Raw)
       continue;
     ++Result.MethodsChecked;
     size_t Before = Result.Problems.size();
-    uint64_t Off = 0;
-    ArrayRef<uint8_t> Tail = Img.rvaTail(RVA, &Off);
-    Expected<RawMethodBody> Raw =
-        Tail.empty()
-            ? Expected<RawMethodBody>(formatError("method body", M.rowOffset(TableId::MethodDef, R),
-                                                  "RVA " + hex(RVA) + " is not inside any section"))
-            : readMethodBody(Tail, Off);
     if (!Raw) {
       Result.Problems.push_back({makeToken(TableId::MethodDef, R), 0xFFFFFFFF, methodName(M, R),
                                  toString(Raw.takeError())});
-    } else if (Expected<MethodBody> Body = MethodBody::decode(*Raw); !Body) {
+    } else if (Expected<MethodBody> Body = MethodBody::decode(**Raw); !Body) {
       Result.Problems.push_back({makeToken(TableId::MethodDef, R), 0xFFFFFFFF, methodName(M, R),
                                  toString(Body.takeError())});
     } else {
-      verifyBody(M, R, *Body, Raw->MaxStack, Shapes, Result.Problems);
+      verifyBody(M, R, *Body, (*Raw)->MaxStack, Shapes, Result.Problems);
     }
     if (Result.Problems.size() != Before)
       ++Result.MethodsWithProblems;

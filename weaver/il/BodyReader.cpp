@@ -1,6 +1,8 @@
 //===- weaver/il/BodyReader.cpp -------------------------------------------===//
 #include "weaver/il/BodyReader.h"
 
+#include "metadata/Module.h"
+#include "pe/Image.h"
 #include "support/Error.h"
 #include "support/Format.h"
 
@@ -209,6 +211,25 @@ Error decodeInstructions(ArrayRef<uint8_t> Code, uint64_t CodeFileOffset,
   while (D.next(I))
     Out.push_back(I);
   return D.takeError();
+}
+
+Expected<std::optional<RawMethodBody>> readMethodDefBody(const pe::Image &Img,
+                                                         const metadata::Module &M, uint32_t Row) {
+  using namespace metadata;
+  uint32_t RVA = M.get(TableId::MethodDef, Row, MethodDefCol::RVA);
+  if (!RVA || (M.get(TableId::MethodDef, Row, MethodDefCol::ImplFlags) & 3))
+    return std::nullopt;
+  Token Method = makeToken(TableId::MethodDef, Row);
+  uint64_t Off = 0;
+  ArrayRef<uint8_t> Tail = Img.rvaTail(RVA, &Off);
+  if (Tail.empty())
+    return formatError("method body", M.rowOffset(TableId::MethodDef, Row, MethodDefCol::RVA),
+                       "method " + hex(Method, 8) + ": RVA " + hex(RVA, 8) +
+                           " is not inside any section's data");
+  Expected<RawMethodBody> Raw = readMethodBody(Tail, Off);
+  if (!Raw)
+    return addContext(Raw.takeError(), "method " + hex(Method, 8));
+  return std::move(*Raw);
 }
 
 } // namespace weft::il

@@ -16,7 +16,15 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
+
+namespace weft::pe {
+class Image;
+}
+namespace weft::metadata {
+class Module;
+}
 
 namespace weft::il {
 
@@ -64,6 +72,11 @@ struct RawMethodBody {
 /// Reads the body that starts at \p Bytes[0] (the bytes run to the end of the section), which is at
 /// \p FileOffset in the file.
 llvm::Expected<RawMethodBody> readMethodBody(llvm::ArrayRef<uint8_t> Bytes, uint64_t FileOffset);
+
+/// The IL body of MethodDef row \p Row of \p M, which \p Img holds: nothing for a method without
+/// one (no RVA, or native or runtime-provided code). Errors name the method's token.
+llvm::Expected<std::optional<RawMethodBody>>
+readMethodDefBody(const pe::Image &Img, const metadata::Module &M, uint32_t Row);
 
 struct Instruction {
   uint32_t Offset = 0;

@@ -1,6 +1,7 @@
 //===- weaver/il/Encoder.cpp - Method bodies back to bytes ----------------===//
 #include "weaver/il/Encoder.h"
 
+#include "metadata/Schema.h"
 #include "support/Error.h"
 #include "support/Format.h"
 #include "weaver/analysis/StackDepth.h"
@@ -13,6 +14,15 @@
 using namespace llvm;
 
 namespace weft::il {
+
+EncodeOptions EncodeOptions::forMethod(const CallShapeSource &Shapes, uint32_t Row) {
+  EncodeOptions O;
+  O.Shapes = &Shapes;
+  std::optional<CallShape> Own =
+      Shapes.shapeOf(metadata::makeToken(metadata::TableId::MethodDef, Row));
+  O.ReturnsValue = Own && Own->ReturnsValue;
+  return O;
+}
 
 uint32_t encodedSize(const Instr &I) {
   const OpcodeInfo &Info = I.info();

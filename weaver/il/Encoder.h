@@ -29,6 +29,10 @@ struct EncodeOptions {
   const CallShapeSource *Shapes = nullptr;
   /// Whether the method returns a value (for the stack effect of `ret`).
   bool ReturnsValue = false;
+
+  /// The options for a new body of MethodDef row \p Row: max-stack computed with \p Shapes, `ret`
+  /// as the method's own signature says.
+  static EncodeOptions forMethod(const CallShapeSource &Shapes, uint32_t Row);
 };
 
 struct EncodedBody {

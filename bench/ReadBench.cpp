@@ -18,45 +18,25 @@
 #include "support/Allocator.h"
 #include "weaver/ReadAll.h"
 
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
-#include <chrono>
-#include <cstring>
-#include <mutex>
-#include <sys/resource.h>
+
+#include "bench/Harness.h"
 
 using namespace llvm;
 using namespace weft;
 
 namespace {
 
-double cpuSeconds() {
-  rusage U;
-  getrusage(RUSAGE_SELF, &U);
-  return U.ru_utime.tv_sec + U.ru_stime.tv_sec + (U.ru_utime.tv_usec + U.ru_stime.tv_usec) / 1e6;
-}
-
-long peakRssKb() {
-  rusage U;
-  getrusage(RUSAGE_SELF, &U);
-  return U.ru_maxrss;
-}
-
-std::string netCoreAppDir() {
-  for (const std::string &D : metadata::AssemblyResolver::sharedFrameworkDirs())
-    if (StringRef(D).contains("Microsoft.NETCore.App"))
-      return D;
-  return {};
-}
-
 struct Totals {
   std::atomic<uint64_t> Files{0}, Bytes{0}, Bodies{0}, ILBytes{0}, Instructions{0}, Signatures{0},
       Attributes{0}, Failures{0};
+  void reset() {
+    Files = Bytes = Bodies = ILBytes = Instructions = Signatures = Attributes = Failures = 0;
+  }
 };
 
 void readOne(const std::string &Path, metadata::AssemblyResolver *Shared, bool Attributes,
@@ -98,94 +78,21 @@ void readOne(const std::string &Path, metadata::AssemblyResolver *Shared, bool A
 
 int main(int argc, char **argv) {
   tuneAllocator();
-  unsigned Threads = hardware_concurrency().compute_thread_count();
-  unsigned Repeat = 1;
-  bool Attributes = true;
-  std::vector<std::string> Inputs;
-  std::string Label;
-  for (int I = 1; I < argc; ++I) {
-    StringRef A = argv[I];
-    if (A == "--threads" && I + 1 < argc)
-      Threads = std::max(1, atoi(argv[++I]));
-    else if (A == "--repeat" && I + 1 < argc)
-      Repeat = std::max(1, atoi(argv[++I]));
-    else if (A == "--no-attributes")
-      Attributes = false;
-    else if (A == "--corelib") {
-      SmallString<256> P(netCoreAppDir());
-      sys::path::append(P, "System.Private.CoreLib.dll");
-      Inputs.push_back(std::string(P));
-      Label = "System.Private.CoreLib.dll";
-    } else if (A == "--framework") {
-      Inputs.push_back(netCoreAppDir());
-      Label = "Microsoft.NETCore.App folder";
-    } else
-      Inputs.push_back(A.str());
-  }
-  if (Inputs.empty()) {
-    errs() << "usage: weft-read-bench [--threads N] [--repeat N] [--no-attributes] "
-              "(--corelib | --framework | FILE-OR-FOLDER...)\n";
+  bench::Options O;
+  if (!bench::parseOptions(argc, argv,
+                           "weft-read-bench [--threads N] [--repeat N] [--no-attributes] "
+                           "(--corelib | --framework | FILE-OR-FOLDER...)",
+                           O))
     return 2;
-  }
-  std::vector<std::string> Files;
-  for (const std::string &In : Inputs) {
-    if (!sys::fs::is_directory(In)) {
-      Files.push_back(In);
-      continue;
-    }
-    std::error_code EC;
-    for (sys::fs::directory_iterator It(In, EC), End; It != End && !EC; It.increment(EC))
-      if (StringRef(It->path()).endswith(".dll"))
-        Files.push_back(It->path());
-  }
-  std::sort(Files.begin(), Files.end());
-  if (Label.empty())
-    Label = Files.size() == 1 ? sys::path::filename(Files[0]).str()
-                              : std::to_string(Files.size()) + " files";
-
+  bool Attributes = std::find(O.Flags.begin(), O.Flags.end(), "--no-attributes") == O.Flags.end();
   metadata::AssemblyResolver Shared(metadata::AssemblyResolver::sharedFrameworkDirs());
-  double BestWall = 1e9, BestCpu = 0, FirstWall = 0;
-  Totals Last;
-  for (unsigned R = 0; R < Repeat; ++R) {
-    Totals T;
-    auto Start = std::chrono::steady_clock::now();
-    double Cpu0 = cpuSeconds();
-    if (Threads <= 1 || Files.size() == 1) {
-      for (const std::string &F : Files)
-        readOne(F, &Shared, Attributes, T);
-    } else {
-      ThreadPool Pool(hardware_concurrency(Threads));
-      for (const std::string &F : Files)
-        Pool.async([&, F] { readOne(F, &Shared, Attributes, T); });
-      Pool.wait();
-    }
-    double Wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
-    double Cpu = cpuSeconds() - Cpu0;
-    if (R == 0)
-      FirstWall = Wall;
-    if (Wall < BestWall) {
-      BestWall = Wall;
-      BestCpu = Cpu;
-    }
-    if (R + 1 == Repeat) {
-      Last.Files = T.Files.load();
-      Last.Bytes = T.Bytes.load();
-      Last.Bodies = T.Bodies.load();
-      Last.ILBytes = T.ILBytes.load();
-      Last.Instructions = T.Instructions.load();
-      Last.Signatures = T.Signatures.load();
-      Last.Attributes = T.Attributes.load();
-      Last.Failures = T.Failures.load();
-    }
-  }
-  outs() << "weft read: " << Label << ": " << Last.Files << " assemblies, "
-         << format("%.1f", Last.Bytes / 1048576.0) << " MiB, " << Last.Bodies << " method bodies, "
-         << Last.Instructions << " instructions, " << Last.Signatures << " signatures, "
-         << Last.Attributes << " custom attributes\n";
-  outs() << format(
-                "  first run %.3f s, best of %u %.3f s (cpu %.3f s), threads %u, peak RSS %.1f MiB",
-                FirstWall, Repeat, BestWall, BestCpu, Threads, peakRssKb() / 1024.0)
-         << (Last.Failures ? ", " + std::to_string(Last.Failures) + " FAILED" : std::string())
-         << '\n';
-  return Last.Failures ? 1 : 0;
+  Totals T;
+  bench::Timing Time = bench::runRepeatedly(
+      O, [&] { T.reset(); }, [&](const std::string &F) { readOne(F, &Shared, Attributes, T); });
+  outs() << "weft read: " << O.Label << ": " << T.Files << " assemblies, "
+         << format("%.1f", T.Bytes / 1048576.0) << " MiB, " << T.Bodies << " method bodies, "
+         << T.Instructions << " instructions, " << T.Signatures << " signatures, " << T.Attributes
+         << " custom attributes\n";
+  bench::printTiming(O, Time, T.Failures);
+  return T.Failures ? 1 : 0;
 }

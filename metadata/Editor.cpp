@@ -566,12 +566,22 @@ Expected<std::vector<uint8_t>> Editor::serialize() {
   if (!Has("#Blob") && !BlobHeap.empty())
     Streams.push_back({"#Blob", BlobHeap});
 
-  // The root.
+  // The root. Bytes some writers leave between the stream headers and the first stream are kept.
   ArrayRef<uint8_t> Version = M.versionField();
-  size_t HeaderSize = 20 + ((Version.size() + 3) & ~size_t(3));
-  size_t Total = HeaderSize;
+  auto HeaderSize = [](StringRef Name) { return 8 + ((Name.size() + 1 + 3) & ~size_t(3)); };
+  size_t RootSize = 20 + ((Version.size() + 3) & ~size_t(3));
+  size_t OriginalHeadersEnd = RootSize;
+  uint64_t FirstStream = M.bytes().size();
+  for (const StreamHeader &S : M.streams()) {
+    OriginalHeadersEnd += HeaderSize(S.Name);
+    FirstStream = std::min<uint64_t>(FirstStream, S.Offset);
+  }
+  ArrayRef<uint8_t> Gap;
+  if (FirstStream > OriginalHeadersEnd && (FirstStream - OriginalHeadersEnd) % 4 == 0)
+    Gap = M.bytes().slice(OriginalHeadersEnd, FirstStream - OriginalHeadersEnd);
+  size_t Total = RootSize + Gap.size();
   for (const Stream &S : Streams)
-    Total += 8 + ((S.Name.size() + 1 + 3) & ~size_t(3)) + S.Data.size();
+    Total += HeaderSize(S.Name) + S.Data.size();
   std::vector<uint8_t> Out;
   Out.reserve(Total);
   put(Out, 0x424A5342, 4);
@@ -594,6 +604,7 @@ Expected<std::vector<uint8_t>> Editor::serialize() {
     pad4(Out);
     Offset += uint32_t(S.Data.size());
   }
+  Out.insert(Out.end(), Gap.begin(), Gap.end());
   for (const Stream &S : Streams) {
     Out.insert(Out.end(), S.Data.Original.begin(), S.Data.Original.end());
     Out.insert(Out.end(), S.Data.Added.begin(), S.Data.Added.end());

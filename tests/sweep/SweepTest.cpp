@@ -377,7 +377,7 @@ TEST(Sweep, EveryMethodBodyReencodesToItsOwnBytes) {
 // compared with the original bytes.
 struct RewriteTally {
   uint64_t Modules = 0, SameBytes = 0, FullRewriteSameBytes = 0, Failed = 0;
-  std::vector<std::string> Examples;
+  std::vector<std::string> Examples, NotSameBytes;
 };
 
 std::string compareModules(const metadata::Module &A, const metadata::Module &B) {
@@ -441,6 +441,10 @@ void rewriteOne(const std::string &Path, RewriteTally &T, std::mutex &Lock) {
   ++T.Modules;
   T.SameBytes += Same;
   T.FullRewriteSameBytes += FullSame;
+  if (Problem.empty() && !Same && T.NotSameBytes.size() < 10)
+    T.NotSameBytes.push_back(Path + " (metadata version '" + (*M)->versionString().str() +
+                             "', #~ stream named '" +
+                             ((*M)->streamBytes("#-").empty() ? "#~" : "#-") + "')");
   if (!Problem.empty()) {
     ++T.Failed;
     if (T.Examples.size() < 20)
@@ -463,6 +467,8 @@ TEST(Sweep, EveryModuleRewritesItsMetadata) {
   outs() << "Rewrote the metadata of " << T.Modules << " modules: untouched, " << T.SameBytes
          << " came out byte for byte; with every table rewritten, " << T.FullRewriteSameBytes
          << " did; " << T.Failed << " failed.\n";
+  for (const std::string &E : T.NotSameBytes)
+    outs() << "  equal in content, not in bytes: " << E << '\n';
   for (const std::string &E : T.Examples)
     outs() << "  " << E << '\n';
   EXPECT_EQ(T.Failed, 0u);

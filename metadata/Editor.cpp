@@ -43,17 +43,6 @@ bool isCoded(TableId T, unsigned Col) {
   return tableSpec(T).Columns[Col].Kind == ColumnKind::Coded;
 }
 
-TableId ptrTableFor(TableId Target) {
-  switch (Target) {
-  case TableId::Field: return TableId::FieldPtr;
-  case TableId::MethodDef: return TableId::MethodPtr;
-  case TableId::Param: return TableId::ParamPtr;
-  case TableId::Event: return TableId::EventPtr;
-  case TableId::Property: return TableId::PropertyPtr;
-  default: return TableId::Unused;
-  }
-}
-
 void put(std::vector<uint8_t> &Out, uint32_t V, unsigned Width) {
   for (unsigned I = 0; I < Width; ++I)
     Out.push_back(uint8_t(V >> (8 * I)));

@@ -49,16 +49,6 @@ bool isNullableCoded(TableId T, unsigned Col) {
          (T == TableId::Event && Col == EventCol::EventType);
 }
 
-TableId ptrTableFor(TableId Target) {
-  switch (Target) {
-  case TableId::Field: return TableId::FieldPtr;
-  case TableId::MethodDef: return TableId::MethodPtr;
-  case TableId::Param: return TableId::ParamPtr;
-  case TableId::Event: return TableId::EventPtr;
-  case TableId::Property: return TableId::PropertyPtr;
-  default: return TableId::Unused;
-  }
-}
 } // namespace
 
 Module::~Module() = default;

@@ -66,6 +66,18 @@ const CodedIndexSpec &codedIndexSpec(CodedIndex Kind);
 /// The ECMA-335 (or portable PDB) name of a table: "TypeDef", "MemberRef", ...
 llvm::StringRef tableName(unsigned Id);
 inline llvm::StringRef tableName(TableId Id) { return tableName(unsigned(Id)); }
+/// The indirection table (FieldPtr, MethodPtr, ...) of a member table, or Unused for other tables.
+inline TableId ptrTableFor(TableId Target) {
+  switch (Target) {
+  case TableId::Field: return TableId::FieldPtr;
+  case TableId::MethodDef: return TableId::MethodPtr;
+  case TableId::Param: return TableId::ParamPtr;
+  case TableId::Event: return TableId::EventPtr;
+  case TableId::Property: return TableId::PropertyPtr;
+  default: return TableId::Unused;
+  }
+}
+
 /// True for the tables of a portable PDB (0x30-0x37).
 inline bool isPdbTable(unsigned Id) { return Id >= 0x30 && Id <= 0x37; }
 

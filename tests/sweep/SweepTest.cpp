@@ -245,6 +245,29 @@ TEST(Sweep, EveryAssemblyOnTheMachineIsReadOrRefusedClearly) {
     ADD_FAILURE() << "unexpected refusal of " << R->Path << ": " << R->Why;
 }
 
+// The image and metadata of a managed file; nothing for one the reading sweep accounts for (not
+// managed, or refused), which the later sweeps skip.
+struct OpenedModule {
+  std::unique_ptr<pe::Image> Img;
+  std::unique_ptr<metadata::Module> M;
+};
+
+std::optional<OpenedModule> openManaged(const std::string &Path) {
+  auto Img = pe::Image::open(Path);
+  if (!Img) {
+    consumeError(Img.takeError());
+    return std::nullopt;
+  }
+  if (!(*Img)->isManaged())
+    return std::nullopt;
+  auto M = metadata::Module::create((*Img)->metadata(), (*Img)->metadataOffset());
+  if (!M) {
+    consumeError(M.takeError());
+    return std::nullopt;
+  }
+  return OpenedModule{std::move(*Img), std::move(*M)};
+}
+
 // Every method body of every assembly of the sweep, decoded into the instruction graph and encoded
 // again without edits, gives its own bytes. Encoding with the shortest branch forms instead shows
 // which bodies use a long branch where a short one reaches.
@@ -255,27 +278,20 @@ struct ReencodeTally {
 };
 
 void reencodeOne(const std::string &Path, ReencodeTally &T, std::mutex &Lock) {
-  auto Img = pe::Image::open(Path);
-  if (!Img) {
-    consumeError(Img.takeError());
+  std::optional<OpenedModule> Opened = openManaged(Path);
+  if (!Opened)
     return;
-  }
-  if (!(*Img)->isManaged())
-    return;
-  auto M = metadata::Module::create((*Img)->metadata(), (*Img)->metadataOffset());
-  if (!M) {
-    consumeError(M.takeError());
-    return;
-  }
+  const std::unique_ptr<pe::Image> &Img = Opened->Img;
+  const std::unique_ptr<metadata::Module> &M = Opened->M;
   using namespace metadata;
-  il::ModuleCallShapes Shapes(**M);
+  il::ModuleCallShapes Shapes(*M);
   ReencodeTally Local;
-  for (uint32_t R = 1; R <= (*M)->rowCount(TableId::MethodDef); ++R) {
-    uint32_t RVA = (*M)->get(TableId::MethodDef, R, MethodDefCol::RVA);
-    if (!RVA || ((*M)->get(TableId::MethodDef, R, MethodDefCol::ImplFlags) & 3))
+  for (uint32_t R = 1; R <= M->rowCount(TableId::MethodDef); ++R) {
+    uint32_t RVA = M->get(TableId::MethodDef, R, MethodDefCol::RVA);
+    if (!RVA || (M->get(TableId::MethodDef, R, MethodDefCol::ImplFlags) & 3))
       continue;
     uint64_t Off = 0;
-    ArrayRef<uint8_t> Tail = (*Img)->rvaTail(RVA, &Off);
+    ArrayRef<uint8_t> Tail = Img->rvaTail(RVA, &Off);
     Expected<il::RawMethodBody> Raw = il::readMethodBody(Tail, Off);
     if (!Raw) {
       consumeError(Raw.takeError());
@@ -404,22 +420,14 @@ std::string compareModules(const metadata::Module &A, const metadata::Module &B)
 }
 
 void rewriteOne(const std::string &Path, RewriteTally &T, std::mutex &Lock) {
-  auto Img = pe::Image::open(Path);
-  if (!Img) {
-    consumeError(Img.takeError());
+  std::optional<OpenedModule> Opened = openManaged(Path);
+  if (!Opened)
     return;
-  }
-  if (!(*Img)->isManaged())
-    return;
-  auto M = metadata::Module::create((*Img)->metadata(), (*Img)->metadataOffset());
-  if (!M) {
-    consumeError(M.takeError());
-    return;
-  }
+  const std::unique_ptr<metadata::Module> &M = Opened->M;
   std::string Problem;
   bool Same = false, FullSame = false;
   for (bool Full : {false, true}) {
-    metadata::Editor E(**M);
+    metadata::Editor E(*M);
     if (Full)
       E.materializeAll();
     Expected<std::vector<uint8_t>> Bytes = E.serialize();
@@ -427,13 +435,13 @@ void rewriteOne(const std::string &Path, RewriteTally &T, std::mutex &Lock) {
       Problem = toString(Bytes.takeError());
       break;
     }
-    (Full ? FullSame : Same) = ArrayRef<uint8_t>(*Bytes).equals((*M)->bytes());
+    (Full ? FullSame : Same) = ArrayRef<uint8_t>(*Bytes).equals(M->bytes());
     auto Back = metadata::Module::create(*Bytes, 0);
     if (!Back) {
       Problem = "rewritten metadata does not read: " + toString(Back.takeError());
       break;
     }
-    Problem = compareModules(**M, **Back);
+    Problem = compareModules(*M, **Back);
     if (!Problem.empty())
       break;
   }
@@ -442,9 +450,9 @@ void rewriteOne(const std::string &Path, RewriteTally &T, std::mutex &Lock) {
   T.SameBytes += Same;
   T.FullRewriteSameBytes += FullSame;
   if (Problem.empty() && !Same && T.NotSameBytes.size() < 10)
-    T.NotSameBytes.push_back(Path + " (metadata version '" + (*M)->versionString().str() +
-                             "', #~ stream named '" +
-                             ((*M)->streamBytes("#-").empty() ? "#~" : "#-") + "')");
+    T.NotSameBytes.push_back(Path + " (metadata version '" + M->versionString().str() +
+                             "', #~ stream named '" + (M->streamBytes("#-").empty() ? "#~" : "#-") +
+                             "')");
   if (!Problem.empty()) {
     ++T.Failed;
     if (T.Examples.size() < 20)
@@ -490,20 +498,13 @@ bool expectedWriteRefusal(StringRef Path, StringRef Why) {
 
 void roundTripOne(const std::string &Path, metadata::AssemblyResolver &Framework, RoundTripTally &T,
                   std::mutex &Lock) {
-  auto Img = pe::Image::open(Path);
-  if (!Img) {
-    consumeError(Img.takeError());
+  std::optional<OpenedModule> Opened = openManaged(Path);
+  if (!Opened)
     return;
-  }
-  if (!(*Img)->isManaged())
-    return;
-  auto M = metadata::Module::create((*Img)->metadata(), (*Img)->metadataOffset());
-  if (!M) {
-    consumeError(M.takeError());
-    return;
-  }
-  metadata::Editor E(**M);
-  Expected<WrittenModule> W = writeModule(**Img, E, std::map<uint32_t, NewBody>{});
+  const std::unique_ptr<pe::Image> &Img = Opened->Img;
+  const std::unique_ptr<metadata::Module> &M = Opened->M;
+  metadata::Editor E(*M);
+  Expected<WrittenModule> W = writeModule(*Img, E, std::map<uint32_t, NewBody>{});
   std::string Failure;
   bool Refused = false;
   if (!W) {
@@ -533,7 +534,7 @@ void roundTripOne(const std::string &Path, metadata::AssemblyResolver &Framework
           raw_string_ostream OA(A), OB(B);
           text::DisassemblerOptions DO;
           DO.Resolver = &Local;
-          Error EA = text::disassemble(OA, **Img, **M, DO);
+          Error EA = text::disassemble(OA, *Img, *M, DO);
           Error EB = text::disassemble(OB, **Out, **OM, DO);
           consumeError(std::move(EA));
           consumeError(std::move(EB));
@@ -579,7 +580,7 @@ void roundTripOne(const std::string &Path, metadata::AssemblyResolver &Framework
   }
   ++T.Written;
   T.ReadyToRun += W->Report.WasReadyToRun;
-  T.InputBytes += (*Img)->bytes().size();
+  T.InputBytes += Img->bytes().size();
   T.OutputBytes += W->Bytes.size();
 }
 

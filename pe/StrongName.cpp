@@ -20,6 +20,8 @@ namespace {
 constexpr uint32_t MagicRsa1 = 0x31415352; // "RSA1": a public key
 constexpr uint32_t MagicRsa2 = 0x32415352; // "RSA2": a key pair
 constexpr uint8_t PublicKeyBlobType = 6, PrivateKeyBlobType = 7;
+constexpr const char *PublicKeyOnly =
+    "holds only a public key; signing needs the key pair (delay signing is not supported)";
 
 // Key files store numbers little-endian; the RSA code takes them big-endian.
 std::vector<uint8_t> reversed(ArrayRef<uint8_t> B) {
@@ -48,16 +50,15 @@ Error readKeyHeader(ByteReader &R, const char *Structure, uint8_t WantType, uint
   Exponent = R.u32();
   if (Type != WantType) {
     if (WantType == PrivateKeyBlobType && Type == PublicKeyBlobType)
-      return formatError(Structure, Start,
-                         "holds only a public key; signing needs the key pair (delay signing is "
-                         "not supported)");
+      return formatError(Structure, Start, PublicKeyOnly);
     return formatError(Structure, Start,
                        "blob type " + hex(Type) + " is not a " +
                            (WantType == PrivateKeyBlobType ? "private" : "public") + " key blob (" +
                            hex(WantType) + ")");
   }
   if (Version != 2)
-    return formatError(Structure, Start + 1, "blob version " + Twine(unsigned(Version)) + " is not 2");
+    return formatError(Structure, Start + 1,
+                       "blob version " + Twine(unsigned(Version)) + " is not 2");
   if (Magic != WantMagic)
     return formatError(Structure, Start + 8,
                        "magic " + hex(Magic, 8) + " is not " + hex(WantMagic, 8) + " (\"RSA" +
@@ -144,9 +145,7 @@ Expected<StrongNameKey> StrongNameKey::parse(ArrayRef<uint8_t> Blob) {
   // A public key extracted with `sn -p` starts with the assembly form's 12-byte header.
   if (!Blob.empty() && Blob[0] != PrivateKeyBlobType && Blob.size() > 12 &&
       Blob[12] == PublicKeyBlobType)
-    return formatError(Structure, 12,
-                       "holds only a public key; signing needs the key pair (delay signing is "
-                       "not supported)");
+    return formatError(Structure, 12, PublicKeyOnly);
   uint32_t Bits = 0, Exponent = 0;
   if (Error E = readKeyHeader(R, Structure, PrivateKeyBlobType, MagicRsa2, Bits, Exponent))
     return std::move(E);

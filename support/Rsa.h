@@ -18,7 +18,7 @@ namespace weft {
 
 enum class DigestKind { SHA1, SHA256 };
 
-/// The digest of \p Data.
+/// The digest of the concatenation of \p Pieces.
 std::vector<uint8_t> digest(DigestKind Kind, llvm::ArrayRef<llvm::ArrayRef<uint8_t>> Pieces);
 
 struct RsaPublicKey {

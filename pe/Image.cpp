@@ -287,8 +287,12 @@ const Section *Image::sectionForRVA(uint32_t RVA) const {
   return nullptr;
 }
 
-Expected<uint64_t> Image::rvaToOffset(uint32_t RVA, uint32_t Size, StringRef What) const {
+Expected<uint64_t> Image::rvaToOffset(uint32_t RVA, uint32_t Size, StringRef What,
+                                      uint64_t NamedAt) const {
   auto Fail = [&](const Twine &Why) {
+    if (NamedAt != UnknownOffset)
+      return formatError(What + " directory", NamedAt,
+                         "RVA " + hex(RVA, 8) + " (size " + hex(Size, 1) + ") " + Why);
     return formatError(What, RVA, "RVA " + hex(RVA, 8) + " (size " + hex(Size, 1) + ") " + Why);
   };
   if (const Section *S = sectionForRVA(RVA)) {
@@ -305,8 +309,9 @@ Expected<uint64_t> Image::rvaToOffset(uint32_t RVA, uint32_t Size, StringRef Wha
   return Fail("is not inside any section");
 }
 
-Expected<ArrayRef<uint8_t>> Image::rvaBytes(uint32_t RVA, uint32_t Size, StringRef What) const {
-  Expected<uint64_t> Off = rvaToOffset(RVA, Size, What);
+Expected<ArrayRef<uint8_t>> Image::rvaBytes(uint32_t RVA, uint32_t Size, StringRef What,
+                                            uint64_t NamedAt) const {
+  Expected<uint64_t> Off = rvaToOffset(RVA, Size, What, NamedAt);
   if (!Off)
     return Off.takeError();
   return Bytes.slice(*Off, Size);
@@ -387,7 +392,7 @@ Error Image::parseCli() {
     return E;
   if (H.Metadata.RVA == 0 || H.Metadata.Size == 0)
     return formatError("CLI header", *Off + 8, "has no metadata directory");
-  Expected<uint64_t> MDOff = rvaToOffset(H.Metadata.RVA, H.Metadata.Size, "metadata");
+  Expected<uint64_t> MDOff = rvaToOffset(H.Metadata.RVA, H.Metadata.Size, "metadata", *Off + 8);
   if (!MDOff)
     return MDOff.takeError();
   MetadataOffset = *MDOff;

@@ -210,11 +210,15 @@ public:
   /// The section holding \p RVA, or null.
   const Section *sectionForRVA(uint32_t RVA) const;
   /// Maps an RVA to a file offset; fails if \p Size bytes from \p RVA are not all backed by the
-  /// file.
-  llvm::Expected<uint64_t> rvaToOffset(uint32_t RVA, uint32_t Size, llvm::StringRef What) const;
+  /// file. The error names \p What at the file offset \p NamedAt of the field that gave the RVA,
+  /// or at the RVA itself when that is not known.
+  static constexpr uint64_t UnknownOffset = ~uint64_t(0);
+  llvm::Expected<uint64_t> rvaToOffset(uint32_t RVA, uint32_t Size, llvm::StringRef What,
+                                       uint64_t NamedAt = UnknownOffset) const;
   /// The bytes at [RVA, RVA + Size), which must all be in the file.
   llvm::Expected<llvm::ArrayRef<uint8_t>> rvaBytes(uint32_t RVA, uint32_t Size,
-                                                   llvm::StringRef What) const;
+                                                   llvm::StringRef What,
+                                                   uint64_t NamedAt = UnknownOffset) const;
   /// The bytes at [RVA, RVA + Size) as the loader maps them: the part of a section beyond its file
   /// data (up to its virtual size) reads as zeros. Fails if the range leaves the section.
   llvm::Expected<std::vector<uint8_t>> readMapped(uint32_t RVA, uint32_t Size,

@@ -287,7 +287,8 @@ StrongNameCheck checkStrongName(const Image &In, ArrayRef<uint8_t> PublicKey) {
   if (Expected<DigestKind> Kind = strongNameDigestKind(Public->HashAlgorithm); !Kind)
     return Fail(StrongNameState::Unchecked, Kind.takeError());
   const DataDirectory &Slot = Cli->StrongNameSignature;
-  Expected<uint64_t> At = In.rvaToOffset(Slot.RVA, Slot.Size, "strong-name signature");
+  Expected<uint64_t> At =
+      In.rvaToOffset(Slot.RVA, Slot.Size, "strong-name signature", Cli->FileOffset + 32);
   if (!At)
     return Fail(StrongNameState::Invalid, At.takeError());
   if (Slot.Size != Public->Key.Modulus.size())

@@ -225,8 +225,8 @@ Expected<std::vector<uint8_t>> ImageBuilder::finish(ArrayRef<uint8_t> Metadata, 
   append(Text, Metadata);
   uint32_t ResourcesAt = 0, ResourcesSize = 0;
   if (!Cli.Resources.empty() && Cli.Resources.Size) {
-    Expected<ArrayRef<uint8_t>> R =
-        In.rvaBytes(Cli.Resources.RVA, Cli.Resources.Size, "managed resources");
+    Expected<ArrayRef<uint8_t>> R = In.rvaBytes(Cli.Resources.RVA, Cli.Resources.Size,
+                                                "managed resources", Cli.FileOffset + 24);
     if (!R)
       return R.takeError();
     alignVector(Text, 8);
@@ -237,6 +237,12 @@ Expected<std::vector<uint8_t>> ImageBuilder::finish(ArrayRef<uint8_t> Metadata, 
   // An unsigned image keeps the input's (empty) slot, so that a later signer finds one.
   uint32_t SignatureAt = 0;
   uint32_t SignatureSize = SignWith ? SignWith : Cli.StrongNameSignature.Size;
+  if (!SignWith && SignatureSize) {
+    Expected<uint64_t> Slot = In.rvaToOffset(Cli.StrongNameSignature.RVA, SignatureSize,
+                                             "strong-name signature", Cli.FileOffset + 32);
+    if (!Slot)
+      return Slot.takeError();
+  }
   if (SignatureSize) {
     alignVector(Text, 8);
     SignatureAt = uint32_t(Text.size());

@@ -5,9 +5,11 @@
 // damage is placed using weft's own reading of the intact file.
 //
 //===----------------------------------------------------------------------===//
+#include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "pe/Image.h"
 #include "tests/support/Env.h"
+#include "weaver/ModuleWriter.h"
 #include "weaver/ReadAll.h"
 #include "weaver/il/BodyReader.h"
 #include "weaver/text/Disassembler.h"
@@ -45,6 +47,17 @@ std::string readAll(const Bytes &File) {
   if (llvm::Error E = text::disassemble(Null, **Img, **M, {}))
     return llvm::toString(std::move(E));
   return "";
+}
+
+// As `weft weave` takes a file: read completely, then written anew (to memory).
+std::string readAndWrite(const Bytes &File) {
+  if (std::string Msg = readAll(File); !Msg.empty())
+    return Msg;
+  auto Img = pe::Image::create(File, "damaged.dll");
+  auto M = Module::create((*Img)->metadata(), (*Img)->metadataOffset());
+  metadata::Editor E(**M);
+  llvm::Expected<WrittenModule> W = writeModule(**Img, E, std::map<uint32_t, NewBody>{});
+  return W ? "" : llvm::toString(W.takeError());
 }
 
 class BadInput : public ::testing::Test {
@@ -203,7 +216,7 @@ TEST(FuzzRegressions, AreRefusedNotCrashedOn) {
   for (const std::string &F : Files) {
     std::string Text = test::readFile(F);
     Bytes B(Text.begin(), Text.end());
-    EXPECT_FALSE(readAll(B).empty()) << F << " should be refused";
+    EXPECT_FALSE(readAndWrite(B).empty()) << F << " should be refused";
     std::string Raw;
     llvm::raw_string_ostream OS(Raw);
     llvm::consumeError(text::rawDump(OS, B));
@@ -233,7 +246,8 @@ TEST_F(BadInput, TruncationAnywhere) {
   }
 }
 
-// Random damage: many copies with a few bytes changed. Each must read or be refused; the test
+// Random damage: many copies with a few bytes changed. Each must read and be written anew, or be
+// refused; the test
 // fails only by crashing or hanging (the fuzz target does the same under sanitizers).
 TEST_F(BadInput, RandomDamageNeverCrashes) {
   std::mt19937 Rng(12345);
@@ -248,7 +262,7 @@ TEST_F(BadInput, RandomDamageNeverCrashes) {
       if (Off < B.size())
         B[Off] = uint8_t(Rng());
     }
-    (readAll(B).empty() ? Read : Refused)++;
+    (readAndWrite(B).empty() ? Read : Refused)++;
     std::string Raw;
     llvm::raw_string_ostream OS(Raw);
     llvm::consumeError(text::rawDump(OS, B));

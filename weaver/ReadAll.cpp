@@ -245,13 +245,23 @@ Error readEverything(const pe::Image &Img, const Module &M, ReadStats &Stats,
     return E;
   std::vector<il::Instruction> Insts;
   std::vector<uint32_t> Starts;
+  uint64_t Code = 0;
+  uint64_t Budget = Opts.CodeBudget ? Opts.CodeBudget : il::methodCodeBudget(Img.bytes().size());
   for (uint32_t R = 1; R <= M.rowCount(TableId::MethodDef); ++R) {
     uint32_t RVA = M.get(TableId::MethodDef, R, MethodDefCol::RVA);
     uint16_t Impl = M.get(TableId::MethodDef, R, MethodDefCol::ImplFlags);
     if (RVA == 0 || (Impl & 3) != 0)
       continue;
+    uint64_t Before = Stats.ILBytes;
     if (Error E = readBody(Img, M, R, Stats, Insts, Starts))
       return addContext(std::move(E), "method " + tokenText(makeToken(TableId::MethodDef, R)));
+    Code += Stats.ILBytes - Before;
+    if (Code > Budget)
+      return formatError("method body", M.rowOffset(TableId::MethodDef, R, MethodDefCol::RVA),
+                         "the code of the methods up to " +
+                             tokenText(makeToken(TableId::MethodDef, R)) + " adds up to " +
+                             Twine(Code) + " bytes, more than " + Twine(Budget) +
+                             " (8 times the file): methods share or overlap bodies beyond reason");
   }
   return Error::success();
 }

@@ -39,6 +39,8 @@ struct ReadOptions {
   /// Decode custom attributes (needs the resolver for enums in other assemblies).
   bool CustomAttributes = true;
   metadata::AssemblyResolver *Resolver = nullptr;
+  /// The most IL code to read over all methods; 0 for il::methodCodeBudget of the file's size.
+  uint64_t CodeBudget = 0;
 };
 
 /// Decodes everything; the first malformed item is the error (naming what and where).

@@ -223,6 +223,54 @@ TEST(FuzzRegressions, AreRefusedNotCrashedOn) {
   }
 }
 
+// Every method pointed at the largest body: each read alone is fine, together they would make
+// every pass over the methods cost the number of methods times that body.
+TEST_F(BadInput, ManyMethodsSharingALargeBody) {
+  uint32_t Largest = 0, LargestSize = 0, Rows = M->rowCount(TableId::MethodDef);
+  for (uint32_t R = 1; R <= Rows; ++R) {
+    auto Body = il::readMethodDefBody(*Img, *M, R);
+    ASSERT_TRUE(bool(Body));
+    if (*Body && (*Body)->Code.size() > LargestSize) {
+      LargestSize = uint32_t((*Body)->Code.size());
+      Largest = M->get(TableId::MethodDef, R, MethodDefCol::RVA);
+    }
+  }
+  Bytes B = Intact;
+  for (uint32_t R = 1; R <= Rows; ++R) {
+    put32(B, M->rowOffset(TableId::MethodDef, R, MethodDefCol::RVA), Largest);
+    put16(B, M->rowOffset(TableId::MethodDef, R, MethodDefCol::ImplFlags), 0);
+  }
+  // This file is small: a budget below what its methods now add up to stands for a large one.
+  uint64_t Budget = uint64_t(LargestSize) * Rows / 2;
+  auto Damaged = pe::Image::create(B, "damaged.dll");
+  ASSERT_TRUE(bool(Damaged));
+  auto DM = Module::create((*Damaged)->metadata(), (*Damaged)->metadataOffset());
+  ASSERT_TRUE(bool(DM));
+  ReadStats Stats;
+  ReadOptions RO;
+  RO.CustomAttributes = false;
+  RO.CodeBudget = Budget;
+  std::string Msg = llvm::toString(readEverything(**Damaged, **DM, Stats, RO));
+  EXPECT_NE(Msg.find("method body at offset 0x"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("(8 times the file): methods share or overlap bodies"), std::string::npos)
+      << Msg;
+  EXPECT_LE(Stats.ILBytes, Budget + LargestSize) << "reading stops at the budget";
+  RO.CodeBudget = 0; // the real budget, 8 times this file, is not reached
+  EXPECT_EQ(llvm::toString(readEverything(**Damaged, **DM, Stats, RO)), "");
+  // The IL text shows the bodies up to the budget, then says why it shows no more.
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  text::DisassemblerOptions DO;
+  DO.CodeBudget = Budget;
+  llvm::consumeError(text::disassemble(OS, **Damaged, **DM, DO));
+  EXPECT_NE(Text.find("not shown: the code of the methods so far adds up to more than"),
+            std::string::npos);
+  size_t Shown = 0;
+  for (size_t P = Text.find(".maxstack"); P != std::string::npos; P = Text.find(".maxstack", P + 1))
+    ++Shown;
+  EXPECT_EQ(Shown, Budget / LargestSize);
+}
+
 // Truncating the file anywhere must give an error, never a crash.
 TEST_F(BadInput, TruncationAnywhere) {
   std::vector<size_t> Cuts{1,

@@ -73,6 +73,13 @@ struct RawMethodBody {
 /// \p FileOffset in the file.
 llvm::Expected<RawMethodBody> readMethodBody(llvm::ArrayRef<uint8_t> Bytes, uint64_t FileOffset);
 
+/// How many bytes of IL code the readers take from one module, counting each method's body once
+/// per method: a real module's bodies add up to less than its file, but a hostile one could point
+/// thousands of methods at one large body and make every pass over them take without bound.
+constexpr uint64_t methodCodeBudget(uint64_t FileSize) {
+  return 8 * FileSize + (uint64_t(1) << 20);
+}
+
 /// The IL body of MethodDef row \p Row of \p M, which \p Img holds: nothing for a method without
 /// one (no RVA, or native or runtime-provided code). Errors name the method's token.
 llvm::Expected<std::optional<RawMethodBody>>

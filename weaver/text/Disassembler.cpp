@@ -179,6 +179,7 @@ public:
 
 private:
   raw_ostream &indent() { return OS.indent(Depth * 2); }
+  uint64_t CodeSeen = 0; // IL bytes of the bodies written so far
   void problem(Error E) {
     std::string Msg = toString(std::move(E));
     indent() << "// error: " << Msg << '\n';
@@ -885,6 +886,13 @@ void Writer::methodBody(uint32_t Row, const GenericContext &Ctx, const MethodSig
   Expected<il::RawMethodBody> Body = il::readMethodBody(Bytes, Off);
   if (!Body) {
     problem(Body.takeError());
+    return;
+  }
+  CodeSeen += Body->Code.size();
+  if (CodeSeen > (Opts.CodeBudget ? Opts.CodeBudget : il::methodCodeBudget(Img.bytes().size()))) {
+    problem(formatError("method body", Off,
+                        "not shown: the code of the methods so far adds up to more than 8 times "
+                        "the file (methods share or overlap bodies beyond reason)"));
     return;
   }
   indent() << ".maxstack " << Body->MaxStack << '\n';

@@ -35,6 +35,8 @@ struct DisassemblerOptions {
   std::vector<llvm::GlobPattern> Methods;
   /// Finds referenced assemblies (for the sizes of enums in custom attributes); may be null.
   metadata::AssemblyResolver *Resolver = nullptr;
+  /// The most IL code to show over all methods; 0 for il::methodCodeBudget of the file's size.
+  uint64_t CodeBudget = 0;
 };
 
 /// Writes the module. Problems in single items (a method body that does not decode, a blob that is

@@ -317,14 +317,13 @@ Expected<ArrayRef<uint8_t>> Image::rvaBytes(uint32_t RVA, uint32_t Size, StringR
   return Bytes.slice(*Off, Size);
 }
 
-Expected<std::vector<uint8_t>> Image::readMapped(uint32_t RVA, uint32_t Size,
-                                                 StringRef What) const {
+Expected<Image::MappedRange> Image::mappedRange(uint32_t RVA, uint32_t Size, StringRef What) const {
   const Section *S = sectionForRVA(RVA);
   if (!S) { // the headers, or nothing
     Expected<ArrayRef<uint8_t>> B = rvaBytes(RVA, Size, What);
     if (!B)
       return B.takeError();
-    return std::vector<uint8_t>(B->begin(), B->end());
+    return MappedRange{*B, 0};
   }
   uint64_t Delta = RVA - S->VirtualAddress;
   uint64_t Span = std::max(S->VirtualSize, S->SizeOfRawData);
@@ -332,13 +331,24 @@ Expected<std::vector<uint8_t>> Image::readMapped(uint32_t RVA, uint32_t Size,
     return formatError(What, RVA,
                        "RVA " + hex(RVA, 8) + " (size " + Twine(Size) +
                            ") runs past the end of section '" + S->Name + "'");
-  std::vector<uint8_t> Out(Size, 0);
   uint64_t Backed =
       std::min<uint64_t>(S->SizeOfRawData, S->VirtualSize ? S->VirtualSize : S->SizeOfRawData);
-  if (Delta < Backed) {
-    uint64_t N = std::min<uint64_t>(Size, Backed - Delta);
-    std::copy_n(Bytes.data() + S->PointerToRawData + Delta, N, Out.begin());
-  }
+  uint64_t N = Delta < Backed ? std::min<uint64_t>(Size, Backed - Delta) : 0;
+  return MappedRange{Bytes.slice(S->PointerToRawData + Delta, N), uint32_t(Size - N)};
+}
+
+Expected<std::vector<uint8_t>> Image::readMapped(uint32_t RVA, uint32_t Size,
+                                                 StringRef What) const {
+  Expected<MappedRange> R = mappedRange(RVA, Size, What);
+  if (!R)
+    return R.takeError();
+  if (R->Zeros > MaxMappedZeros)
+    return formatError(What, RVA,
+                       "RVA " + hex(RVA, 8) + " (size " + Twine(Size) + ") would take " +
+                           Twine(R->Zeros) + " bytes of zeros past its section's file data, " +
+                           "more than the " + Twine(MaxMappedZeros) + " weft makes");
+  std::vector<uint8_t> Out(R->Backed.begin(), R->Backed.end());
+  Out.resize(Size, 0);
   return Out;
 }
 

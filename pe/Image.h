@@ -219,8 +219,16 @@ public:
   llvm::Expected<llvm::ArrayRef<uint8_t>> rvaBytes(uint32_t RVA, uint32_t Size,
                                                    llvm::StringRef What,
                                                    uint64_t NamedAt = UnknownOffset) const;
-  /// The bytes at [RVA, RVA + Size) as the loader maps them: the part of a section beyond its file
-  /// data (up to its virtual size) reads as zeros. Fails if the range leaves the section.
+  /// [RVA, RVA + Size) as the loader maps it: the bytes the file holds, then the zeros a section
+  /// has beyond its file data (up to its virtual size). Fails if the range leaves the section.
+  struct MappedRange {
+    llvm::ArrayRef<uint8_t> Backed;
+    uint32_t Zeros = 0;
+  };
+  llvm::Expected<MappedRange> mappedRange(uint32_t RVA, uint32_t Size, llvm::StringRef What) const;
+  /// The same as one buffer. The zeros are limited to MaxMappedZeros: a section's virtual size
+  /// comes from the file and could otherwise ask for gigabytes.
+  static constexpr uint32_t MaxMappedZeros = 16u << 20;
   llvm::Expected<std::vector<uint8_t>> readMapped(uint32_t RVA, uint32_t Size,
                                                   llvm::StringRef What) const;
   /// The bytes from \p RVA to the end of its section's data (for structures whose size is only

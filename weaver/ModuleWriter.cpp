@@ -81,6 +81,7 @@ Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E, BodyProvider
 
   // Method bodies, in method order; bodies that several methods shared stay shared.
   DenseMap<uint32_t, uint32_t> Placed; // original RVA -> new RVA
+  uint64_t Copied = 0;
   uint32_t OriginalMethods = M.rowCount(TableId::MethodDef);
   for (uint32_t Row = 1; Row <= E.rowCount(TableId::MethodDef); ++Row) {
     Expected<std::optional<NewBody>> New = Provide(Row);
@@ -107,6 +108,11 @@ Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E, BodyProvider
       if (!Raw)
         return Raw.takeError();
       ArrayRef<uint8_t> Bytes = In.bytes().slice((*Raw)->FileOffset, (*Raw)->TotalSize);
+      Copied += Bytes.size();
+      if (Copied > il::methodCodeBudget(In.bytes().size()))
+        return formatError("method body", (*Raw)->FileOffset,
+                           "the method bodies add up to more than 8 times the file: they "
+                           "overlap beyond reason");
       It = Placed.try_emplace(RVA, B.addMethodBody(Bytes, (*Raw)->Fat)).first;
       ++Out.BodiesCopied;
     }
@@ -116,6 +122,8 @@ Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E, BodyProvider
 
   // Field data, shared where it was shared.
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> PlacedData; // (RVA, size) -> new RVA
+  constexpr uint64_t FieldDataSlack = uint64_t(16) << 20;
+  uint64_t DataBytes = 0;
   for (uint32_t Row = 1; Row <= E.rowCount(TableId::FieldRVA); ++Row) {
     uint32_t Field = E.get(TableId::FieldRVA, Row, FieldRVACol::Field);
     uint32_t RVA = E.get(TableId::FieldRVA, Row, FieldRVACol::RVA);
@@ -127,6 +135,14 @@ Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E, BodyProvider
     auto Key = std::make_pair(RVA, *Size);
     auto It = PlacedData.find(Key);
     if (It == PlacedData.end()) {
+      // Data is part of the file, or zeros a section adds beyond its file data.
+      DataBytes += *Size;
+      if (DataBytes > In.bytes().size() + FieldDataSlack)
+        return formatError(
+            "field data",
+            Row <= M.rowCount(TableId::FieldRVA) ? M.rowOffset(TableId::FieldRVA, Row) : 0,
+            "the fields' data adds up to " + Twine(DataBytes) +
+                " bytes, more than the file holds and 16 MiB of zeros besides");
       Expected<std::vector<uint8_t>> Data = In.readMapped(RVA, *Size, "field data");
       if (!Data)
         return Data.takeError();

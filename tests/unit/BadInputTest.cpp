@@ -271,6 +271,33 @@ TEST_F(BadInput, ManyMethodsSharingALargeBody) {
   EXPECT_EQ(Shown, Budget / LargestSize);
 }
 
+// A field's data said to be nearly 2 GiB, in a section said to be 4 GiB long: the writer and the
+// IL text would make the zeros past the file's data. Neither allocates them.
+TEST_F(BadInput, HugeFieldDataIsRefusedByTheWriter) {
+  ASSERT_GT(M->rowCount(TableId::ClassLayout), 0u);
+  ASSERT_GT(M->rowCount(TableId::FieldRVA), 0u);
+  Bytes B = Intact;
+  for (uint32_t R = 1; R <= M->rowCount(TableId::ClassLayout); ++R)
+    put32(B, M->rowOffset(TableId::ClassLayout, R, ClassLayoutCol::ClassSize), 0x7FFFFFF0);
+  uint32_t DataRVA = M->get(TableId::FieldRVA, 1, FieldRVACol::RVA);
+  const pe::Section *S = Img->sectionForRVA(DataRVA);
+  ASSERT_NE(S, nullptr);
+  put32(B, S->HeaderOffset + 8, 0xFFFFFFF0 - S->VirtualAddress); // VirtualSize
+  std::string Msg = readAndWrite(B);
+  EXPECT_NE(Msg.find("field data at offset 0x"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("the fields' data adds up to"), std::string::npos) << Msg;
+  // The IL text says how many zeros follow the file's bytes instead of writing them out.
+  auto Damaged = pe::Image::create(B, "damaged.dll");
+  ASSERT_TRUE(bool(Damaged));
+  auto DM = Module::create((*Damaged)->metadata(), (*Damaged)->metadataOffset());
+  ASSERT_TRUE(bool(DM));
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  llvm::consumeError(text::disassemble(OS, **Damaged, **DM, {}));
+  EXPECT_NE(Text.find(", int8["), std::string::npos);
+  EXPECT_LT(Text.size(), 4 * Intact.size() + (1u << 20));
+}
+
 // Truncating the file anywhere must give an error, never a crash.
 TEST_F(BadInput, TruncationAnywhere) {
   std::vector<size_t> Cuts{1,

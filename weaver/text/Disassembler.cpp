@@ -1247,14 +1247,22 @@ void Writer::dataBlocks() {
       OS << "bytearray ()  // size unknown\n";
       continue;
     }
-    Expected<std::vector<uint8_t>> Bytes = Img.readMapped(RVA, Size, "field data");
+    Expected<pe::Image::MappedRange> Bytes = Img.mappedRange(RVA, Size, "field data");
     if (!Bytes) {
       OS << "bytearray ()\n";
       problem(Bytes.takeError());
       continue;
     }
-    OS << "bytearray ";
-    writeByteList(OS, *Bytes);
+    // Zeros past the section's file data print as ILAsm's uninitialised items.
+    if (Bytes->Zeros && !Bytes->Backed.empty())
+      OS << "{ ";
+    if (!Bytes->Backed.empty()) {
+      OS << "bytearray ";
+      writeByteList(OS, Bytes->Backed);
+    }
+    if (Bytes->Zeros)
+      OS << (Bytes->Backed.empty() ? "" : ", ") << "int8[" << Bytes->Zeros << "]"
+         << (Bytes->Backed.empty() ? "" : " }");
     OS << '\n';
   }
 }

@@ -10,6 +10,7 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 
 #include <gtest/gtest.h>
@@ -208,6 +209,42 @@ TEST_F(StrongName, BadKeyFilesAreNamedWithStructureAndOffset) {
   test::CommandResult R = weft({"weave", In, "-o", Out, "--key", Dir + "/none.snk"});
   EXPECT_EQ(R.ExitCode, 1);
   EXPECT_TRUE(contains(R.Err, "none.snk': No such file or directory")) << R.Err;
+}
+
+// weft's own check (`weft info`) and the checker agree on every assembly of the shared framework:
+// Microsoft signs the IL-only ones; ReadyToRun compilation changes the others after signing.
+TEST_F(StrongName, VerdictsAgreeWithTheCheckerOnTheFramework) {
+  std::vector<std::string> Files = test::filesUnder(test::netCoreAppDir(), {".dll"});
+  ASSERT_FALSE(Files.empty());
+  std::vector<std::string> Args{"verify"};
+  Args.insert(Args.end(), Files.begin(), Files.end());
+  test::CommandResult Theirs = snCheck(Args);
+  std::map<std::string, std::string> Verdict; // path -> the checker's first word
+  for (StringRef Line : split(Theirs.Out, '\n')) {
+    auto [Path, Rest] = Line.rsplit(": ");
+    if (!Rest.empty())
+      Verdict[Path.str()] = Rest.split(' ').first.str();
+  }
+  unsigned Valid = 0, Invalid = 0;
+  for (const std::string &F : Files) {
+    test::CommandResult R = weft({"info", "--json", F});
+    ASSERT_EQ(R.ExitCode, 0) << F << R.Err;
+    Expected<json::Value> J = json::parse(R.Out);
+    ASSERT_TRUE(bool(J)) << toString(J.takeError());
+    const json::Object *Cli = J->getAsObject()->getObject("cli");
+    if (!Cli)
+      continue; // not managed
+    std::string Mine = Cli->getString("strong_name_signature").getValueOr("").str();
+    const std::string &Other = Verdict[F];
+    if (Mine == "valid")
+      ++Valid;
+    if (Mine == "invalid")
+      ++Invalid;
+    // The checker has no separate word for a key it cannot check (the ECMA standard key).
+    EXPECT_EQ(Mine == "unchecked" ? "invalid" : Mine, Other) << F;
+  }
+  EXPECT_GT(Valid, 0u);
+  EXPECT_GT(Invalid, 0u);
 }
 
 } // namespace

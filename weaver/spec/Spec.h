@@ -1,0 +1,111 @@
+//===- weaver/spec/Spec.h - The instrumentation spec ------------*- C++ -*-===//
+//
+// A spec file (JSON, docs/spec.md, schema docs/weft-spec.schema.json) is a list of rules. A rule
+// matches methods (by assembly, namespace, type and method glob, parameter types, attributes,
+// visibility, and whether compiler-generated code, constructors, property accessors and async or
+// iterator state machines are included) and names the passes, with their options, to apply to
+// them. The weaver and the runtime profiler read the same file.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_WEAVER_SPEC_SPEC_H
+#define WEFT_WEAVER_SPEC_SPEC_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/GlobPattern.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace weft::metadata {
+class Module;
+}
+
+namespace weft::spec {
+
+/// A pass named by a rule, with its options in the order written. Values are strings (JSON
+/// numbers and booleans are given as their JSON text).
+struct PassUse {
+  std::string Pass;
+  std::vector<std::pair<std::string, std::string>> Options;
+  /// The rule that named it ("rules[2] 'name'"), for messages.
+  std::string Rule;
+  /// The directory of the spec file, which relative paths in options are relative to ("" for
+  /// the current directory).
+  std::string BaseDir;
+
+  /// "name" or "name:k=v,k=v": equal uses are applied once.
+  std::string key() const;
+};
+
+/// A glob on a name. The pattern refers into Text, which therefore lives on the heap.
+struct Glob {
+  std::unique_ptr<std::string> Text;
+  llvm::GlobPattern Pattern;
+  bool match(llvm::StringRef S) const { return Pattern.match(S); }
+};
+
+/// What a rule does with one kind of method: match it too, leave it out, or match only it.
+enum class Mode : uint8_t { Include, Exclude, Only };
+
+/// One rule as parsed (docs/spec.md describes each key). Absent globs match anything.
+struct Rule {
+  /// "rules[2] 'name'" (or "rules[2]" for an unnamed rule), for messages.
+  std::string Label;
+  std::optional<Glob> Assembly, Namespace, Type, Method;
+  /// Whether "parameters" was given; then the parameter count must equal Parameters.size(), or be
+  /// at least that with AnyRest ("..." last).
+  bool HasParameters = false, AnyRest = false;
+  std::vector<Glob> Parameters;
+  std::vector<Glob> Attributes, TypeAttributes;
+  /// Bit N set: methods whose access (MethodDef flags & 7) is N match.
+  uint8_t Visibility = 0xFF;
+  std::optional<bool> Static;
+  Mode CompilerGenerated = Mode::Exclude, Constructors = Mode::Include, Accessors = Mode::Include,
+       StateMachines = Mode::Exclude;
+  bool Exclude = false;
+  std::vector<PassUse> Passes;
+};
+
+class Spec {
+public:
+  Spec();
+  Spec(Spec &&);
+  Spec &operator=(Spec &&);
+  ~Spec();
+
+  /// Parses a spec; errors name \p Path, the rule and what is wrong (unknown key, bad glob, ...).
+  static llvm::Expected<Spec> parse(llvm::StringRef Text, llvm::StringRef Path);
+  static llvm::Expected<Spec> load(llvm::StringRef Path);
+  /// One rule matching every method that has a body, applying \p Passes (the `--pass` options).
+  static Spec forPasses(std::vector<PassUse> Passes);
+
+  /// Every pass use of every rule, in order (for validating names and options up front).
+  std::vector<const PassUse *> passUses() const;
+
+private:
+  friend struct Selection;
+  friend llvm::Expected<struct Selection> select(const Spec &S, const metadata::Module &M);
+  std::vector<Rule> Rules;
+};
+
+/// What a spec chooses for one module.
+struct Selection {
+  /// The distinct pass uses (by key()) that apply to at least one method, in the order of first
+  /// appearance in the spec.
+  std::vector<PassUse> Uses;
+  /// For MethodDef row R, PerMethod[R - 1] lists the indices into Uses that apply to it, in
+  /// increasing order. Methods without a body get none.
+  std::vector<std::vector<uint16_t>> PerMethod;
+};
+
+/// Matches every MethodDef of \p M against the rules.
+llvm::Expected<Selection> select(const Spec &S, const metadata::Module &M);
+
+} // namespace weft::spec
+
+#endif

@@ -47,6 +47,7 @@ Runner addInfoCommand(CLI::App &App);
 Runner addDumpCommand(CLI::App &App);
 Runner addVerifyCommand(CLI::App &App);
 Runner addWeaveCommand(CLI::App &App);
+Runner addPassesCommand(CLI::App &App);
 
 } // namespace weft::cli
 

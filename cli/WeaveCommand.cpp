@@ -1,13 +1,18 @@
 //===- cli/WeaveCommand.cpp - weft weave ----------------------------------===//
 //
-// Reads an assembly, applies the selected passes (none yet: the round trip) and writes it anew.
+// Reads an assembly, applies the passes that --pass or --spec select (none: the round trip) and
+// writes it anew, with any side files the passes make next to it.
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Tool.h"
 #include "metadata/Editor.h"
+#include "metadata/Resolver.h"
 #include "pe/StrongName.h"
 #include "weaver/ModuleWriter.h"
 #include "weaver/ReadAll.h"
+#include "weaver/passes/Pass.h"
+#include "weaver/passes/Weaver.h"
+#include "weaver/spec/Spec.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -25,8 +30,35 @@ struct WeaveOptions {
   std::string File;
   std::string Output;
   std::string KeyFile;
+  std::string SpecFile;
+  std::vector<std::string> Passes;
+  unsigned Threads = 0;
   bool InPlace = false;
+  bool VerifyEach = false;
+  bool Force = false;
+  bool Verbose = false;
 };
+
+/// `name` or `name:k=v,k=v`.
+Expected<spec::PassUse> parsePassOption(StringRef Text) {
+  spec::PassUse U;
+  auto [Name, Rest] = Text.split(':');
+  U.Pass = Name.trim().str();
+  U.Rule = "--pass " + Text.str();
+  if (U.Pass.empty())
+    return createStringError(inconvertibleErrorCode(), "--pass '" + Text + "': no pass name");
+  SmallVector<StringRef, 4> Items;
+  if (!Rest.empty())
+    Rest.split(Items, ',');
+  for (StringRef Item : Items) {
+    auto [K, V] = Item.split('=');
+    if (K.trim().empty() || !Item.contains('='))
+      return createStringError(inconvertibleErrorCode(), "--pass '" + Text + "': option '" + Item +
+                                                             "' is not of the form key=value");
+    U.Options.emplace_back(K.trim().str(), V.trim().str());
+  }
+  return U;
+}
 
 int run(const WeaveOptions &Opt) {
   if (Opt.Output.empty() && !Opt.InPlace) {
@@ -51,6 +83,34 @@ int run(const WeaveOptions &Opt) {
     Key = std::move(*K);
     Key->setName("'" + Opt.KeyFile + "'");
   }
+  // The spec first: a bad one is reported before the input is read.
+  std::optional<spec::Spec> Spec;
+  if (!Opt.SpecFile.empty() && !Opt.Passes.empty()) {
+    reportError("--spec and --pass exclude each other (name the passes in the spec)");
+    return ExitUsage;
+  }
+  if (!Opt.SpecFile.empty()) {
+    Expected<spec::Spec> S = spec::Spec::load(Opt.SpecFile);
+    if (!S)
+      return reportError(S.takeError());
+    Spec = std::move(*S);
+  } else if (!Opt.Passes.empty()) {
+    std::vector<spec::PassUse> Uses;
+    for (const std::string &P : Opt.Passes) {
+      Expected<spec::PassUse> U = parsePassOption(P);
+      if (!U)
+        return reportError(U.takeError());
+      Uses.push_back(std::move(*U));
+    }
+    Spec = spec::Spec::forPasses(std::move(Uses));
+  }
+  if (Spec)
+    for (const spec::PassUse *U : Spec->passUses())
+      if (!passes::PassRegistry::global().find(U->Pass))
+        return reportError(Twine(Opt.SpecFile.empty() ? "" : Opt.SpecFile + ": ") + U->Rule +
+                           ": unknown pass '" + U->Pass +
+                           "' (known passes: " + passes::PassRegistry::global().names() + ")");
+
   Expected<Input> In = openInput(Opt.File);
   if (!In)
     return reportError(In.takeError());
@@ -62,8 +122,41 @@ int run(const WeaveOptions &Opt) {
     return reportError(createFileError(Opt.File, std::move(E)));
 
   metadata::Editor Editor(*In->Module);
-  Expected<WrittenModule> W =
-      writeModule(*In->Image, Editor, std::map<uint32_t, NewBody>{}, Key ? &*Key : nullptr);
+  passes::WeaveOutcome Woven;
+  if (Spec) {
+    Expected<spec::Selection> Sel = spec::select(*Spec, *In->Module);
+    if (!Sel)
+      return reportError(
+          createFileError(Opt.SpecFile.empty() ? Opt.File : Opt.SpecFile, Sel.takeError()));
+    std::vector<std::string> Dirs{std::string(sys::path::parent_path(Opt.File))};
+    if (Dirs.front().empty())
+      Dirs.front() = ".";
+    for (std::string &D : metadata::AssemblyResolver::sharedFrameworkDirs())
+      Dirs.push_back(std::move(D));
+    metadata::AssemblyResolver Resolver(Dirs);
+    passes::WeaveOptions WO;
+    WO.Threads = Opt.Threads;
+    WO.VerifyEach = Opt.VerifyEach;
+    WO.Force = Opt.Force;
+    WO.Resolver = &Resolver;
+    WO.InputPath = Opt.File;
+    Expected<passes::WeaveOutcome> Out = passes::weave(*In->Image, Editor, *Sel, WO);
+    if (!Out)
+      return reportError(createFileError(Opt.File, Out.takeError()));
+    Woven = std::move(*Out);
+    for (const std::string &W : Woven.Warnings)
+      reportWarning("'" + Opt.File + "': " + W);
+    if (Opt.Verbose) {
+      for (const std::string &S : Woven.Skipped)
+        errs() << "weft: skipped " << S << "\n";
+      for (const std::string &N : Woven.Notes)
+        errs() << "weft: note: " << N << "\n";
+      errs() << "weft: " << Woven.MethodsChanged << " methods changed, " << Woven.Skipped.size()
+             << " left alone by a pass, " << Woven.BranchesLengthened
+             << " short branches made long\n";
+    }
+  }
+  Expected<WrittenModule> W = writeModule(*In->Image, Editor, Woven.Bodies, Key ? &*Key : nullptr);
   if (!W)
     return reportError(createFileError(Opt.File, W.takeError()));
   if (W->Report.WasReadyToRun)
@@ -80,6 +173,9 @@ int run(const WeaveOptions &Opt) {
                   "output and was left out");
   if (Error E = writeFileAtomically(Output, W->Bytes))
     return reportError(std::move(E));
+  for (const auto &[Suffix, Contents] : Woven.SideFiles)
+    if (Error E = writeFileAtomically(Output + Suffix, arrayRefFromStringRef(Contents)))
+      return reportError(std::move(E));
 
   // A separate portable PDB next to the input still describes the output when no method body
   // changed (IL offsets and the PDB id are the same): it goes next to the output.
@@ -113,6 +209,17 @@ Runner addWeaveCommand(CLI::App &App) {
   Sub->add_option("--key", Opt->KeyFile,
                   "Strong-name sign the output with this key pair (.snk); an assembly that has "
                   "a public key must have this key's");
+  Sub->add_option("--pass", Opt->Passes,
+                  "Apply a pass to every method with a body: NAME or NAME:key=value,... "
+                  "(repeatable; `weft passes` lists them)");
+  Sub->add_option("--spec", Opt->SpecFile,
+                  "An instrumentation spec (JSON, docs/spec.md) choosing passes per method");
+  Sub->add_flag("--verify-each", Opt->VerifyEach,
+                "Verify every method after every pass, naming the pass that broke one");
+  Sub->add_option("--threads", Opt->Threads, "Threads for the passes (default: one per core)");
+  Sub->add_flag("--force", Opt->Force, "Weave an assembly that weft has already woven");
+  Sub->add_flag("-v,--verbose", Opt->Verbose,
+                "Say which methods each pass left alone and why, and what it changed");
   return [Opt] { return run(*Opt); };
 }
 

@@ -20,6 +20,7 @@ int main(int argc, char **argv) {
   Add(addDumpCommand(App));
   Add(addVerifyCommand(App));
   Add(addWeaveCommand(App));
+  Add(addPassesCommand(App));
   try {
     App.parse(argc, argv);
   } catch (const CLI::CallForHelp &E) {

@@ -39,6 +39,11 @@ void appendTypeDefOrRefEncoded(std::vector<uint8_t> &Out, Token T) {
 
 namespace {
 
+std::string tokenKey(Token T) { return std::string(reinterpret_cast<const char *>(&T), 4); }
+std::string bytesKey(ArrayRef<uint8_t> B) {
+  return std::string(reinterpret_cast<const char *>(B.data()), B.size());
+}
+
 bool isCoded(TableId T, unsigned Col) {
   return tableSpec(T).Columns[Col].Kind == ColumnKind::Coded;
 }
@@ -99,6 +104,7 @@ void Editor::materializeAll() {
 
 void Editor::set(TableId T, uint32_t Row, unsigned Col, uint32_t Value) {
   Table &Tab = materialize(T);
+  Lookups[unsigned(T)].reset(); // the row's key may have changed
   Tab.Cells[size_t(Row - 1) * tableSpec(T).NumColumns + Col] = Value;
   Modified = true;
 }
@@ -109,7 +115,67 @@ uint32_t Editor::addRow(TableId T, ArrayRef<uint32_t> Values) {
   Tab.Cells.insert(Tab.Cells.end(), Values.begin(), Values.end());
   Tab.Appended = true;
   Modified = true;
-  return ++Tab.Rows;
+  ++Tab.Rows;
+  if (Lookups[unsigned(T)])
+    Lookups[unsigned(T)]->try_emplace(lookupKey(T, Tab.Rows), Tab.Rows);
+  return Tab.Rows;
+}
+
+std::string Editor::lookupKey(TableId T, uint32_t Row) const {
+  // The cells that make two references equal, with heap entries by content.
+  std::string Key;
+  auto Tok = [&](unsigned Col) {
+    uint32_t V = get(T, Row, Col);
+    Key.append(reinterpret_cast<const char *>(&V), 4);
+  };
+  auto Str = [&](unsigned Col) {
+    Key += getString(get(T, Row, Col));
+    Key += '\0';
+  };
+  auto Blob = [&](unsigned Col) {
+    ArrayRef<uint8_t> B = getBlob(get(T, Row, Col));
+    Key.append(reinterpret_cast<const char *>(B.data()), B.size());
+  };
+  switch (T) {
+  case TableId::AssemblyRef:
+    for (unsigned C : {AssemblyRefCol::MajorVersion, AssemblyRefCol::MinorVersion,
+                       AssemblyRefCol::BuildNumber, AssemblyRefCol::RevisionNumber})
+      Tok(C);
+    Str(AssemblyRefCol::Name);
+    Str(AssemblyRefCol::Culture);
+    Blob(AssemblyRefCol::PublicKeyOrToken);
+    break;
+  case TableId::ModuleRef: Str(ModuleRefCol::Name); break;
+  case TableId::TypeRef:
+    Tok(TypeRefCol::ResolutionScope);
+    Str(TypeRefCol::TypeNamespace);
+    Str(TypeRefCol::TypeName);
+    break;
+  case TableId::MemberRef:
+    Tok(MemberRefCol::Class);
+    Str(MemberRefCol::Name);
+    Blob(MemberRefCol::Signature);
+    break;
+  case TableId::TypeSpec: Blob(TypeSpecCol::Signature); break;
+  case TableId::MethodSpec:
+    Tok(MethodSpecCol::Method);
+    Blob(MethodSpecCol::Instantiation);
+    break;
+  case TableId::StandAloneSig: Blob(StandAloneSigCol::Signature); break;
+  default: break;
+  }
+  return Key;
+}
+
+Token Editor::lookup(TableId T, const std::string &Key) {
+  std::unique_ptr<StringMap<uint32_t>> &Index = Lookups[unsigned(T)];
+  if (!Index) {
+    Index = std::make_unique<StringMap<uint32_t>>();
+    for (uint32_t R = 1; R <= rowCount(T); ++R)
+      Index->try_emplace(lookupKey(T, R), R); // the first of equal rows
+  }
+  auto It = Index->find(Key);
+  return It == Index->end() ? 0 : makeToken(T, It->second);
 }
 
 // --- heaps ---
@@ -235,16 +301,16 @@ Expected<Token> Editor::userString(StringRef Utf8) {
 // --- references ---
 
 Token Editor::assemblyRef(const AssemblyRefInfo &Info) {
-  for (uint32_t R = 1; R <= rowCount(TableId::AssemblyRef); ++R)
-    if (getString(get(TableId::AssemblyRef, R, AssemblyRefCol::Name)) == Info.Name &&
-        getString(get(TableId::AssemblyRef, R, AssemblyRefCol::Culture)) == Info.Culture &&
-        get(TableId::AssemblyRef, R, AssemblyRefCol::MajorVersion) == Info.Version[0] &&
-        get(TableId::AssemblyRef, R, AssemblyRefCol::MinorVersion) == Info.Version[1] &&
-        get(TableId::AssemblyRef, R, AssemblyRefCol::BuildNumber) == Info.Version[2] &&
-        get(TableId::AssemblyRef, R, AssemblyRefCol::RevisionNumber) == Info.Version[3] &&
-        getBlob(get(TableId::AssemblyRef, R, AssemblyRefCol::PublicKeyOrToken)) ==
-            Info.PublicKeyOrToken)
-      return makeToken(TableId::AssemblyRef, R);
+  std::string Key;
+  for (uint16_t V : Info.Version) {
+    uint32_t W = V;
+    Key.append(reinterpret_cast<const char *>(&W), 4);
+  }
+  Key += Info.Name.str() + '\0' + Info.Culture.str() + '\0';
+  Key.append(reinterpret_cast<const char *>(Info.PublicKeyOrToken.data()),
+             Info.PublicKeyOrToken.size());
+  if (Token T = lookup(TableId::AssemblyRef, Key))
+    return T;
   uint32_t Row =
       addRow(TableId::AssemblyRef,
              {Info.Version[0], Info.Version[1], Info.Version[2], Info.Version[3], Info.Flags,
@@ -253,51 +319,42 @@ Token Editor::assemblyRef(const AssemblyRefInfo &Info) {
 }
 
 Token Editor::moduleRef(StringRef Name) {
-  for (uint32_t R = 1; R <= rowCount(TableId::ModuleRef); ++R)
-    if (getString(get(TableId::ModuleRef, R, ModuleRefCol::Name)) == Name)
-      return makeToken(TableId::ModuleRef, R);
+  if (Token T = lookup(TableId::ModuleRef, Name.str() + '\0'))
+    return T;
   return makeToken(TableId::ModuleRef, addRow(TableId::ModuleRef, {string(Name)}));
 }
 
 Token Editor::typeRef(Token Scope, StringRef Namespace, StringRef Name) {
-  for (uint32_t R = 1; R <= rowCount(TableId::TypeRef); ++R)
-    if (get(TableId::TypeRef, R, TypeRefCol::ResolutionScope) == Scope &&
-        getString(get(TableId::TypeRef, R, TypeRefCol::TypeName)) == Name &&
-        getString(get(TableId::TypeRef, R, TypeRefCol::TypeNamespace)) == Namespace)
-      return makeToken(TableId::TypeRef, R);
+  if (Token T =
+          lookup(TableId::TypeRef, tokenKey(Scope) + Namespace.str() + '\0' + Name.str() + '\0'))
+    return T;
   return makeToken(TableId::TypeRef,
                    addRow(TableId::TypeRef, {Scope, string(Name), string(Namespace)}));
 }
 
 Token Editor::memberRef(Token Parent, StringRef Name, ArrayRef<uint8_t> Signature) {
-  for (uint32_t R = 1; R <= rowCount(TableId::MemberRef); ++R)
-    if (get(TableId::MemberRef, R, MemberRefCol::Class) == Parent &&
-        getString(get(TableId::MemberRef, R, MemberRefCol::Name)) == Name &&
-        getBlob(get(TableId::MemberRef, R, MemberRefCol::Signature)) == Signature)
-      return makeToken(TableId::MemberRef, R);
+  if (Token T =
+          lookup(TableId::MemberRef, tokenKey(Parent) + Name.str() + '\0' + bytesKey(Signature)))
+    return T;
   return makeToken(TableId::MemberRef,
                    addRow(TableId::MemberRef, {Parent, string(Name), blob(Signature)}));
 }
 
 Token Editor::typeSpec(ArrayRef<uint8_t> Signature) {
-  for (uint32_t R = 1; R <= rowCount(TableId::TypeSpec); ++R)
-    if (getBlob(get(TableId::TypeSpec, R, TypeSpecCol::Signature)) == Signature)
-      return makeToken(TableId::TypeSpec, R);
+  if (Token T = lookup(TableId::TypeSpec, bytesKey(Signature)))
+    return T;
   return makeToken(TableId::TypeSpec, addRow(TableId::TypeSpec, {blob(Signature)}));
 }
 
 Token Editor::methodSpec(Token Method, ArrayRef<uint8_t> Instantiation) {
-  for (uint32_t R = 1; R <= rowCount(TableId::MethodSpec); ++R)
-    if (get(TableId::MethodSpec, R, MethodSpecCol::Method) == Method &&
-        getBlob(get(TableId::MethodSpec, R, MethodSpecCol::Instantiation)) == Instantiation)
-      return makeToken(TableId::MethodSpec, R);
+  if (Token T = lookup(TableId::MethodSpec, tokenKey(Method) + bytesKey(Instantiation)))
+    return T;
   return makeToken(TableId::MethodSpec, addRow(TableId::MethodSpec, {Method, blob(Instantiation)}));
 }
 
 Token Editor::standAloneSig(ArrayRef<uint8_t> Signature) {
-  for (uint32_t R = 1; R <= rowCount(TableId::StandAloneSig); ++R)
-    if (getBlob(get(TableId::StandAloneSig, R, StandAloneSigCol::Signature)) == Signature)
-      return makeToken(TableId::StandAloneSig, R);
+  if (Token T = lookup(TableId::StandAloneSig, bytesKey(Signature)))
+    return T;
   return makeToken(TableId::StandAloneSig, addRow(TableId::StandAloneSig, {blob(Signature)}));
 }
 

@@ -24,7 +24,9 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace weft::metadata {
@@ -98,6 +100,11 @@ private:
     std::vector<uint32_t> Cells;
   };
   Table &materialize(TableId T);
+  /// Reference lookups: per table, a key of the cells that make two rows equal (heap entries by
+  /// content) to the first such row; built on first use, kept up to date by addRow.
+  std::array<std::unique_ptr<llvm::StringMap<uint32_t>>, MaxTables> Lookups;
+  std::string lookupKey(TableId T, uint32_t Row) const;
+  Token lookup(TableId T, const std::string &Key);
   uint32_t findRow(TableId T, llvm::ArrayRef<std::pair<unsigned, uint32_t>> Key) const;
   void sortTables();
 

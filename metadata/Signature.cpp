@@ -1,6 +1,7 @@
 //===- metadata/Signature.cpp - Signature blob decoder --------------------===//
 #include "metadata/Signature.h"
 
+#include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "support/ByteReader.h"
 #include "support/Format.h"
@@ -403,6 +404,65 @@ Expected<TypeSig> fieldDefSig(const Module &M, uint32_t FieldRow) {
 Expected<TypeSig> typeSpecSig(const Module &M, uint32_t TypeSpecRow) {
   uint32_t Blob = M.get(TableId::TypeSpec, TypeSpecRow, TypeSpecCol::Signature);
   return decodeTypeSpec(M.getBlob(Blob), M.blobFileOffset(Blob), &M);
+}
+
+void appendCompressedSigned(std::vector<uint8_t> &Out, int32_t V) {
+  // The sign goes into bit 0 and the magnitude is cut to the width the value needs.
+  if (V >= -0x40 && V < 0x40)
+    return appendCompressed(Out, ((uint32_t(V) & 0x3F) << 1) | (V < 0));
+  if (V >= -0x2000 && V < 0x2000)
+    return appendCompressed(Out, ((uint32_t(V) & 0x1FFF) << 1) | (V < 0));
+  appendCompressed(Out, ((uint32_t(V) & 0x0FFFFFFF) << 1) | (V < 0));
+}
+
+void encodeTypeSig(const TypeSig &T, std::vector<uint8_t> &Out) {
+  Out.push_back(uint8_t(T.Kind));
+  switch (T.Kind) {
+  case ElementType::Ptr:
+  case ElementType::ByRef:
+  case ElementType::SZArray:
+  case ElementType::Pinned: return encodeTypeSig(T.element(), Out);
+  case ElementType::CModReqd:
+  case ElementType::CModOpt:
+    appendTypeDefOrRefEncoded(Out, T.TypeToken);
+    return encodeTypeSig(T.element(), Out);
+  case ElementType::ValueType:
+  case ElementType::Class: return appendTypeDefOrRefEncoded(Out, T.TypeToken);
+  case ElementType::Var:
+  case ElementType::MVar: return appendCompressed(Out, T.Number);
+  case ElementType::Array:
+    encodeTypeSig(T.element(), Out);
+    appendCompressed(Out, T.Number);
+    appendCompressed(Out, uint32_t(T.Sizes.size()));
+    for (uint32_t S : T.Sizes)
+      appendCompressed(Out, S);
+    appendCompressed(Out, uint32_t(T.LowerBounds.size()));
+    for (int32_t B : T.LowerBounds)
+      appendCompressedSigned(Out, B);
+    return;
+  case ElementType::GenericInst:
+    Out.push_back(uint8_t(T.Args[0].Kind));
+    appendTypeDefOrRefEncoded(Out, T.Args[0].TypeToken);
+    appendCompressed(Out, uint32_t(T.Args.size() - 1));
+    for (size_t I = 1; I < T.Args.size(); ++I)
+      encodeTypeSig(T.Args[I], Out);
+    return;
+  case ElementType::FnPtr: return encodeMethodSig(*T.Method, Out);
+  default: return; // the primitive types, string, object, typedref: the element type alone
+  }
+}
+
+void encodeMethodSig(const MethodSig &S, std::vector<uint8_t> &Out) {
+  Out.push_back(S.Flags);
+  if (S.isGeneric())
+    appendCompressed(Out, S.GenericParamCount);
+  appendCompressed(Out, uint32_t(S.Params.size()));
+  encodeTypeSig(S.Return, Out);
+  for (size_t I = 0; I < S.Params.size(); ++I) {
+    if (int(I) == S.SentinelIndex)
+      Out.push_back(uint8_t(ElementType::Sentinel));
+    encodeTypeSig(S.Params[I], Out);
+  }
 }
 
 } // namespace weft::metadata

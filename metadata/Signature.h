@@ -166,6 +166,13 @@ struct StandAloneSig {
 llvm::Expected<StandAloneSig> decodeStandAloneSig(llvm::ArrayRef<uint8_t> Blob, uint64_t FileOffset,
                                                   const Module *M = nullptr);
 
+/// Encoders, the inverse of the decoders: type tokens as TypeDefOrRefOrSpecEncoded, compressed
+/// integers in their shortest form.
+void encodeTypeSig(const TypeSig &T, std::vector<uint8_t> &Out);
+void encodeMethodSig(const MethodSig &S, std::vector<uint8_t> &Out);
+/// Appends a compressed signed integer (ECMA-335 II.23.2, used for array lower bounds).
+void appendCompressedSigned(std::vector<uint8_t> &Out, int32_t V);
+
 /// Convenience: decode the signature in a blob column of a row.
 llvm::Expected<MethodSig> methodDefSig(const Module &M, uint32_t MethodRow);
 llvm::Expected<MethodSig> memberRefMethodSig(const Module &M, uint32_t MemberRefRow);

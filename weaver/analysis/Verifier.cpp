@@ -1,6 +1,7 @@
 //===- weaver/analysis/Verifier.cpp - Is this module well formed? ---------===//
 #include "weaver/analysis/Verifier.h"
 
+#include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "metadata/Names.h"
 #include "metadata/Signature.h"
@@ -83,7 +84,7 @@ bool fallsThrough(const Instr &I) {
 } // namespace
 
 void verifyBody(const Module &M, uint32_t Row, const MethodBody &Body, uint16_t DeclaredMaxStack,
-                const CallShapeSource &Shapes, std::vector<Diagnostic> &Out) {
+                const CallShapeSource &Shapes, std::vector<Diagnostic> &Out, const Editor *Edits) {
   Token MethodToken = makeToken(TableId::MethodDef, Row);
   std::string Name = methodName(M, Row);
   const std::vector<Instr *> &Order = Body.instructions();
@@ -91,14 +92,28 @@ void verifyBody(const Module &M, uint32_t Row, const MethodBody &Body, uint16_t 
     Out.push_back({MethodToken, I ? I->OriginalOffset : 0xFFFFFFFF, Name, What.str()});
   };
 
+  auto ValidToken = [&](Token T) {
+    if (!Edits)
+      return M.isValidToken(T);
+    unsigned Table = T >> 24;
+    return Table < metadata::MaxTables && tokenRow(T) >= 1 &&
+           tokenRow(T) <= Edits->rowCount(TableId(Table));
+  };
   // The method's own signature and locals.
   std::optional<CallShape> Own = Shapes.shapeOf(MethodToken);
   uint32_t Args = Own ? Own->Params + (Own->HasThis ? 1 : 0) : 0;
   uint32_t Locals = 0;
   if (Body.LocalVarSigToken) {
     Token LT = Body.LocalVarSigToken;
-    if (tokenTable(LT) != TableId::StandAloneSig || !M.isValidToken(LT)) {
+    if (tokenTable(LT) != TableId::StandAloneSig || !ValidToken(LT)) {
       Report(nullptr, "local variable signature token " + hex(LT) + " is not a StandAloneSig row");
+    } else if (Edits) {
+      uint32_t Blob = Edits->get(TableId::StandAloneSig, tokenRow(LT), StandAloneSigCol::Signature);
+      Expected<std::vector<TypeSig>> L = decodeLocalsSig(Edits->getBlob(Blob), 0);
+      if (L)
+        Locals = uint32_t(L->size());
+      else
+        Report(nullptr, toString(L.takeError()));
     } else {
       uint32_t Blob = M.get(TableId::StandAloneSig, tokenRow(LT), StandAloneSigCol::Signature);
       Expected<std::vector<TypeSig>> L =
@@ -163,13 +178,15 @@ void verifyBody(const Module &M, uint32_t Row, const MethodBody &Body, uint16_t 
     case OperandKind::Type:
     case OperandKind::Tok:
     case OperandKind::Sig:
-      if (!operandTokenAllowed(Info.Operand, tokenTable(I->Token)) || !M.isValidToken(I->Token))
+      if (!operandTokenAllowed(Info.Operand, tokenTable(I->Token)) || !ValidToken(I->Token))
         Report(I, Twine(Info.Name) + " has token " + hex(I->Token) +
                       ", which does not name a row of a table it accepts");
       break;
     case OperandKind::String:
       if ((I->Token >> 24) != UserStringTokenType)
         Report(I, "ldstr has token " + hex(I->Token) + ", which is not a user string");
+      else if (Edits && (I->Token & 0xFFFFFF) >= M.streamBytes("#US").size())
+        ; // added by the editor, which wrote it well formed
       else if (Expected<UserString> S = M.getUserString(I->Token & 0xFFFFFF); !S)
         Report(I, toString(S.takeError()));
       break;

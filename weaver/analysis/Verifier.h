@@ -23,6 +23,7 @@ class Image;
 }
 namespace weft::metadata {
 class Module;
+class Editor;
 enum class TableId : uint8_t;
 } // namespace weft::metadata
 namespace weft::il {
@@ -51,9 +52,10 @@ struct VerifyResult {
 VerifyResult verifyModule(const pe::Image &Image, const metadata::Module &M);
 
 /// Verifies one body (already decoded) of the method \p MethodRow of \p M. Appends problems.
+/// With \p Edits, tokens and local signatures may also name rows the editor added.
 void verifyBody(const metadata::Module &M, uint32_t MethodRow, const il::MethodBody &Body,
                 uint16_t DeclaredMaxStack, const il::CallShapeSource &Shapes,
-                std::vector<Diagnostic> &Out);
+                std::vector<Diagnostic> &Out, const metadata::Editor *Edits = nullptr);
 
 /// Whether an instruction with inline operand \p K may name a row of table \p Table (a TableId).
 bool operandTokenAllowed(il::OperandKind K, metadata::TableId Table);

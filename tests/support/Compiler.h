@@ -1,0 +1,34 @@
+//===- tests/support/Compiler.h - The C# compiler, rewritten ----*- C++ -*-===//
+//
+// The compiler test that the round trip and every weaving pass share: a copy of the installed
+// SDK's C# compiler folder has each of its managed assemblies rewritten by `weft weave` with the
+// given arguments, and must then compile every corpus program to the same bytes as the original
+// compiler (compilation is deterministic).
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_TESTS_SUPPORT_COMPILER_H
+#define WEFT_TESTS_SUPPORT_COMPILER_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
+
+namespace weft::test {
+
+/// Rewrites every managed assembly in \p Dir in place with `weft weave F --in-place` followed by
+/// \p WeaveArgs; returns how many, and adds a message per failure to \p Failures.
+unsigned weaveFolder(llvm::StringRef Dir, llvm::ArrayRef<std::string> WeaveArgs,
+                     std::vector<std::string> &Failures);
+
+/// Runs the compiler test under \p Label with \p WeaveArgs, copying \p ExtraFiles (probe
+/// assemblies) into the compiler's folder; reports failures through gtest.
+void checkRewrittenCompiler(llvm::StringRef Label, llvm::ArrayRef<std::string> WeaveArgs,
+                            llvm::ArrayRef<std::string> ExtraFiles = {});
+
+bool copyTree(llvm::StringRef From, llvm::StringRef To);
+
+} // namespace weft::test
+
+#endif

@@ -1,0 +1,16 @@
+//===- weaver/passes/Builtins.h - The built-in passes -----------*- C++ -*-===//
+#ifndef WEFT_WEAVER_PASSES_BUILTINS_H
+#define WEFT_WEAVER_PASSES_BUILTINS_H
+
+#include "weaver/passes/Pass.h"
+
+namespace weft::passes {
+
+// One function per pass file, each giving the pass's registry entry.
+PassInfo singleRetPass();
+PassInfo entryExitPass();
+PassInfo tracePass();
+
+} // namespace weft::passes
+
+#endif

@@ -1,0 +1,494 @@
+//===- weaver/passes/EntryExit.cpp - entry-exit ---------------------------===//
+//
+// Calls a user's probes on entry to a method, on its normal exit and when an exception leaves it:
+//
+//   [constructor prefix up to the base constructor call]
+//   call Enter(...)                       ; outside the try
+//   .try { body; every ret: stloc v; leave EXIT }
+//   catch System.Exception { stloc e; call OnException(..., e); rethrow }
+//   EXIT: call Exit(..., v); ldloc v; ret
+//
+// The calls go through trampolines the pass adds to the module (one static method per probe, in
+// the type `<weft>.EntryExit`), which call the probe inside a try block that catches everything:
+// a probe that throws does not change what the woven program does.
+//
+// A probe is a public static method returning void whose parameters are, in this order, any of
+// those its kind accepts, each recognised by its type (docs/passes.md):
+//   enter:     int32 methodToken, string methodName, object instance, object[] arguments
+//   exit:      int32 methodToken, string methodName, object returnValue
+//   exception: int32 methodToken, string methodName, System.Exception exception
+//
+//===----------------------------------------------------------------------===//
+#include "metadata/Names.h"
+#include "pe/Image.h"
+#include "pe/StrongName.h"
+#include "weaver/passes/Builtins.h"
+#include "weaver/passes/Emit.h"
+#include "weaver/passes/Returns.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+
+using namespace llvm;
+using namespace weft::metadata;
+
+namespace weft::passes {
+
+namespace {
+
+enum class ProbeArg : uint8_t { Token, Name, Instance, Arguments, Value, Exception };
+
+struct ProbeKind {
+  const char *Option;  // the option naming the method
+  const char *Default; // its default name
+  std::vector<ProbeArg> Accepted;
+  const char *Described;
+};
+
+const ProbeKind Kinds[3] = {
+    {"enter",
+     "OnEnter",
+     {ProbeArg::Token, ProbeArg::Name, ProbeArg::Instance, ProbeArg::Arguments},
+     "int32 methodToken, string methodName, object instance, object[] arguments"},
+    {"exit",
+     "OnExit",
+     {ProbeArg::Token, ProbeArg::Name, ProbeArg::Value},
+     "int32 methodToken, string methodName, object returnValue"},
+    {"exception",
+     "OnException",
+     {ProbeArg::Token, ProbeArg::Name, ProbeArg::Exception},
+     "int32 methodToken, string methodName, class System.Exception exception"},
+};
+
+/// A probe found in the probe assembly, and its trampoline in the woven module.
+struct Probe {
+  bool Present = false;
+  std::vector<ProbeArg> Args;
+  Token Trampoline = 0;
+  bool wants(ProbeArg A) const { return std::find(Args.begin(), Args.end(), A) != Args.end(); }
+};
+
+bool isReferenceType(const TypeSig &T) {
+  switch (T.Kind) {
+  case ElementType::Class:
+  case ElementType::String:
+  case ElementType::Object:
+  case ElementType::SZArray:
+  case ElementType::Array: return true;
+  case ElementType::GenericInst: return T.Args[0].Kind == ElementType::Class;
+  default: return false;
+  }
+}
+
+/// What the probe calls of one method load from.
+struct Frame : SingleExit {
+  uint32_t ExceptionLocal = 0;
+};
+
+class EntryExit final : public Pass {
+public:
+  explicit EntryExit(const PassOptions &O) : Options(O) {}
+
+  Error beginModule(ModuleContext &MC) override {
+    std::string Path = Options.path("probe-assembly");
+    StringRef TypeName = Options.get("probe-type");
+    if (Path.empty() || TypeName.empty())
+      return Options.error("entry-exit needs the options probe-assembly and probe-type");
+    if (!sys::fs::exists(Path))
+      return Options.error("probe assembly '" + Path + "' does not exist");
+    Expected<std::unique_ptr<pe::Image>> Img = pe::Image::open(Path);
+    if (!Img)
+      return Options.error("probe assembly: " + toString(Img.takeError()));
+    Expected<std::unique_ptr<Module>> PM =
+        Module::create((*Img)->metadata(), (*Img)->metadataOffset());
+    if (!PM)
+      return Options.error("probe assembly '" + Path + "': " + toString(PM.takeError()));
+    const Module &P = **PM;
+    if (!P.rowCount(TableId::Assembly))
+      return Options.error("'" + Path + "' is a module without an assembly manifest");
+    auto [Ns, Name] = TypeName.rsplit('.');
+    if (Name.empty())
+      std::swap(Ns, Name);
+    uint32_t TypeRow = P.findTypeDef(Ns, Name);
+    if (!TypeRow)
+      return Options.error("probe assembly '" + Path + "' has no type " + TypeName);
+
+    // The probe assembly, as the woven module will reference it.
+    AssemblyRefInfo Ref;
+    Ref.Name = P.getString(P.get(TableId::Assembly, 1, AssemblyCol::Name));
+    Ref.Culture = P.getString(P.get(TableId::Assembly, 1, AssemblyCol::Culture));
+    for (unsigned I = 0; I < 4; ++I)
+      Ref.Version[I] = uint16_t(P.get(TableId::Assembly, 1, AssemblyCol::MajorVersion + I));
+    ArrayRef<uint8_t> Key = P.getBlob(P.get(TableId::Assembly, 1, AssemblyCol::PublicKey));
+    std::string KeyToken;
+    if (!Key.empty())
+      KeyToken = fromHex(pe::publicKeyToken(Key));
+    Ref.PublicKeyOrToken = arrayRefFromStringRef(KeyToken);
+    if (Ref.Name == MC.assemblyName())
+      return Options.error("the probe assembly " + Ref.Name +
+                           " cannot be woven with its own probes (every probe call would call "
+                           "the probes again)");
+    Token ProbeType = MC.typeRef(MC.assemblyRef(Ref), Ns, Name);
+
+    Expected<Token> Object = MC.coreType("System", "Object");
+    if (!Object)
+      return Object.takeError();
+    Expected<Token> Exc = MC.coreType("System", "Exception");
+    if (!Exc)
+      return Exc.takeError();
+    ExceptionType = *Exc;
+    ObjectType = *Object;
+
+    // Find and check each probe; add the trampoline type with one method per probe.
+    std::vector<std::pair<uint32_t, unsigned>> Found; // (probe MethodDef row, kind)
+    for (unsigned K = 0; K < 3; ++K) {
+      StringRef Wanted = Options.get(Kinds[K].Option, Kinds[K].Default);
+      bool Explicit = Options.has(Kinds[K].Option);
+      if (Wanted.empty())
+        continue;
+      uint32_t Row = 0;
+      for (uint32_t L : P.typeMethods(TypeRow)) {
+        uint32_t R = P.method(L);
+        if (P.getString(P.get(TableId::MethodDef, R, MethodDefCol::Name)) == Wanted)
+          Row = R;
+      }
+      if (!Row) {
+        if (Explicit)
+          return Options.error("probe type " + TypeName + " has no method " + Wanted);
+        continue;
+      }
+      if (Error E = checkProbe(P, Row, K, TypeName + "::" + Wanted))
+        return E;
+      Found.push_back({Row, K});
+    }
+    if (Found.empty())
+      return Options.error("probe type " + TypeName +
+                           " has none of the methods OnEnter, OnExit, "
+                           "OnException (or those the options name)");
+
+    std::string Hidden = ("EntryExit<" + TypeName + ">").str();
+    if (MC.module().findTypeDef("<weft>", Hidden))
+      Hidden += "'";
+    Token Tramp = MC.addType(0x00100180, "<weft>", Hidden, ObjectType);
+    for (auto [Row, K] : Found) {
+      Probe &Pr = Probes[K];
+      std::vector<uint8_t> Sig = probeSignature(Pr.Args);
+      StringRef N = P.getString(P.get(TableId::MethodDef, Row, MethodDefCol::Name));
+      Token Target = MC.memberRef(ProbeType, N, Sig);
+      // static assembly hidebysig
+      Expected<Token> M = MC.addMethod(Tramp, 0x0093, 0, Kinds[K].Default, Sig);
+      if (!M)
+        return M.takeError();
+      Pr.Trampoline = *M;
+      Pr.Present = true;
+      Trampolines.push_back({*M, Target, uint32_t(Pr.Args.size())});
+    }
+    return Error::success();
+  }
+
+  Error endModule(ModuleContext &MC) override {
+    for (const auto &[Method, Target, Args] : Trampolines) {
+      // try { probe(args) } catch object { } ret
+      il::MethodBody B;
+      Emitter E(B, nullptr);
+      for (uint32_t A = 0; A < Args; ++A)
+        E.ldarg(A);
+      E.tok(il::Opcode::Call, Target);
+      il::Instr *Ret = B.create(il::Opcode::Ret);
+      E.branch(il::Opcode::Leave_S, Ret);
+      il::Instr *Handler = E.op(il::Opcode::Pop);
+      E.branch(il::Opcode::Leave_S, Ret);
+      B.insertBefore(nullptr, Ret);
+      il::ExceptionRegion R;
+      R.Kind = il::RegionKind::Catch;
+      R.TryStart = E.first();
+      R.TryEnd = R.HandlerStart = Handler;
+      R.HandlerEnd = Ret;
+      R.CatchType = ObjectType;
+      B.Regions.push_back(R);
+      if (Error Err = MC.setBody(Method, std::move(B), false))
+        return Err;
+    }
+    return Error::success();
+  }
+
+  Error runOnMethod(MethodContext &C) override {
+    il::MethodBody &B = C.body();
+    std::vector<il::Instr *> &Order = B.instructions();
+    std::string WhyNot;
+    std::optional<size_t> Start = wrapStart(C, WhyNot);
+    if (!Start) {
+      C.skip(WhyNot);
+      return Error::success();
+    }
+    il::Instr *CoreFirst = Order[*Start];
+
+    const Probe &Exc = Probes[2];
+    bool Wrap = Exc.Present;
+    Frame X;
+    static_cast<SingleExit &>(X) = makeSingleExit(C, /*AlwaysLeave=*/Wrap);
+
+    // Enter, outside the try.
+    if (Probes[0].Present) {
+      Emitter E(B, CoreFirst);
+      for (ProbeArg A : Probes[0].Args)
+        loadProbeArg(C, E, A, X);
+      E.tok(il::Opcode::Call, Probes[0].Trampoline);
+    }
+
+    // The handler, between the body and the epilogue.
+    il::Instr *HandlerFirst = nullptr;
+    il::Instr *TailFirst = X.Epilogue;
+    if (Wrap) {
+      std::vector<uint8_t> ExcSig{uint8_t(ElementType::Class)};
+      appendTypeDefOrRefEncoded(ExcSig, ExceptionType);
+      X.ExceptionLocal = C.addLocal(ExcSig);
+      Emitter E(B, X.Epilogue);
+      E.stloc(X.ExceptionLocal);
+      for (ProbeArg A : Exc.Args)
+        loadProbeArg(C, E, A, X);
+      E.tok(il::Opcode::Call, Exc.Trampoline);
+      E.op(il::Opcode::Rethrow);
+      HandlerFirst = E.first();
+      TailFirst = HandlerFirst;
+      // Regions that reached the end of the code (when there is no epilogue) end before it.
+      for (il::ExceptionRegion &R : B.Regions) {
+        if (!R.TryEnd)
+          R.TryEnd = HandlerFirst;
+        if (!R.HandlerEnd)
+          R.HandlerEnd = HandlerFirst;
+      }
+      il::ExceptionRegion R;
+      R.Kind = il::RegionKind::Catch;
+      R.TryStart = CoreFirst;
+      R.TryEnd = R.HandlerStart = HandlerFirst;
+      R.HandlerEnd = X.Epilogue;
+      R.CatchType = ExceptionType;
+      B.Regions.push_back(R);
+    }
+
+    // Exit, at the head of the epilogue.
+    if (Probes[1].Present && X.Epilogue) {
+      Emitter E(B, X.Epilogue);
+      for (ProbeArg A : Probes[1].Args)
+        loadProbeArg(C, E, A, X);
+      E.tok(il::Opcode::Call, Probes[1].Trampoline);
+      il::Instr *ExitFirst = E.first();
+      for (il::Instr *I : B.instructions())
+        if (I->Target == X.Epilogue && I != ExitFirst)
+          I->Target = ExitFirst;
+      if (Wrap)
+        B.Regions.back().HandlerEnd = ExitFirst;
+      TailFirst = HandlerFirst ? HandlerFirst : ExitFirst;
+    }
+    // The method's own regions that reached the end of the code end where the added code starts
+    // (makeSingleExit pointed them at the epilogue, before which the code above was placed).
+    if (X.Epilogue && TailFirst != X.Epilogue)
+      for (size_t R = 0; R + (Wrap ? 1 : 0) < B.Regions.size(); ++R) {
+        if (B.Regions[R].TryEnd == X.Epilogue)
+          B.Regions[R].TryEnd = TailFirst;
+        if (B.Regions[R].HandlerEnd == X.Epilogue)
+          B.Regions[R].HandlerEnd = TailFirst;
+      }
+    return Error::success();
+  }
+
+private:
+  Error checkProbe(const Module &P, uint32_t Row, unsigned K, const Twine &Name) {
+    auto Bad = [&](const Twine &Why) {
+      return Options.error("probe " + Name + " " + Why + "; a " + Kinds[K].Option +
+                           " probe is a public static method returning void whose parameters "
+                           "are, in this order, any of: " +
+                           Kinds[K].Described);
+    };
+    uint32_t Flags = P.get(TableId::MethodDef, Row, MethodDefCol::Flags);
+    if (!(Flags & 0x10) || (Flags & 0x7) != 6)
+      return Bad("is not public and static");
+    Expected<MethodSig> S = methodDefSig(P, Row);
+    if (!S)
+      return Bad("has a signature weft cannot read: " + toString(S.takeError()));
+    if (S->Return.Kind != ElementType::Void || S->isGeneric())
+      return Bad(S->isGeneric() ? "is generic" : "does not return void");
+    std::vector<ProbeArg> Args;
+    size_t Next = 0;
+    for (const TypeSig &T : S->Params) {
+      std::optional<ProbeArg> A;
+      if (T.Kind == ElementType::I4)
+        A = ProbeArg::Token;
+      else if (T.Kind == ElementType::String)
+        A = ProbeArg::Name;
+      else if (T.Kind == ElementType::Object)
+        A = K == 0 ? ProbeArg::Instance : ProbeArg::Value;
+      else if (T.Kind == ElementType::SZArray && T.element().Kind == ElementType::Object)
+        A = ProbeArg::Arguments;
+      else if (T.Kind == ElementType::Class) {
+        Token Tk = T.TypeToken;
+        StringRef Ns, N;
+        if (tokenTable(Tk) == TableId::TypeRef) {
+          Ns = P.getString(P.get(TableId::TypeRef, tokenRow(Tk), TypeRefCol::TypeNamespace));
+          N = P.getString(P.get(TableId::TypeRef, tokenRow(Tk), TypeRefCol::TypeName));
+        }
+        if (Ns == "System" && N == "Exception")
+          A = ProbeArg::Exception;
+      }
+      const std::vector<ProbeArg> &Ok = Kinds[K].Accepted;
+      auto It = A ? std::find(Ok.begin() + Next, Ok.end(), *A) : Ok.end();
+      if (It == Ok.end())
+        return Bad("has a parameter it does not accept, or parameters out of order");
+      Next = size_t(It - Ok.begin()) + 1;
+      Args.push_back(*A);
+    }
+    Probes[K].Args = std::move(Args);
+    return Error::success();
+  }
+
+  std::vector<uint8_t> probeSignature(const std::vector<ProbeArg> &Args) const {
+    std::vector<uint8_t> Sig{uint8_t(SigDefault)};
+    appendCompressed(Sig, uint32_t(Args.size()));
+    Sig.push_back(uint8_t(ElementType::Void));
+    for (ProbeArg A : Args)
+      switch (A) {
+      case ProbeArg::Token: Sig.push_back(uint8_t(ElementType::I4)); break;
+      case ProbeArg::Name: Sig.push_back(uint8_t(ElementType::String)); break;
+      case ProbeArg::Instance:
+      case ProbeArg::Value: Sig.push_back(uint8_t(ElementType::Object)); break;
+      case ProbeArg::Arguments:
+        Sig.push_back(uint8_t(ElementType::SZArray));
+        Sig.push_back(uint8_t(ElementType::Object));
+        break;
+      case ProbeArg::Exception:
+        Sig.push_back(uint8_t(ElementType::Class));
+        appendTypeDefOrRefEncoded(Sig, ExceptionType);
+        break;
+      }
+    return Sig;
+  }
+
+  /// Pushes a value of type \p T (in local or argument storage just loaded by \p Load) as an
+  /// object: boxed if it is a value type or a generic parameter.
+  void box(MethodContext &C, Emitter &E, const TypeSig &T) {
+    if (!isReferenceType(T))
+      E.tok(il::Opcode::Box, C.typeToken(T));
+  }
+
+  void loadArgument(MethodContext &C, Emitter &E, uint32_t I) {
+    const TypeSig &T = C.signature().Params[I].stripped();
+    uint32_t Arg = I + (C.signature().hasThis() ? 1 : 0);
+    if (T.Kind == ElementType::ByRef) {
+      const TypeSig &Elem = T.element().stripped();
+      if (isOutParam(C, I)) {
+        C.note("out parameter " + Twine(I + 1) + " is passed to the probe as null");
+        E.op(il::Opcode::Ldnull);
+      } else if (C.isByRefLike(Elem)) {
+        C.note("parameter " + Twine(I + 1) +
+               " refers to a by-ref-like value; it is passed to the probe as null");
+        E.op(il::Opcode::Ldnull);
+      } else {
+        E.ldarg(Arg);
+        if (isReferenceType(Elem)) {
+          E.op(il::Opcode::Ldind_Ref);
+        } else {
+          Token Tk = C.typeToken(Elem);
+          E.tok(il::Opcode::Ldobj, Tk);
+          E.tok(il::Opcode::Box, Tk);
+        }
+      }
+      return;
+    }
+    if (C.isByRefLike(T)) {
+      C.note("parameter " + Twine(I + 1) +
+             " is by-ref-like or a pointer and cannot be boxed; it is passed to the probe as "
+             "null");
+      E.op(il::Opcode::Ldnull);
+      return;
+    }
+    E.ldarg(Arg);
+    box(C, E, T);
+  }
+
+  void loadProbeArg(MethodContext &C, Emitter &E, ProbeArg A, const Frame &X) {
+    switch (A) {
+    case ProbeArg::Token: E.ldc(int32_t(C.token())); return;
+    case ProbeArg::Name: E.tok(il::Opcode::Ldstr, C.userString(C.displayName())); return;
+    case ProbeArg::Instance:
+      if (C.isStatic()) {
+        E.op(il::Opcode::Ldnull);
+      } else if (!C.declaringTypeIsValueType()) {
+        E.ldarg(0);
+      } else {
+        TypeSig Own = C.declaringTypeSig();
+        if (C.isByRefLike(Own)) {
+          E.op(il::Opcode::Ldnull);
+        } else {
+          Token Tk = C.typeToken(Own);
+          E.ldarg(0);
+          E.tok(il::Opcode::Ldobj, Tk);
+          E.tok(il::Opcode::Box, Tk);
+        }
+      }
+      return;
+    case ProbeArg::Arguments: {
+      uint32_t N = uint32_t(C.signature().Params.size());
+      E.ldc(int32_t(N));
+      E.tok(il::Opcode::Newarr, C.typeToken(TypeSig(ElementType::Object)));
+      for (uint32_t I = 0; I < N; ++I) {
+        E.op(il::Opcode::Dup);
+        E.ldc(int32_t(I));
+        loadArgument(C, E, I);
+        E.op(il::Opcode::Stelem_Ref);
+      }
+      return;
+    }
+    case ProbeArg::Value: {
+      const TypeSig &R = C.signature().Return.stripped();
+      if (!X.ValueLocal || R.Kind == ElementType::ByRef || C.isByRefLike(R)) {
+        E.op(il::Opcode::Ldnull);
+        return;
+      }
+      E.ldloc(*X.ValueLocal);
+      box(C, E, R);
+      return;
+    }
+    case ProbeArg::Exception: E.ldloc(X.ExceptionLocal); return;
+    }
+  }
+
+  static bool isOutParam(MethodContext &C, uint32_t I) {
+    const Module &M = C.module();
+    for (uint32_t L : M.methodParams(C.row())) {
+      uint32_t P = M.param(L);
+      if (M.get(TableId::Param, P, ParamCol::Sequence) == I + 1) {
+        uint32_t F = M.get(TableId::Param, P, ParamCol::Flags);
+        return (F & 0x2) && !(F & 0x1);
+      }
+    }
+    return false;
+  }
+
+  PassOptions Options;
+  Probe Probes[3];
+  Token ExceptionType = 0, ObjectType = 0;
+  struct Trampoline {
+    Token Method, Target;
+    uint32_t Args;
+  };
+  std::vector<Trampoline> Trampolines;
+};
+
+} // namespace
+
+PassInfo entryExitPass() {
+  return {"entry-exit",
+          "Calls a user's static probes on method entry (token, name, this, arguments), normal "
+          "exit (return value) and exception (rethrown unchanged)",
+          {{"probe-assembly", "the probe assembly (.dll), relative to the spec file"},
+           {"probe-type", "the type holding the probes (Namespace.Type)"},
+           {"enter", "the entry probe's name (default OnEnter; empty for none)"},
+           {"exit", "the exit probe's name (default OnExit; empty for none)"},
+           {"exception", "the exception probe's name (default OnException; empty for none)"}},
+          [](const PassOptions &O) -> Expected<std::unique_ptr<Pass>> {
+            return std::make_unique<EntryExit>(O);
+          }};
+}
+
+} // namespace weft::passes

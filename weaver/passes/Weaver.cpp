@@ -1,0 +1,625 @@
+//===- weaver/passes/Weaver.cpp - Running passes over a module ------------===//
+#include "weaver/passes/Weaver.h"
+
+#include "metadata/Editor.h"
+#include "metadata/Module.h"
+#include "metadata/Names.h"
+#include "metadata/Resolver.h"
+#include "metadata/Signature.h"
+#include "pe/Image.h"
+#include "support/Format.h"
+#include "weaver/analysis/Verifier.h"
+#include "weaver/il/BodyReader.h"
+#include "weaver/il/CallShapes.h"
+#include "weaver/il/Encoder.h"
+#include "weaver/passes/Pass.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <mutex>
+#include <optional>
+
+using namespace llvm;
+using namespace weft::metadata;
+
+namespace weft::passes {
+
+namespace {
+
+// Provisional tokens have this bit of the row set; modules with tables or a user-string heap that
+// large are refused, so a real token is never taken for one.
+constexpr uint32_t Provisional = 0x800000;
+constexpr uint32_t BatchSize = 2048;
+
+bool usesToken(il::OperandKind K) {
+  switch (K) {
+  case il::OperandKind::Method:
+  case il::OperandKind::Field:
+  case il::OperandKind::Type:
+  case il::OperandKind::Tok:
+  case il::OperandKind::Sig:
+  case il::OperandKind::String: return true;
+  default: return false;
+  }
+}
+
+std::pair<StringRef, StringRef> typeName(const Module &M, Token T) {
+  if (tokenTable(T) == TableId::TypeRef && M.isValidToken(T))
+    return {M.getString(M.get(TableId::TypeRef, tokenRow(T), TypeRefCol::TypeNamespace)),
+            M.getString(M.get(TableId::TypeRef, tokenRow(T), TypeRefCol::TypeName))};
+  if (tokenTable(T) == TableId::TypeDef && M.isValidToken(T))
+    return {M.getString(M.get(TableId::TypeDef, tokenRow(T), TypeDefCol::TypeNamespace)),
+            M.getString(M.get(TableId::TypeDef, tokenRow(T), TypeDefCol::TypeName))};
+  return {};
+}
+
+/// Whether TypeDef \p Row of \p M carries [IsByRefLike].
+bool carriesByRefLike(const Module &M, uint32_t Row) {
+  for (uint32_t CA : M.customAttributes(makeToken(TableId::TypeDef, Row))) {
+    Token Ctor = M.getToken(TableId::CustomAttribute, CA, CustomAttributeCol::Type);
+    Token Type = 0;
+    if (tokenTable(Ctor) == TableId::MethodDef)
+      Type = makeToken(TableId::TypeDef, M.declaringTypeOfMethod(tokenRow(Ctor)));
+    else if (tokenTable(Ctor) == TableId::MemberRef && M.isValidToken(Ctor))
+      Type = M.getToken(TableId::MemberRef, tokenRow(Ctor), MemberRefCol::Class);
+    auto [Ns, Name] = typeName(M, Type);
+    if (Ns == "System.Runtime.CompilerServices" && Name == "IsByRefLikeAttribute")
+      return true;
+  }
+  return false;
+}
+
+/// What the method contexts share: facts about the module computed once.
+struct Shared {
+  const pe::Image &Img;
+  const Module &M;
+  Editor &E;
+  AssemblyResolver *Resolver;
+  il::EditorCallShapes Shapes;
+  NamePrinter Names;
+  Token CoreScope = 0; // 0: the module is the core library
+  std::mutex Lock;
+  DenseMap<uint32_t, bool> ByRefLikeRefs; // by TypeRef row
+
+  Shared(const pe::Image &Img, Editor &E, AssemblyResolver *R)
+      : Img(Img), M(E.original()), E(E), Resolver(R), Shapes(E), Names(M) {}
+
+  bool isValueTypeDef(uint32_t Row) const {
+    Token Extends = M.getToken(TableId::TypeDef, Row, TypeDefCol::Extends);
+    auto [Ns, Name] = typeName(M, Extends);
+    if (Ns != "System")
+      return false;
+    auto [OwnNs, OwnName] = typeName(M, makeToken(TableId::TypeDef, Row));
+    return Name == "ValueType" ? !(OwnNs == "System" && OwnName == "Enum") : Name == "Enum";
+  }
+
+  bool typeRefIsByRefLike(uint32_t Row) {
+    {
+      std::lock_guard<std::mutex> G(Lock);
+      auto It = ByRefLikeRefs.find(Row);
+      if (It != ByRefLikeRefs.end())
+        return It->second;
+    }
+    bool Result = false;
+    std::optional<ResolvedType> RT;
+    if (Resolver)
+      RT = Resolver->resolveTypeRef(M, Row);
+    if (RT) {
+      Result = carriesByRefLike(*RT->M, RT->Row);
+    } else {
+      // Unresolved: the by-ref-like types of the core library a signature may name.
+      auto [Ns, Name] = typeName(M, makeToken(TableId::TypeRef, Row));
+      Result = Ns == "System" &&
+               (Name == "Span`1" || Name == "ReadOnlySpan`1" || Name == "TypedReference" ||
+                Name == "ArgIterator" || Name == "RuntimeArgumentHandle");
+    }
+    std::lock_guard<std::mutex> G(Lock);
+    ByRefLikeRefs[Row] = Result;
+    return Result;
+  }
+};
+
+struct Request {
+  enum Kind : uint8_t { TypeRef, MemberRef, TypeSpec, MethodSpec, UserString } K;
+  Token Parent = 0;
+  std::string A, B;
+  std::vector<uint8_t> Blob;
+};
+
+class OfflineMethodContext final : public MethodContext {
+public:
+  OfflineMethodContext(Shared &S, uint32_t MethodRow, il::MethodBody B, MethodSig MS)
+      : S(S), OwnBody(std::move(B)), OwnSig(std::move(MS)) {
+    Row = MethodRow;
+    TypeRow = S.M.declaringTypeOfMethod(Row);
+    Body = &OwnBody;
+    Sig = &OwnSig;
+    raw_string_ostream OS(Name);
+    if (TypeRow) {
+      S.Names.typeDefName(OS, TypeRow);
+      OS << "::";
+    }
+    OS << S.M.getString(S.M.get(TableId::MethodDef, Row, MethodDefCol::Name));
+  }
+
+  Error readLocals() {
+    Token LT = OwnBody.LocalVarSigToken;
+    if (!LT)
+      return Error::success();
+    if (tokenTable(LT) != TableId::StandAloneSig || !S.M.isValidToken(LT))
+      return createStringError(inconvertibleErrorCode(),
+                               "local signature token " + hex(LT) + " is not a StandAloneSig");
+    ArrayRef<uint8_t> Blob =
+        S.M.getBlob(S.M.get(TableId::StandAloneSig, tokenRow(LT), StandAloneSigCol::Signature));
+    Expected<std::vector<TypeSig>> L = decodeLocalsSig(Blob, 0, &S.M);
+    if (!L)
+      return L.takeError();
+    OriginalLocals = uint32_t(L->size());
+    for (const TypeSig &T : *L)
+      encodeTypeSig(T, LocalTypes);
+    return Error::success();
+  }
+
+  const Module &module() const override { return S.M; }
+  const std::string &displayName() const override { return Name; }
+  bool declaringTypeIsValueType() const override { return TypeRow && S.isValueTypeDef(TypeRow); }
+  TypeSig declaringTypeSig() const override {
+    TypeSig Own(declaringTypeIsValueType() ? ElementType::ValueType : ElementType::Class);
+    Own.TypeToken = makeToken(TableId::TypeDef, TypeRow);
+    size_t N = S.M.genericParams(Own.TypeToken).size();
+    if (!N)
+      return Own;
+    TypeSig Inst(ElementType::GenericInst);
+    Inst.Args.push_back(Own);
+    for (size_t I = 0; I < N; ++I) {
+      TypeSig V(ElementType::Var);
+      V.Number = uint32_t(I);
+      Inst.Args.push_back(V);
+    }
+    return Inst;
+  }
+  bool isByRefLike(const TypeSig &T0) const override {
+    const TypeSig &T = T0.stripped();
+    switch (T.Kind) {
+    case ElementType::Ptr:
+    case ElementType::FnPtr:
+    case ElementType::ByRef:
+    case ElementType::TypedByRef: return true;
+    case ElementType::GenericInst: return isByRefLike(T.Args[0]);
+    case ElementType::ValueType:
+      if (tokenTable(T.TypeToken) == TableId::TypeDef)
+        return carriesByRefLike(S.M, tokenRow(T.TypeToken));
+      if (tokenTable(T.TypeToken) == TableId::TypeRef)
+        return S.typeRefIsByRefLike(tokenRow(T.TypeToken));
+      return false;
+    case ElementType::Var:
+    case ElementType::MVar: {
+      // A parameter that allows ref structs (`allows ref struct`) cannot be boxed.
+      Token Owner = T.Kind == ElementType::Var ? makeToken(TableId::TypeDef, TypeRow) : token();
+      for (uint32_t GP : S.M.genericParams(Owner))
+        if (S.M.get(TableId::GenericParam, GP, GenericParamCol::Number) == T.Number)
+          return S.M.get(TableId::GenericParam, GP, GenericParamCol::Flags) & 0x20;
+      return false;
+    }
+    default: return false;
+    }
+  }
+
+  Token typeRef(Token Scope, StringRef Ns, StringRef N) override {
+    return request(TableId::TypeRef, {Request::TypeRef, Scope, Ns.str(), N.str(), {}});
+  }
+  Token memberRef(Token Parent, StringRef N, ArrayRef<uint8_t> Sig) override {
+    return request(TableId::MemberRef, {Request::MemberRef, Parent, N.str(), "", Sig.vec()});
+  }
+  Token typeSpec(ArrayRef<uint8_t> Sig) override {
+    return request(TableId::TypeSpec, {Request::TypeSpec, 0, "", "", Sig.vec()});
+  }
+  Token methodSpec(Token Method, ArrayRef<uint8_t> Inst) override {
+    return request(TableId::MethodSpec, {Request::MethodSpec, Method, "", "", Inst.vec()});
+  }
+  Token userString(StringRef Utf8) override {
+    Token T = request(TableId::Module, {Request::UserString, 0, Utf8.str(), "", {}});
+    return (UserStringTokenType << 24) | (T & 0xFFFFFF);
+  }
+  Token coreScope() const override { return S.CoreScope; }
+
+  uint32_t addLocal(ArrayRef<uint8_t> Type) override {
+    LocalTypes.insert(LocalTypes.end(), Type.begin(), Type.end());
+    return OriginalLocals + AddedLocals++;
+  }
+  uint32_t localCount() const override { return OriginalLocals + AddedLocals; }
+  void skip(const Twine &Reason) override {
+    Skipped = true;
+    SkipReason = Reason.str();
+  }
+  void note(const Twine &What) override { Notes.push_back(What.str()); }
+
+  /// Turns the requests into rows (in order) and puts the real tokens into the body.
+  Error resolve() {
+    std::vector<Token> Real(Requests.size());
+    auto Map = [&](Token T) {
+      if ((T & Provisional) && (T & 0x7FFFFF) < Real.size())
+        return Real[T & 0x7FFFFF];
+      return T;
+    };
+    for (size_t I = 0; I < Requests.size(); ++I) {
+      Request &Q = Requests[I];
+      switch (Q.K) {
+      case Request::TypeRef: Real[I] = S.E.typeRef(Map(Q.Parent), Q.A, Q.B); break;
+      case Request::MemberRef: Real[I] = S.E.memberRef(Map(Q.Parent), Q.A, Q.Blob); break;
+      case Request::TypeSpec: Real[I] = S.E.typeSpec(Q.Blob); break;
+      case Request::MethodSpec: Real[I] = S.E.methodSpec(Map(Q.Parent), Q.Blob); break;
+      case Request::UserString: {
+        Expected<Token> T = S.E.userString(Q.A);
+        if (!T)
+          return T.takeError();
+        Real[I] = *T;
+        break;
+      }
+      }
+    }
+    if (!Requests.empty()) {
+      auto Fix = [&](uint32_t &T) {
+        if (!(T & Provisional))
+          return;
+        uint32_t Index = T & 0x7FFFFF;
+        if (Index < Requests.size() && (T >> 24) == HandedOut[Index])
+          T = Real[Index];
+      };
+      for (il::Instr *I : OwnBody.instructions())
+        if (I->OriginalOffset == il::NoOffset && usesToken(I->info().Operand))
+          Fix(I->Token);
+      for (il::ExceptionRegion &R : OwnBody.Regions)
+        Fix(R.CatchType);
+    }
+    Requests.clear();
+    HandedOut.clear();
+    Index.clear();
+    if (AddedLocals) {
+      std::vector<uint8_t> Blob{uint8_t(SigLocal)};
+      appendCompressed(Blob, OriginalLocals + AddedLocals);
+      Blob.insert(Blob.end(), LocalTypes.begin(), LocalTypes.end());
+      OwnBody.LocalVarSigToken = S.E.standAloneSig(Blob);
+      OriginalLocals += AddedLocals;
+      AddedLocals = 0;
+    }
+    return Error::success();
+  }
+
+  bool Skipped = false;
+  bool Changed = false;
+  std::string SkipReason;
+  std::vector<std::string> Notes;
+  std::optional<std::string> Failure;
+
+private:
+  Token request(TableId T, Request Q) {
+    std::string Key;
+    raw_string_ostream OS(Key);
+    OS << unsigned(Q.K) << ':' << Q.Parent << ':' << Q.A << '\0' << Q.B << '\0';
+    OS.write(reinterpret_cast<const char *>(Q.Blob.data()), Q.Blob.size());
+    auto [It, New] = Index.try_emplace(OS.str(), uint32_t(Requests.size()));
+    if (New) {
+      Requests.push_back(std::move(Q));
+      HandedOut.push_back(Q.K == Request::UserString ? UserStringTokenType : uint32_t(T));
+    }
+    uint32_t Table = Q.K == Request::UserString ? UserStringTokenType : uint32_t(T);
+    return (Table << 24) | Provisional | It->second;
+  }
+
+  Shared &S;
+  il::MethodBody OwnBody;
+  MethodSig OwnSig;
+  std::string Name;
+  std::vector<Request> Requests;
+  std::vector<uint32_t> HandedOut; // the table byte of each provisional token
+  StringMap<uint32_t> Index;
+  uint32_t OriginalLocals = 0, AddedLocals = 0;
+  std::vector<uint8_t> LocalTypes; // the encoded types of all locals, old and added
+};
+
+class OfflineModuleContext final : public ModuleContext {
+public:
+  OfflineModuleContext(Shared &S, WeaveOutcome &Out, StringRef InputPath)
+      : S(S), Out(Out), InputPath(InputPath) {}
+  const Module &module() const override { return S.M; }
+  StringRef assemblyName() const override {
+    if (S.M.rowCount(TableId::Assembly))
+      return S.M.getString(S.M.get(TableId::Assembly, 1, AssemblyCol::Name));
+    StringRef N = S.M.getString(S.M.get(TableId::Module, 1, ModuleCol::Name));
+    return N.rsplit('.').first;
+  }
+  Token assemblyRef(const AssemblyRefInfo &Info) override { return S.E.assemblyRef(Info); }
+  Token typeRef(Token Scope, StringRef Ns, StringRef N) override {
+    return S.E.typeRef(Scope, Ns, N);
+  }
+  Token memberRef(Token Parent, StringRef N, ArrayRef<uint8_t> Sig) override {
+    return S.E.memberRef(Parent, N, Sig);
+  }
+  Token typeSpec(ArrayRef<uint8_t> Sig) override { return S.E.typeSpec(Sig); }
+  Token methodSpec(Token M, ArrayRef<uint8_t> I) override { return S.E.methodSpec(M, I); }
+  Token standAloneSig(ArrayRef<uint8_t> Sig) override { return S.E.standAloneSig(Sig); }
+  Expected<Token> userString(StringRef Utf8) override { return S.E.userString(Utf8); }
+  Token coreScope() const override { return S.CoreScope; }
+
+  Expected<Token> coreType(StringRef Ns, StringRef N) override {
+    if (S.CoreScope)
+      return S.E.typeRef(S.CoreScope, Ns, N);
+    if (uint32_t Row = S.M.findTypeDef(Ns, N))
+      return makeToken(TableId::TypeDef, Row);
+    return createStringError(inconvertibleErrorCode(),
+                             "the core library has no type " + Ns + "." + N);
+  }
+  Expected<Token> frameworkType(StringRef Assembly, StringRef Ns, StringRef N) override {
+    // netstandard and mscorlib hold every framework type; System.Runtime does not.
+    if (!S.CoreScope || S.E.getString(S.E.get(TableId::AssemblyRef, tokenRow(S.CoreScope),
+                                              AssemblyRefCol::Name)) != "System.Runtime")
+      return coreType(Ns, N);
+    for (uint32_t R = 1; R <= S.E.rowCount(TableId::AssemblyRef); ++R)
+      if (S.E.getString(S.E.get(TableId::AssemblyRef, R, AssemblyRefCol::Name)) == Assembly)
+        return S.E.typeRef(makeToken(TableId::AssemblyRef, R), Ns, N);
+    // The framework's assemblies share the core reference's version and key.
+    uint32_t R = tokenRow(S.CoreScope);
+    AssemblyRefInfo Info;
+    Info.Name = Assembly;
+    for (unsigned I = 0; I < 4; ++I)
+      Info.Version[I] =
+          uint16_t(S.M.get(TableId::AssemblyRef, R, AssemblyRefCol::MajorVersion + I));
+    Info.PublicKeyOrToken =
+        S.M.getBlob(S.M.get(TableId::AssemblyRef, R, AssemblyRefCol::PublicKeyOrToken));
+    return S.E.typeRef(S.E.assemblyRef(Info), Ns, N);
+  }
+
+  Token addType(uint32_t Flags, StringRef Ns, StringRef N, Token Extends) override {
+    return S.E.addTypeDef(Flags, Ns, N, Extends);
+  }
+  Expected<Token> addField(Token Type, uint16_t Flags, StringRef N,
+                           ArrayRef<uint8_t> Sig) override {
+    return S.E.addField(Type, Flags, N, Sig);
+  }
+  Expected<Token> addMethod(Token Type, uint16_t Flags, uint16_t ImplFlags, StringRef N,
+                            ArrayRef<uint8_t> Sig) override {
+    return S.E.addMethod(Type, Flags, ImplFlags, N, Sig);
+  }
+  void addCustomAttribute(Token Parent, Token Ctor, ArrayRef<uint8_t> Value) override {
+    S.E.addCustomAttribute(Parent, Ctor, Value);
+  }
+  Error setBody(Token Method, il::MethodBody Body, bool ReturnsValue) override {
+    il::EncodeOptions O;
+    O.Shapes = &S.Shapes;
+    O.ReturnsValue = ReturnsValue;
+    Expected<il::EncodedBody> Enc = il::encode(Body, O);
+    if (!Enc)
+      return Enc.takeError();
+    Out.Bodies[tokenRow(Method)] = NewBody{std::move(Enc->Bytes), Enc->Fat};
+    return Error::success();
+  }
+  void addSideFile(std::string Suffix, std::string Contents) override {
+    Out.SideFiles.emplace_back(std::move(Suffix), std::move(Contents));
+  }
+  void warn(const Twine &Message) override { Out.Warnings.push_back(Message.str()); }
+  StringRef inputPath() const override { return InputPath; }
+
+private:
+  Shared &S;
+  WeaveOutcome &Out;
+  StringRef InputPath;
+};
+
+/// Runs \p F(I) for I in [0, N) on the pool and waits.
+void forEach(ThreadPool *Pool, size_t N, function_ref<void(size_t)> F) {
+  if (!Pool || N < 2) {
+    for (size_t I = 0; I < N; ++I)
+      F(I);
+    return;
+  }
+  std::atomic<size_t> Next{0};
+  unsigned Workers = Pool->getThreadCount();
+  for (unsigned W = 0; W < Workers; ++W)
+    Pool->async([&] {
+      for (size_t I = Next++; I < N; I = Next++)
+        F(I);
+    });
+  Pool->wait();
+}
+
+Token findCoreScope(const Module &M) {
+  if (M.findTypeDef("System", "Object"))
+    return 0;
+  for (const char *Name : {"System.Runtime", "netstandard", "mscorlib", "System.Private.CoreLib"})
+    for (uint32_t R = 1; R <= M.rowCount(TableId::AssemblyRef); ++R)
+      if (M.getString(M.get(TableId::AssemblyRef, R, AssemblyRefCol::Name)) == Name)
+        return makeToken(TableId::AssemblyRef, R);
+  return 0xFFFFFFFF;
+}
+
+} // namespace
+
+bool isWoven(const Module &M) { return M.findTypeDef(MarkerNamespace, MarkerName) != 0; }
+
+Expected<WeaveOutcome> weave(const pe::Image &Img, Editor &E, const spec::Selection &Sel,
+                             const WeaveOptions &Options) {
+  const Module &M = E.original();
+  auto Fail = [](const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); };
+  if (isWoven(M) && !Options.Force)
+    return Fail("the assembly was already woven by weft (it has the type " +
+                Twine(MarkerNamespace) + "." + MarkerName + "); give --force to weave it again");
+  for (unsigned T = 0; T < MaxTables; ++T)
+    if (M.rowCount(TableId(T)) >= Provisional)
+      return Fail("table " + Twine(tableSpec(TableId(T)).Name) + " has too many rows to weave");
+  if (M.streamBytes("#US").size() >= Provisional)
+    return Fail("the user-string heap is too large to weave");
+
+  Shared S(Img, E, Options.Resolver);
+  S.CoreScope = findCoreScope(M);
+  if (S.CoreScope == 0xFFFFFFFF)
+    return Fail("the module references no core library (System.Runtime, netstandard, "
+                "mscorlib or System.Private.CoreLib)");
+
+  // The passes, in the order the spec first names them.
+  std::vector<std::unique_ptr<Pass>> Passes;
+  for (const spec::PassUse &U : Sel.Uses) {
+    PassOptions PO(U.Options, U.BaseDir, U.Rule);
+    Expected<std::unique_ptr<Pass>> P = PassRegistry::global().create(U.Pass, PO);
+    if (!P)
+      return P.takeError();
+    Passes.push_back(std::move(*P));
+  }
+
+  WeaveOutcome Out;
+  OfflineModuleContext MC(S, Out, Options.InputPath);
+  for (size_t P = 0; P < Passes.size(); ++P)
+    if (Error Err = Passes[P]->beginModule(MC))
+      return Fail("pass '" + Sel.Uses[P].key() + "': " + toString(std::move(Err)));
+
+  std::optional<ThreadPool> Pool;
+  unsigned Threads =
+      Options.Threads ? Options.Threads : hardware_concurrency().compute_thread_count();
+  if (Threads > 1)
+    Pool.emplace(hardware_concurrency(Threads));
+  ThreadPool *PoolPtr = Pool ? &*Pool : nullptr;
+
+  uint32_t Rows = M.rowCount(TableId::MethodDef);
+  for (uint32_t Begin = 1; Begin <= Rows; Begin += BatchSize) {
+    uint32_t End = std::min<uint64_t>(uint64_t(Begin) + BatchSize, uint64_t(Rows) + 1);
+    std::vector<uint32_t> Batch;
+    for (uint32_t R = Begin; R < End; ++R)
+      if (R - 1 < Sel.PerMethod.size() && !Sel.PerMethod[R - 1].empty())
+        Batch.push_back(R);
+    if (Batch.empty())
+      continue;
+
+    // Decode.
+    std::vector<std::unique_ptr<OfflineMethodContext>> Ctx(Batch.size());
+    std::vector<std::optional<std::string>> Errors(Batch.size());
+    forEach(PoolPtr, Batch.size(), [&](size_t I) {
+      uint32_t Row = Batch[I];
+      auto Raw = il::readMethodDefBody(Img, M, Row);
+      if (!Raw) {
+        Errors[I] = toString(Raw.takeError());
+        return;
+      }
+      if (!*Raw)
+        return;
+      auto Body = il::MethodBody::decode(**Raw);
+      auto Sig = methodDefSig(M, Row);
+      if (!Body || !Sig) {
+        Errors[I] = Body ? toString(Sig.takeError()) : toString(Body.takeError());
+        if (Body)
+          consumeError(Body.takeError());
+        else if (Sig)
+          consumeError(Sig.takeError());
+        return;
+      }
+      auto C = std::make_unique<OfflineMethodContext>(S, Row, std::move(*Body), std::move(*Sig));
+      if (Error Err = C->readLocals()) {
+        Errors[I] = toString(std::move(Err));
+        return;
+      }
+      Ctx[I] = std::move(C);
+    });
+    for (size_t I = 0; I < Batch.size(); ++I)
+      if (Errors[I])
+        return Fail("method 0x" + hexstr(makeToken(TableId::MethodDef, Batch[I]), false, 8) + ": " +
+                    *Errors[I]);
+
+    for (size_t P = 0; P < Passes.size(); ++P) {
+      auto Applies = [&](size_t I) {
+        if (!Ctx[I])
+          return false;
+        const std::vector<uint16_t> &Uses = Sel.PerMethod[Batch[I] - 1];
+        return std::find(Uses.begin(), Uses.end(), uint16_t(P)) != Uses.end();
+      };
+      std::vector<char> Ran(Batch.size(), 0);
+      forEach(PoolPtr, Batch.size(), [&](size_t I) {
+        if (!Applies(I))
+          return;
+        OfflineMethodContext &C = *Ctx[I];
+        C.Skipped = false;
+        if (Error Err = Passes[P]->runOnMethod(C))
+          C.Failure = toString(std::move(Err));
+        Ran[I] = 1;
+      });
+      for (size_t I = 0; I < Batch.size(); ++I) {
+        if (!Ran[I])
+          continue;
+        OfflineMethodContext &C = *Ctx[I];
+        if (C.Failure)
+          return Fail("pass '" + Sel.Uses[P].key() + "' failed on " + C.displayName() + ": " +
+                      *C.Failure);
+        if (C.Skipped) {
+          Out.Skipped.push_back(Sel.Uses[P].Pass + ": " + C.displayName() + ": " + C.SkipReason);
+          Ran[I] = 0;
+          C.Notes.clear();
+          continue;
+        }
+        for (std::string &N : C.Notes)
+          Out.Notes.push_back(Sel.Uses[P].Pass + ": " + C.displayName() + ": " + N);
+        C.Notes.clear();
+        C.Changed = true;
+        if (Error Err = C.resolve())
+          return Fail("pass '" + Sel.Uses[P].key() + "' on " + C.displayName() + ": " +
+                      toString(std::move(Err)));
+        Passes[P]->finishMethod(C);
+        C.Marks.clear();
+      }
+      if (Options.VerifyEach) {
+        std::vector<std::vector<analysis::Diagnostic>> Problems(Batch.size());
+        forEach(PoolPtr, Batch.size(), [&](size_t I) {
+          if (Ran[I])
+            analysis::verifyBody(M, Batch[I], Ctx[I]->body(), 0xFFFF, S.Shapes, Problems[I], &E);
+        });
+        for (size_t I = 0; I < Batch.size(); ++I)
+          if (!Problems[I].empty()) {
+            const analysis::Diagnostic &D = Problems[I].front();
+            std::string At;
+            if (D.ILOffset != il::NoOffset)
+              At = " at IL_" + hexstr(D.ILOffset, false, 4) + " (original offset)";
+            return Fail("--verify-each: pass '" + Sel.Uses[P].key() + "' produced bad IL in " +
+                        Ctx[I]->displayName() + At + ": " + D.What);
+          }
+      }
+    }
+
+    // Encode what changed.
+    std::vector<std::optional<il::EncodedBody>> Encoded(Batch.size());
+    forEach(PoolPtr, Batch.size(), [&](size_t I) {
+      if (!Ctx[I] || !Ctx[I]->Changed)
+        return;
+      Expected<il::EncodedBody> Enc =
+          il::encode(Ctx[I]->body(), il::EncodeOptions::forMethod(S.Shapes, Batch[I]));
+      if (!Enc)
+        Errors[I] = toString(Enc.takeError());
+      else
+        Encoded[I] = std::move(*Enc);
+    });
+    for (size_t I = 0; I < Batch.size(); ++I) {
+      if (Errors[I])
+        return Fail("cannot encode " + Ctx[I]->displayName() + ": " + *Errors[I]);
+      if (!Encoded[I])
+        continue;
+      ++Out.MethodsChanged;
+      Out.BranchesLengthened += Encoded[I]->BranchesLengthened;
+      Out.Bodies[Batch[I]] = NewBody{std::move(Encoded[I]->Bytes), Encoded[I]->Fat};
+    }
+  }
+
+  for (size_t P = 0; P < Passes.size(); ++P)
+    if (Error Err = Passes[P]->endModule(MC))
+      return Fail("pass '" + Sel.Uses[P].key() + "': " + toString(std::move(Err)));
+
+  if (!isWoven(M)) {
+    Expected<Token> Object = MC.coreType("System", "Object");
+    if (!Object)
+      return Object.takeError();
+    // abstract sealed: a static class nobody can use.
+    E.addTypeDef(0x00000180, MarkerNamespace, MarkerName, *Object);
+  }
+  return std::move(Out);
+}
+
+} // namespace weft::passes

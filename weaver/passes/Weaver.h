@@ -1,0 +1,77 @@
+//===- weaver/passes/Weaver.h - Running passes over a module ----*- C++ -*-===//
+//
+// The offline driver: makes the passes a spec selects, runs them over the module's methods (in
+// parallel, with the same result whatever the thread count), re-encodes the bodies they changed
+// and leaves the metadata edits in the editor, ready for writeModule.
+//
+// Methods go through in batches of consecutive rows. For each pass: runOnMethod on every method of
+// the batch at once; then, serially and in row order, the provisional tokens each method asked for
+// become real rows, new locals become a new local signature, and finishMethod runs; with
+// --verify-each every changed body is verified then. After the last pass the batch is encoded.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_WEAVER_PASSES_WEAVER_H
+#define WEFT_WEAVER_PASSES_WEAVER_H
+
+#include "weaver/ModuleWriter.h"
+#include "weaver/spec/Spec.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace weft::pe {
+class Image;
+}
+namespace weft::metadata {
+class Editor;
+class AssemblyResolver;
+} // namespace weft::metadata
+
+namespace weft::passes {
+
+/// Where a woven assembly says so: an empty type `<weft>.Woven`.
+constexpr const char *MarkerNamespace = "<weft>";
+constexpr const char *MarkerName = "Woven";
+
+/// Whether the module carries weft's marker.
+bool isWoven(const metadata::Module &M);
+
+struct WeaveOptions {
+  /// Threads for the method phases; 0 for one per core.
+  unsigned Threads = 0;
+  /// Verify every body a pass changed, naming the pass and the method.
+  bool VerifyEach = false;
+  /// Weave an assembly that carries the marker.
+  bool Force = false;
+  /// Finds referenced assemblies (for by-ref-like types); may be null.
+  metadata::AssemblyResolver *Resolver = nullptr;
+  /// The file the module was read from (ModuleContext::inputPath); may be empty.
+  std::string InputPath;
+};
+
+struct WeaveOutcome {
+  std::map<uint32_t, NewBody> Bodies;
+  /// (suffix, contents): files to write next to the output.
+  std::vector<std::pair<std::string, std::string>> SideFiles;
+  std::vector<std::string> Warnings;
+  /// "pass: method: reason" for every method a pass left alone, in row order.
+  std::vector<std::string> Skipped;
+  /// "pass: method: note" for what a pass did differently in a method (a parameter it could not
+  /// pass to a probe, ...).
+  std::vector<std::string> Notes;
+  uint32_t MethodsChanged = 0;
+  uint32_t BranchesLengthened = 0;
+};
+
+/// Runs the passes \p Sel chose on the module of \p Img, editing \p E.
+llvm::Expected<WeaveOutcome> weave(const pe::Image &Img, metadata::Editor &E,
+                                   const spec::Selection &Sel, const WeaveOptions &Options);
+
+} // namespace weft::passes
+
+#endif

@@ -22,8 +22,11 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Regex.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
+#include <mutex>
 
 using namespace llvm;
 using namespace weft;
@@ -323,6 +326,41 @@ TEST(Weave, BadSpecsAndProbesAreRefusedWithTheRuleNamed) {
           << C.Name << ": '" << Part << "' missing from: " << R.Err;
     EXPECT_FALSE(sys::fs::exists(Out)) << C.Name << ": an output file was left";
   }
+}
+
+// Every method of every assembly of the shared framework, CoreLib included, woven with the most
+// demanding probes (this, every argument boxed, return values, exceptions) still verifies.
+TEST(Weave, EveryNetCoreAppAssemblyWovenWithEntryExitVerifies) {
+  std::string Framework = test::netCoreAppDir();
+  ASSERT_FALSE(Framework.empty());
+  std::string Dir = test::scratchDir("weave-netcoreapp");
+  std::mutex Lock;
+  unsigned Woven = 0;
+  std::vector<std::string> Failures;
+  ThreadPool Pool(hardware_concurrency());
+  for (const std::string &F : test::filesUnder(Framework, {".dll"}))
+    Pool.async([&, F] {
+      std::string Out = Dir + "/" + sys::path::filename(F).str();
+      test::CommandResult W = test::run(
+          test::weftTool(), {"weave", F, "-o", Out, "--pass", probeOption("Recorder")}, {}, 300);
+      if (W.ExitCode != 0) {
+        std::lock_guard<std::mutex> G(Lock);
+        Failures.push_back(F + ": " + W.Err.substr(0, 500));
+        return;
+      }
+      test::CommandResult V = test::run(test::weftTool(), {"verify", Out}, {}, 300);
+      sys::fs::remove(Out);
+      std::lock_guard<std::mutex> G(Lock);
+      if (V.ExitCode != 0)
+        Failures.push_back(F + ": " + V.Err.substr(0, 1000));
+      else
+        ++Woven;
+    });
+  Pool.wait();
+  for (const std::string &F : Failures)
+    ADD_FAILURE() << F;
+  EXPECT_GT(Woven, 150u);
+  outs() << Woven << " assemblies of " << Framework << " woven with entry-exit and verified\n";
 }
 
 TEST(Weave, CompilerWovenWithEntryExitCompilesTheCorpusToTheSameBytes) {

@@ -117,7 +117,7 @@ class WovenCorpus : public ::testing::TestWithParam<Param> {};
 
 TEST_P(WovenCorpus, VerifiesAndRunsWithTheExpectedOutput) {
   auto [Name, CaseIndex] = GetParam();
-  const PassCase &Case = passCases()[CaseIndex];
+  PassCase Case = passCases()[CaseIndex];
   ASSERT_TRUE(sys::fs::exists(probesDll())) << "the probes.build test builds " << probesDll();
   std::vector<std::string> Args = Case.Args(Name);
   Args.push_back("--verify-each");

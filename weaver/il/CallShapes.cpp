@@ -28,7 +28,7 @@ std::optional<CallShape> ModuleCallShapes::methodDef(uint32_t Row) const {
 
 std::optional<CallShape> ModuleCallShapes::shapeOf(uint32_t Token) const {
   {
-    std::lock_guard<std::mutex> G(Lock);
+    std::shared_lock<std::shared_mutex> G(Lock);
     auto It = Cache.find(Token);
     if (It != Cache.end())
       return It->second;
@@ -57,14 +57,14 @@ std::optional<CallShape> ModuleCallShapes::shapeOf(uint32_t Token) const {
     default: break;
     }
   }
-  std::lock_guard<std::mutex> G(Lock);
+  std::unique_lock<std::shared_mutex> G(Lock);
   Cache[Token] = Result;
   return Result;
 }
 
 std::optional<CallShape> EditorCallShapes::shapeOf(uint32_t Token) const {
   {
-    std::lock_guard<std::mutex> G(Lock);
+    std::shared_lock<std::shared_mutex> G(Lock);
     auto It = Cache.find(Token);
     if (It != Cache.end())
       return It->second;
@@ -94,7 +94,7 @@ std::optional<CallShape> EditorCallShapes::shapeOf(uint32_t Token) const {
     default: break;
     }
   }
-  std::lock_guard<std::mutex> G(Lock);
+  std::unique_lock<std::shared_mutex> G(Lock);
   Cache[Token] = Result;
   return Result;
 }

@@ -9,8 +9,8 @@
 #define WEFT_WEAVER_IL_CALLSHAPES_H
 
 #include <cstdint>
-#include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <unordered_map>
 
 namespace weft::metadata {
@@ -44,7 +44,7 @@ public:
 
 private:
   const metadata::Module &M;
-  mutable std::mutex Lock;
+  mutable std::shared_mutex Lock; // lookups share it; filling the cache takes it alone
   mutable std::unordered_map<uint32_t, std::optional<CallShape>> Cache;
 };
 
@@ -56,7 +56,7 @@ public:
 
 private:
   const metadata::Editor &E;
-  mutable std::mutex Lock;
+  mutable std::shared_mutex Lock; // lookups share it; filling the cache takes it alone
   mutable std::unordered_map<uint32_t, std::optional<CallShape>> Cache;
 };
 

@@ -7,6 +7,7 @@
 #include "metadata/Resolver.h"
 #include "metadata/Signature.h"
 #include "pe/Image.h"
+#include "support/ByteReader.h"
 #include "support/Format.h"
 #include "weaver/analysis/Verifier.h"
 #include "weaver/il/BodyReader.h"
@@ -146,6 +147,8 @@ public:
     OS << S.M.getString(S.M.get(TableId::MethodDef, Row, MethodDefCol::Name));
   }
 
+  /// Takes the types of the method's locals from its local signature, whose bytes after the
+  /// count are kept as they are (new locals are appended to them).
   Error readLocals() {
     Token LT = OwnBody.LocalVarSigToken;
     if (!LT)
@@ -155,12 +158,14 @@ public:
                                "local signature token " + hex(LT) + " is not a StandAloneSig");
     ArrayRef<uint8_t> Blob =
         S.M.getBlob(S.M.get(TableId::StandAloneSig, tokenRow(LT), StandAloneSigCol::Signature));
-    Expected<std::vector<TypeSig>> L = decodeLocalsSig(Blob, 0, &S.M);
-    if (!L)
-      return L.takeError();
-    OriginalLocals = uint32_t(L->size());
-    for (const TypeSig &T : *L)
-      encodeTypeSig(T, LocalTypes);
+    uint32_t Count = 0;
+    unsigned N =
+        Blob.size() > 1 && Blob[0] == SigLocal ? decodeCompressed(Blob.drop_front(), Count) : 0;
+    if (!N)
+      return createStringError(inconvertibleErrorCode(),
+                               "local signature " + hex(LT) + " is not a LOCAL_SIG");
+    OriginalLocals = Count;
+    LocalTypes.assign(Blob.begin() + 1 + N, Blob.end());
     return Error::success();
   }
 
@@ -228,10 +233,27 @@ public:
   Token coreScope() const override { return S.CoreScope; }
 
   uint32_t addLocal(ArrayRef<uint8_t> Type) override {
+    if (!LocalsRead) {
+      LocalsRead = true;
+      if (Error Err = readLocals())
+        Failure = toString(std::move(Err));
+    }
     LocalTypes.insert(LocalTypes.end(), Type.begin(), Type.end());
     return OriginalLocals + AddedLocals++;
   }
-  uint32_t localCount() const override { return OriginalLocals + AddedLocals; }
+  uint32_t localCount() const override {
+    if (!LocalsRead) {
+      if (Token LT = OwnBody.LocalVarSigToken; LT && S.M.isValidToken(LT)) {
+        ArrayRef<uint8_t> Blob =
+            S.M.getBlob(S.M.get(TableId::StandAloneSig, tokenRow(LT), StandAloneSigCol::Signature));
+        uint32_t Count = 0;
+        if (Blob.size() > 1 && decodeCompressed(Blob.drop_front(), Count))
+          return Count;
+      }
+      return 0;
+    }
+    return OriginalLocals + AddedLocals;
+  }
   void skip(const Twine &Reason) override {
     Skipped = true;
     SkipReason = Reason.str();
@@ -318,6 +340,7 @@ private:
   std::vector<Request> Requests;
   std::vector<uint32_t> HandedOut; // the table byte of each provisional token
   StringMap<uint32_t> Index;
+  bool LocalsRead = false;
   uint32_t OriginalLocals = 0, AddedLocals = 0;
   std::vector<uint8_t> LocalTypes; // the encoded types of all locals, old and added
 };
@@ -515,12 +538,7 @@ Expected<WeaveOutcome> weave(const pe::Image &Img, Editor &E, const spec::Select
           consumeError(Sig.takeError());
         return;
       }
-      auto C = std::make_unique<OfflineMethodContext>(S, Row, std::move(*Body), std::move(*Sig));
-      if (Error Err = C->readLocals()) {
-        Errors[I] = toString(std::move(Err));
-        return;
-      }
-      Ctx[I] = std::move(C);
+      Ctx[I] = std::make_unique<OfflineMethodContext>(S, Row, std::move(*Body), std::move(*Sig));
     });
     for (size_t I = 0; I < Batch.size(); ++I)
       if (Errors[I])

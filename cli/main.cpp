@@ -1,6 +1,7 @@
 //===- cli/main.cpp - The weft command ------------------------------------===//
 #include "cli/Tool.h"
 #include "support/Allocator.h"
+#include "weaver/plugin/Plugin.h"
 
 #include "llvm/Support/InitLLVM.h"
 
@@ -14,6 +15,14 @@ int main(int argc, char **argv) {
   CLI::App App{"weft: reads, checks and instruments .NET assemblies", "weft"};
   App.require_subcommand(1);
   App.set_version_flag("--version", "weft " WEFT_VERSION);
+  // Plugins are loaded before any subcommand runs, so that every one sees their passes; the
+  // option may come after the subcommand's name (fallthrough, inherited by the subcommands).
+  std::vector<std::string> Plugins;
+  App.add_option("--load", Plugins,
+                 "Load a plugin (a shared library registering passes; docs/plugins.md); "
+                 "repeatable")
+      ->type_name("PLUGIN.so");
+  App.fallthrough();
   std::map<CLI::App *, Runner> Runners;
   auto Add = [&](Runner R) { Runners[App.get_subcommands({}).back()] = std::move(R); };
   Add(addInfoCommand(App));
@@ -33,6 +42,9 @@ int main(int argc, char **argv) {
     reportError(llvm::Twine(E.what()) + "\nRun 'weft --help' for usage.");
     return ExitUsage;
   }
+  for (const std::string &P : Plugins)
+    if (llvm::Expected<weft::plugin::LoadedPlugin> L = weft::plugin::loadPlugin(P); !L)
+      return reportError(L.takeError());
   for (auto &[Sub, Run] : Runners)
     if (Sub->parsed())
       return Run();

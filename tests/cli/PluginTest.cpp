@@ -1,0 +1,153 @@
+//===- tests/cli/PluginTest.cpp - weft --load -----------------------------===//
+//
+// Plugins through the command line: the example plugin (examples/plugin) lists its pass and
+// weaves a corpus program that then runs with one extra line per method entered; a plugin built
+// for another API version, one that needs a function weft lacks, a shared library without the
+// entry point, a file that is no shared library, a missing file and a plugin whose pass name is
+// taken are refused with a message and exit code 1.
+//
+//===----------------------------------------------------------------------===//
+#include "tests/support/Env.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <gtest/gtest.h>
+
+using namespace llvm;
+using namespace weft;
+
+namespace {
+
+const std::string Hello = WEFT_HELLO_PLUGIN;
+const std::string WrongVersion = WEFT_WRONG_VERSION_PLUGIN;
+const std::string MissingSymbol = WEFT_MISSING_SYMBOL_PLUGIN;
+const std::string NoEntry = WEFT_NO_ENTRY_PLUGIN;
+
+test::CommandResult weft(std::vector<std::string> Args) {
+  return test::run(test::weftTool(), Args);
+}
+
+std::string expectedOutput(StringRef Program) {
+  SmallString<256> P(test::sourceDir());
+  sys::path::append(P, "corpus", Program, "expected.txt");
+  return test::readFile(P);
+}
+
+TEST(Plugin, PassesListsThePluginsPass) {
+  test::CommandResult R = weft({"passes", "--load", Hello});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_TRUE(StringRef(R.Out).contains(
+      "hello\n  Example plugin pass: every method prints 'hello: enter Type::Method' when "
+      "entered\n    prefix: what the lines start with (default hello)\n"))
+      << R.Out;
+  // Built-in passes are still there, and without --load the plugin's is not.
+  EXPECT_TRUE(StringRef(R.Out).contains("\nintercept-call\n")) << R.Out;
+  R = weft({"passes"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_FALSE(StringRef(R.Out).contains("hello")) << R.Out;
+  // The option may come before the subcommand too, and the same file twice loads it once.
+  R = weft({"--load", Hello, "passes", "--load", Hello});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_TRUE(StringRef(R.Out).contains("hello\n")) << R.Out;
+}
+
+TEST(Plugin, WovenProgramPrintsTheEntries) {
+  std::string Dir = test::scratchDir("plugin-hello");
+  std::string In = test::corpusDll("ManyLocals");
+  std::string Out = Dir + "/ManyLocals.dll";
+  test::CommandResult R = weft({"weave", In, "-o", Out, "--load", Hello, "--pass",
+                                "hello:prefix=plugin", "--verify-each", "-v"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_TRUE(StringRef(R.Err).contains("weft: 8 methods changed")) << R.Err;
+  test::CommandResult V = weft({"verify", Out});
+  EXPECT_EQ(V.ExitCode, 0) << V.Out << V.Err;
+
+  SmallString<256> Config(sys::path::parent_path(In));
+  sys::path::append(Config, "ManyLocals.runtimeconfig.json");
+  ASSERT_FALSE(sys::fs::copy_file(Config, Dir + "/ManyLocals.runtimeconfig.json"));
+  test::CommandResult Run = test::run("dotnet", {Out}, {}, 300);
+  ASSERT_EQ(Run.ExitCode, 0) << Run.Err;
+  // The plugin's lines taken out, the program's own output is left.
+  std::string Rest;
+  unsigned Entries = 0;
+  SmallVector<StringRef, 0> Lines;
+  StringRef(Run.Out).split(Lines, '\n');
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    if (Lines[I].startswith("plugin: enter ")) {
+      ++Entries;
+      continue;
+    }
+    Rest += Lines[I].str() + (I + 1 < Lines.size() ? "\n" : "");
+  }
+  EXPECT_EQ(Rest, expectedOutput("ManyLocals"));
+  EXPECT_TRUE(StringRef(Run.Out).startswith("plugin: enter Weft.Corpus.ManyLocals.Program::Main\n"))
+      << Run.Out.substr(0, 500);
+  EXPECT_EQ(Entries, 6891u) << Run.Out.substr(0, 2000);
+}
+
+TEST(Plugin, WrongApiVersionIsRefused) {
+  std::string Dir = test::scratchDir("plugin-refused");
+  std::string Out = Dir + "/out.dll";
+  test::CommandResult R =
+      weft({"weave", test::corpusDll("ManyLocals"), "-o", Out, "--load", WrongVersion});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_EQ(R.Err, "weft: error: '" + WrongVersion +
+                       "' was built for weft plugin API version 999; this weft supports version "
+                       "1 (rebuild the plugin against this weft's headers)\n");
+  EXPECT_FALSE(sys::fs::exists(Out));
+  R = weft({"passes", "--load", WrongVersion});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_TRUE(R.Out.empty()) << R.Out;
+}
+
+TEST(Plugin, MissingFunctionIsRefusedWhenLoaded) {
+  test::CommandResult R = weft({"passes", "--load", MissingSymbol});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_TRUE(StringRef(R.Err).startswith("weft: error: plugin '" + MissingSymbol +
+                                          "': cannot be loaded as a shared library: "))
+      << R.Err;
+  EXPECT_TRUE(StringRef(R.Err).contains("undefined symbol: _ZN4weft21functionThisWeftLacksEv"))
+      << R.Err;
+}
+
+TEST(Plugin, FilesThatAreNoPluginsAreRefused) {
+  std::string Dir = test::scratchDir("plugin-bad-files");
+  std::string Text = Dir + "/notes.so";
+  ASSERT_TRUE(test::writeFile(Text, "not a library\n"));
+
+  test::CommandResult R = weft({"passes", "--load", Dir + "/missing.so"});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_EQ(R.Err, "weft: error: plugin '" + Dir + "/missing.so': no such file\n");
+
+  R = weft({"passes", "--load", Text});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_TRUE(StringRef(R.Err).startswith("weft: error: plugin '" + Text +
+                                          "': cannot be loaded as a shared library: "))
+      << R.Err;
+
+  R = weft({"passes", "--load", Dir});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_EQ(R.Err, "weft: error: plugin '" + Dir + "': is a directory, not a shared library\n");
+
+  R = weft({"passes", "--load", NoEntry});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_EQ(R.Err, "weft: error: plugin '" + NoEntry +
+                       "': is not a weft plugin: it has no function weftGetPluginInfo\n");
+}
+
+TEST(Plugin, TakenPassNameIsRefused) {
+  // The same library under another name registers `hello` a second time.
+  std::string Dir = test::scratchDir("plugin-twice");
+  std::string Copy = Dir + "/hello-copy.so";
+  ASSERT_FALSE(sys::fs::copy_file(Hello, Copy));
+  test::CommandResult R = weft({"passes", "--load", Hello, "--load", Copy});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_EQ(R.Err, "weft: error: plugin '" + Copy +
+                       "': registers the pass 'hello', which plugin '" + Hello +
+                       "' already registered\n");
+}
+
+} // namespace

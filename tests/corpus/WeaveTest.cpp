@@ -27,6 +27,7 @@
 
 #include <gtest/gtest.h>
 #include <mutex>
+#include <set>
 
 using namespace llvm;
 using namespace weft;
@@ -178,6 +179,48 @@ INSTANTIATE_TEST_SUITE_P(Corpus, ProbeLog,
                          ::testing::Values("Exceptions", "Generics", "Properties", "Records",
                                            "StructsAndSpans", "Switches"),
                          [](const auto &Info) { return Info.param; });
+
+// A spec chooses the methods: the probes see exactly those, and the probe assembly's path is
+// relative to the spec file.
+TEST(Weave, SpecRulesChooseTheMethods) {
+  std::string Dir = test::scratchDir("weave-spec");
+  ASSERT_FALSE(sys::fs::copy_file(probesDll(), Dir + "/Probes.dll"));
+  std::string Spec = Dir + "/weft.json";
+  ASSERT_TRUE(test::writeFile(Spec, R"({
+    "version": 1,
+    "rules": [
+      {"name": "shapes", "match": {"type": "*Shape*"},
+       "passes": [{"name": "entry-exit", "options": {"probe-assembly": "Probes.dll",
+                                                     "probe-type": "Weft.Probes.Recorder"}}]},
+      {"name": "no getters", "match": {"method": "get_*"}, "exclude": true}
+    ]})"));
+  std::string In = test::corpusDll("Generics"), Out = Dir + "/Generics.dll";
+  test::CommandResult W = test::run(test::weftTool(), {"weave", In, "-o", Out, "--spec", Spec});
+  ASSERT_EQ(W.ExitCode, 0) << W.Err;
+  SmallString<256> Config(sys::path::parent_path(In));
+  sys::path::append(Config, "Generics.runtimeconfig.json");
+  ASSERT_FALSE(sys::fs::copy_file(Config, Dir + "/Generics.runtimeconfig.json"));
+  std::string Log = Dir + "/probe.log";
+  test::CommandResult Run = test::run("dotnet", {Out}, {"WEFT_PROBE_LOG=" + Log}, 300);
+  ASSERT_EQ(Run.ExitCode, 0) << Run.Err;
+  EXPECT_EQ(Run.Out, expectedOutput("Generics"));
+  SmallVector<StringRef, 0> Lines;
+  std::string Text = test::readFile(Log);
+  StringRef(Text).split(Lines, '\n', -1, false);
+  std::set<std::string> Methods;
+  for (StringRef L : Lines) {
+    if (!L.consume_front("enter "))
+      continue;
+    StringRef Method = L.split(' ').first;
+    auto [Type, Name] = Method.rsplit("::");
+    EXPECT_TRUE(Type.contains("Shape")) << L;
+    EXPECT_FALSE(Name.startswith("get_")) << L;
+    Methods.insert(Method.str());
+  }
+  EXPECT_EQ(Methods, (std::set<std::string>{"Weft.Corpus.Generics.IShape::Describe",
+                                            "Weft.Corpus.Generics.IShape::DoubleArea",
+                                            "Weft.Corpus.Generics.ShapeBase::.ctor"}));
+}
 
 // The call counts of the trace pass's summary table (the times vary from run to run).
 class TraceCounts : public ::testing::TestWithParam<std::string> {};

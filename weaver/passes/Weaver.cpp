@@ -495,9 +495,17 @@ Expected<WeaveOutcome> weave(const pe::Image &Img, Editor &E, const spec::Select
 
   WeaveOutcome Out;
   OfflineModuleContext MC(S, Out, Options.InputPath);
+  // A pass's own errors name the rule (PassOptions::error); others get it here.
+  auto PassFailed = [&](size_t P, Error Err) {
+    std::string Msg = toString(std::move(Err));
+    const spec::PassUse &U = Sel.Uses[P];
+    if (!StringRef(Msg).startswith(U.Rule))
+      Msg = U.Rule + ": pass '" + U.Pass + "': " + Msg;
+    return Fail(Msg);
+  };
   for (size_t P = 0; P < Passes.size(); ++P)
     if (Error Err = Passes[P]->beginModule(MC))
-      return Fail("pass '" + Sel.Uses[P].key() + "': " + toString(std::move(Err)));
+      return PassFailed(P, std::move(Err));
 
   std::optional<ThreadPool> Pool;
   unsigned Threads =
@@ -628,7 +636,7 @@ Expected<WeaveOutcome> weave(const pe::Image &Img, Editor &E, const spec::Select
 
   for (size_t P = 0; P < Passes.size(); ++P)
     if (Error Err = Passes[P]->endModule(MC))
-      return Fail("pass '" + Sel.Uses[P].key() + "': " + toString(std::move(Err)));
+      return PassFailed(P, std::move(Err));
 
   if (!isWoven(M)) {
     Expected<Token> Object = MC.coreType("System", "Object");

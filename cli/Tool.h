@@ -48,6 +48,7 @@ Runner addDumpCommand(CLI::App &App);
 Runner addVerifyCommand(CLI::App &App);
 Runner addWeaveCommand(CLI::App &App);
 Runner addPassesCommand(CLI::App &App);
+Runner addCoverageCommand(CLI::App &App);
 
 } // namespace weft::cli
 

@@ -30,6 +30,7 @@ int main(int argc, char **argv) {
   Add(addVerifyCommand(App));
   Add(addWeaveCommand(App));
   Add(addPassesCommand(App));
+  Add(addCoverageCommand(App));
   try {
     App.parse(argc, argv);
   } catch (const CLI::CallForHelp &E) {

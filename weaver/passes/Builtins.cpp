@@ -6,7 +6,8 @@
 namespace weft::passes {
 
 void registerBuiltinPasses(PassRegistry &R) {
-  for (PassInfo (*Make)() : {singleRetPass, entryExitPass, tracePass, interceptCallPass})
+  for (PassInfo (*Make)() :
+       {singleRetPass, entryExitPass, tracePass, interceptCallPass, coveragePass})
     if (llvm::Error E = R.add(Make()))
       llvm::report_fatal_error(std::move(E)); // two built-ins with one name: a bug in weft
 }

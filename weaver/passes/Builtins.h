@@ -10,6 +10,7 @@ namespace weft::passes {
 PassInfo singleRetPass();
 PassInfo entryExitPass();
 PassInfo tracePass();
+PassInfo coveragePass();
 PassInfo interceptCallPass();
 
 } // namespace weft::passes

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# What instrumentation costs at run time: corpus/CallHeavy (many small calls, tight loops) as
+# built, and woven with each pass given, timed in the same run, alternating, best of N.
+#
+#   bench/runtime.sh [BUILD_DIR] [PASS...]     (default: build coverage)
+#
+# Each PASS is a --pass value of `weft weave` (NAME or NAME:key=value,...) and is woven on its own.
+# Prints one line per pass: "NAME: unwoven X s, woven Y s, ratio Z". Environment: WEFT_BENCH_RUNS
+# (default 5) runs of each program, WEFT_BENCH_ROUNDS (default 10) CallHeavy rounds per run.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+build="$(cd "${1:-$here/../build}" && pwd)"
+shift || true
+passes=("$@")
+[[ ${#passes[@]} -gt 0 ]] || passes=(coverage)
+runs="${WEFT_BENCH_RUNS:-5}"
+rounds="${WEFT_BENCH_ROUNDS:-10}"
+
+weft="$build/cli/weft"
+[[ -x "$weft" ]] || { echo "build weft first (missing $weft)" >&2; exit 1; }
+input="$build/corpus/bin/CallHeavy/release/CallHeavy.dll"
+if [[ ! -f "$input" ]]; then
+  dotnet build "$here/../corpus/CallHeavy/CallHeavy.csproj" -p:ArtifactsPath="$build/corpus" \
+    -nologo -v:q >/dev/null
+fi
+config="${input%.dll}.runtimeconfig.json"
+
+work="$build/bench-runtime"
+rm -rf "$work"
+mkdir -p "$work/unwoven"
+cp "$input" "$config" "$work/unwoven/"
+
+# Wall time of one run in seconds (the output is checked against the unwoven run's).
+time_run() {
+  local dir="$1" start end
+  start=$(date +%s%N)
+  (cd "$dir" && dotnet CallHeavy.dll "$rounds" >out.txt)
+  end=$(date +%s%N)
+  echo $(((end - start) / 1000000))
+}
+seconds() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
+
+echo "machine: $(nproc) cores, $(uname -m); $(dotnet --list-runtimes | grep NETCore.App | tail -1)"
+echo "CallHeavy $rounds rounds, best of $runs runs"
+for pass in "${passes[@]}"; do
+  name="${pass%%:*}"
+  dir="$work/$name"
+  mkdir -p "$dir"
+  cp "$config" "$dir/"
+  "$weft" weave "$input" -o "$dir/CallHeavy.dll" --pass "$pass" 2>"$dir/weave.log" || {
+    cat "$dir/weave.log" >&2
+    exit 1
+  }
+  best_u=0 best_w=0
+  for ((i = 0; i < runs; i++)); do
+    u=$(time_run "$work/unwoven")
+    w=$(time_run "$dir")
+    ((best_u == 0 || u < best_u)) && best_u=$u
+    ((best_w == 0 || w < best_w)) && best_w=$w
+  done
+  cmp -s "$work/unwoven/out.txt" "$dir/out.txt" || {
+    echo "$name: the woven program's output differs" >&2
+    exit 1
+  }
+  echo "$name: unwoven $(seconds $best_u) s, woven $(seconds $best_w) s, ratio" \
+    "$(awk -v u="$best_u" -v w="$best_w" 'BEGIN { printf "%.3f", w / u }')"
+done

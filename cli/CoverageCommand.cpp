@@ -1,0 +1,102 @@
+//===- cli/CoverageCommand.cpp - weft coverage ----------------------------===//
+//
+// weft coverage report: joins the map the coverage pass wrote beside a woven assembly with the
+// hits files its runs wrote (added together) and writes Cobertura XML, LCOV or a text table.
+//
+//===----------------------------------------------------------------------===//
+#include "cli/Tool.h"
+#include "weaver/coverage/Report.h"
+
+#include "llvm/Support/Chrono.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace weft::cli {
+
+namespace {
+
+struct ReportArgs {
+  std::string Map;
+  std::vector<std::string> Hits;
+  std::string Format = "cobertura";
+  std::string Output;
+};
+
+Expected<std::string> readText(const std::string &Path) {
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return createFileError(Path, errorCodeToError(Buf.getError()));
+  return (*Buf)->getBuffer().str();
+}
+
+int report(const ReportArgs &A) {
+  coverage::ReportOptions O;
+  if (A.Format == "cobertura")
+    O.Kind = coverage::Format::Cobertura;
+  else if (A.Format == "lcov")
+    O.Kind = coverage::Format::Lcov;
+  else if (A.Format == "text")
+    O.Kind = coverage::Format::Text;
+  else {
+    reportError("--format must be cobertura, lcov or text, not '" + A.Format + "'");
+    return ExitUsage;
+  }
+  O.Version = "weft " WEFT_VERSION;
+
+  Expected<std::string> MapText = readText(A.Map);
+  if (!MapText)
+    return reportError(MapText.takeError());
+  Expected<coverage::Map> M = coverage::readMap(*MapText);
+  if (!M)
+    return reportError(createFileError(A.Map, M.takeError()));
+  for (const std::string &Path : A.Hits) {
+    Expected<std::string> Text = readText(Path);
+    if (!Text)
+      return reportError(Text.takeError());
+    Expected<coverage::Hits> H = coverage::readHits(*Text);
+    if (!H)
+      return reportError(createFileError(Path, H.takeError()));
+    if (Error E = coverage::addHits(*M, *H))
+      return reportError(createFileError(Path, std::move(E)));
+    // The report is as of the latest run.
+    sys::fs::file_status St;
+    if (!sys::fs::status(Path, St))
+      O.Timestamp = std::max<int64_t>(O.Timestamp, sys::toTimeT(St.getLastModificationTime()));
+  }
+
+  std::string Out;
+  raw_string_ostream OS(Out);
+  coverage::writeReport(*M, O, OS);
+  if (A.Output.empty() || A.Output == "-") {
+    outs() << OS.str();
+    return ExitOk;
+  }
+  if (Error E = writeFileAtomically(A.Output, arrayRefFromStringRef(OS.str())))
+    return reportError(std::move(E));
+  return ExitOk;
+}
+
+} // namespace
+
+Runner addCoverageCommand(CLI::App &App) {
+  CLI::App *Sub =
+      App.add_subcommand("coverage", "Work with what the coverage pass and woven programs wrote");
+  Sub->require_subcommand(1);
+  auto A = std::make_shared<ReportArgs>();
+  CLI::App *Report = Sub->add_subcommand(
+      "report", "Join a coverage map and hits files into Cobertura XML, LCOV or a text table");
+  Report->add_option("--map", A->Map, "The map the coverage pass wrote (OUT.coverage.json)")
+      ->required();
+  Report
+      ->add_option("--hits", A->Hits,
+                   "A hits file the woven program wrote (repeatable: the counts add up)")
+      ->required();
+  Report->add_option("--format", A->Format, "cobertura (default), lcov or text");
+  Report->add_option("-o,--output", A->Output, "Where to write the report (default: stdout)");
+  return [A] { return report(*A); };
+}
+
+} // namespace weft::cli

@@ -1,0 +1,157 @@
+//===- metadata/pdb/SequencePoints.cpp - Portable PDB sequence points -----===//
+#include "metadata/pdb/SequencePoints.h"
+
+#include "support/ByteReader.h"
+#include "support/Error.h"
+
+#include "llvm/ADT/Twine.h"
+
+using namespace llvm;
+
+namespace weft::metadata::pdb {
+
+namespace {
+
+// Limits from the specification; larger values mean a damaged blob.
+constexpr uint32_t MaxLine = 0x20000000;
+constexpr uint32_t MaxColumn = 0x10000;
+
+} // namespace
+
+Expected<std::vector<SequencePoint>> decodeSequencePoints(ArrayRef<uint8_t> Blob, uint32_t Document,
+                                                          uint64_t FileOffset) {
+  const char *Structure = "sequence points blob";
+  ByteReader R(Blob, FileOffset);
+  R.compressed(); // the local signature: not needed here
+  if (!Document)
+    Document = R.compressed();
+  if (Error E = R.takeError(Structure))
+    return std::move(E);
+  if (!Document)
+    return formatError(Structure, FileOffset, "no initial document");
+
+  std::vector<SequencePoint> Out;
+  uint64_t IL = 0;
+  bool First = true, SeenVisible = false;
+  int64_t Line = 0, Column = 0;
+  while (!R.atEnd()) {
+    uint64_t At = R.fileOffset();
+    uint32_t DeltaIL = R.compressed();
+    if (!First && DeltaIL == 0) {
+      Document = R.compressed();
+      if (R.ok() && !Document)
+        return formatError(Structure, At, "document record naming no document");
+      continue;
+    }
+    IL += DeltaIL;
+    if (IL > 0xFFFFFFFFu)
+      return formatError(Structure, At, "IL offset beyond 32 bits");
+    First = false;
+    uint32_t DeltaLines = R.compressed();
+    int64_t DeltaColumns = DeltaLines == 0 ? int64_t(R.compressed()) : R.compressedSigned();
+    if (!R.ok())
+      break;
+    if (DeltaLines > MaxLine || DeltaColumns > int64_t(MaxColumn) ||
+        DeltaColumns < -int64_t(MaxColumn))
+      return formatError(Structure, At, "line or column span out of range");
+    SequencePoint P;
+    P.ILOffset = uint32_t(IL);
+    P.Document = Document;
+    if (DeltaLines == 0 && DeltaColumns == 0) {
+      P.StartLine = P.EndLine = HiddenLine;
+      Out.push_back(P);
+      continue;
+    }
+    if (!SeenVisible) {
+      Line = R.compressed();
+      Column = R.compressed();
+      SeenVisible = true;
+    } else {
+      Line += R.compressedSigned();
+      Column += R.compressedSigned();
+    }
+    if (!R.ok())
+      break;
+    int64_t EndLine = Line + DeltaLines, EndColumn = Column + DeltaColumns;
+    if (Line < 0 || EndLine > MaxLine || Line == HiddenLine || Column < 0 || Column > MaxColumn ||
+        EndColumn < 0 || EndColumn > MaxColumn)
+      return formatError(Structure, At, "line or column out of range");
+    P.StartLine = uint32_t(Line);
+    P.EndLine = uint32_t(EndLine);
+    P.StartColumn = uint32_t(Column);
+    P.EndColumn = uint32_t(EndColumn);
+    Out.push_back(P);
+  }
+  if (Error E = R.takeError(Structure))
+    return std::move(E);
+  return std::move(Out);
+}
+
+Expected<std::string> documentName(const Module &Pdb, uint32_t Row) {
+  if (Row == 0 || Row > Pdb.rowCount(TableId::Document))
+    return plainError("no Document row " + Twine(Row));
+  uint32_t Blob = Pdb.get(TableId::Document, Row, DocumentCol::Name);
+  ByteReader R(Pdb.getBlob(Blob), Pdb.blobFileOffset(Blob));
+  char Separator = char(R.u8());
+  std::string Name;
+  bool FirstPart = true;
+  while (R.ok() && !R.atEnd()) {
+    uint64_t At = R.fileOffset();
+    uint32_t Part = R.compressed();
+    if (!R.ok())
+      break;
+    if (Part >= Pdb.blobHeapSize())
+      return formatError("Document name blob", At, "part outside the #Blob heap");
+    if (!FirstPart && Separator)
+      Name += Separator;
+    FirstPart = false;
+    ArrayRef<uint8_t> Text = Pdb.getBlob(Part);
+    Name.append(reinterpret_cast<const char *>(Text.data()), Text.size());
+  }
+  if (Error E = R.takeError("Document name blob"))
+    return std::move(E);
+  return std::move(Name);
+}
+
+Expected<std::vector<SequencePoint>> methodSequencePoints(const Module &Pdb, uint32_t MethodRow) {
+  if (MethodRow == 0 || MethodRow > Pdb.rowCount(TableId::MethodDebugInformation))
+    return std::vector<SequencePoint>();
+  uint32_t Blob = Pdb.get(TableId::MethodDebugInformation, MethodRow,
+                          MethodDebugInformationCol::SequencePoints);
+  if (Blob == 0)
+    return std::vector<SequencePoint>();
+  uint32_t Document =
+      Pdb.get(TableId::MethodDebugInformation, MethodRow, MethodDebugInformationCol::Document);
+  Expected<std::vector<SequencePoint>> Points =
+      decodeSequencePoints(Pdb.getBlob(Blob), Document, Pdb.blobFileOffset(Blob));
+  if (!Points)
+    return addContext(Points.takeError(), "MethodDebugInformation row " + Twine(MethodRow));
+  uint32_t Documents = Pdb.rowCount(TableId::Document);
+  for (const SequencePoint &P : *Points)
+    if (P.Document > Documents)
+      return formatError("MethodDebugInformation row " + Twine(MethodRow),
+                         Pdb.rowOffset(TableId::MethodDebugInformation, MethodRow),
+                         "sequence point in document " + Twine(P.Document) + " of " +
+                             Twine(Documents));
+  return Points;
+}
+
+Expected<std::unique_ptr<PortablePdb>> PortablePdb::open(StringRef Path) {
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return createFileError(Path, errorCodeToError(Buf.getError()));
+  ArrayRef<uint8_t> Bytes = arrayRefFromStringRef((*Buf)->getBuffer());
+  if (!looksLikePortablePdb(Bytes))
+    return createFileError(Path, plainError("not a portable PDB"));
+  Expected<std::unique_ptr<Module>> M = Module::create(Bytes, 0);
+  if (!M)
+    return createFileError(Path, M.takeError());
+  if (!(*M)->pdb())
+    return createFileError(Path, plainError("metadata without a #Pdb stream"));
+  auto P = std::unique_ptr<PortablePdb>(new PortablePdb());
+  P->Buffer = std::move(*Buf);
+  P->M = std::move(*M);
+  return std::move(P);
+}
+
+} // namespace weft::metadata::pdb

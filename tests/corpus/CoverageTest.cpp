@@ -1,0 +1,447 @@
+//===- tests/corpus/CoverageTest.cpp - The coverage pass, end to end ------===//
+//
+// Every corpus program woven with `--pass coverage` verifies, runs on CoreCLR with its expected
+// output and writes a hits file that matches its map; the LCOV reports of three programs equal
+// the checked-in tests/golden/coverage/<Name>.lcov (WEFT_UPDATE_GOLDEN=1 rewrites them); known
+// lines of Switches have the counts its source implies. Also: the portable-PDB sequence-point
+// reader, the options, the report's checks and determinism across thread counts.
+//
+//===----------------------------------------------------------------------===//
+#include "metadata/Module.h"
+#include "metadata/pdb/SequencePoints.h"
+#include "pe/Image.h"
+#include "tests/support/Env.h"
+#include "weaver/coverage/Report.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Regex.h"
+
+#include <gtest/gtest.h>
+#include <map>
+
+using namespace llvm;
+using namespace weft;
+
+namespace {
+
+std::string firstDifference(StringRef Expected, StringRef Actual) {
+  SmallVector<StringRef, 0> E, A;
+  Expected.split(E, '\n');
+  Actual.split(A, '\n');
+  for (size_t I = 0; I < std::max(E.size(), A.size()); ++I) {
+    StringRef L = I < E.size() ? E[I] : "<end>", R = I < A.size() ? A[I] : "<end>";
+    if (L != R)
+      return "line " + std::to_string(I + 1) + ":\n  expected: " + L.str() +
+             "\n  actual:   " + R.str();
+  }
+  return "";
+}
+
+struct Woven {
+  std::string Dir, Dll, Map, Hits;
+  test::CommandResult Weave, Run;
+};
+
+/// Weaves corpus program \p Name with \p Pass into a fresh scratch directory named after \p Tag
+/// (with the program's runtimeconfig, not its PDB or deps.json).
+Woven weave(const std::string &Name, const std::string &Tag, const std::string &Pass = "coverage",
+            std::vector<std::string> Extra = {}) {
+  Woven W;
+  W.Dir = test::scratchDir("coverage-" + Tag);
+  W.Dll = W.Dir + "/" + Name + ".dll";
+  W.Map = W.Dll + ".coverage.json";
+  W.Hits = W.Dir + "/" + Name + ".weft-hits";
+  std::string In = test::corpusDll(Name);
+  std::vector<std::string> Args{"weave", In, "-o", W.Dll, "--pass", Pass, "--verify-each"};
+  Args.insert(Args.end(), Extra.begin(), Extra.end());
+  W.Weave = test::run(test::weftTool(), Args);
+  SmallString<256> Config(sys::path::parent_path(In));
+  sys::path::append(Config, Name + ".runtimeconfig.json");
+  sys::fs::copy_file(Config, W.Dir + "/" + Name + ".runtimeconfig.json");
+  return W;
+}
+
+/// Runs the woven program; the hits go to W.Hits through WEFT_COVERAGE_FILE.
+void run(Woven &W, std::vector<std::string> Args = {}) {
+  std::vector<std::string> All{W.Dll};
+  All.insert(All.end(), Args.begin(), Args.end());
+  W.Run = test::run("dotnet", All, {"WEFT_COVERAGE_FILE=" + W.Dir + "/{assembly}.weft-hits"}, 300);
+}
+
+std::string expectedOutput(StringRef Name) {
+  SmallString<256> P(test::sourceDir());
+  sys::path::append(P, "corpus", Name, "expected.txt");
+  return test::readFile(P);
+}
+
+/// The woven programs run without a PDB (weft does not yet rewrite one for changed bodies), so
+/// stack traces have no line numbers: Exceptions prints those as "?".
+std::string withoutLineNumbers(StringRef Text) {
+  std::string Out = Text.str();
+  Regex R(":line [0-9]+");
+  while (R.match(Out))
+    Out = R.sub(":line ?", Out);
+  return Out;
+}
+
+std::string report(const Woven &W, StringRef Format, test::CommandResult *R = nullptr) {
+  test::CommandResult C = test::run(test::weftTool(), {"coverage", "report", "--map", W.Map,
+                                                       "--hits", W.Hits, "--format", Format.str()});
+  EXPECT_EQ(C.ExitCode, 0) << C.Err;
+  if (R)
+    *R = C;
+  return C.Out;
+}
+
+/// "DA:<line>,<hits>" and "FNDA:<hits>,<name>" of an LCOV report.
+struct Lcov {
+  std::map<unsigned, uint64_t> Lines;
+  std::map<std::string, uint64_t> Functions;
+  std::map<std::string, std::string> Totals; // LF, LH, ... of the last record
+};
+Lcov parseLcov(StringRef Text) {
+  Lcov L;
+  SmallVector<StringRef, 0> Lines;
+  Text.split(Lines, '\n');
+  for (StringRef Line : Lines) {
+    auto [Key, Value] = Line.split(':');
+    auto [A, B] = Value.split(',');
+    if (Key == "DA") {
+      unsigned N = 0;
+      uint64_t H = 0;
+      A.getAsInteger(10, N);
+      B.getAsInteger(10, H);
+      L.Lines[N] = H;
+    } else if (Key == "FNDA") {
+      uint64_t H = 0;
+      A.getAsInteger(10, H);
+      L.Functions[B.str()] = H;
+    } else if (!Value.empty()) {
+      L.Totals[Key.str()] = Value.str();
+    }
+  }
+  return L;
+}
+
+// --- every program ---
+
+class CoveredProgram : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CoveredProgram, VerifiesRunsAndCounts) {
+  std::string Name = GetParam();
+  ASSERT_TRUE(sys::fs::exists(test::corpusDll(Name))) << "the corpus.build test builds it";
+  Woven W = weave(Name, Name);
+  ASSERT_EQ(W.Weave.ExitCode, 0) << W.Weave.Err;
+  test::CommandResult V = test::run(test::weftTool(), {"verify", W.Dll});
+  EXPECT_EQ(V.ExitCode, 0) << V.Out.substr(0, 3000) << V.Err.substr(0, 3000);
+
+  run(W);
+  EXPECT_EQ(W.Run.ExitCode, 0) << W.Run.Err.substr(0, 3000);
+  std::string Want = expectedOutput(Name);
+  ASSERT_FALSE(Want.empty());
+  if (Name == "Exceptions")
+    Want = withoutLineNumbers(Want);
+  EXPECT_TRUE(W.Run.Out == Want) << firstDifference(Want, W.Run.Out);
+
+  // The hits belong to this map, and the entry point ran once.
+  ASSERT_TRUE(sys::fs::exists(W.Hits)) << "the program wrote no hits file";
+  Expected<coverage::Map> M = coverage::readMap(test::readFile(W.Map));
+  ASSERT_TRUE(bool(M)) << toString(M.takeError());
+  Expected<coverage::Hits> H = coverage::readHits(test::readFile(W.Hits));
+  ASSERT_TRUE(bool(H)) << toString(H.takeError());
+  EXPECT_EQ(H->Assembly, Name);
+  if (Error E = coverage::addHits(*M, *H))
+    FAIL() << toString(std::move(E));
+  EXPECT_GT(M->Counters, 0u);
+  EXPECT_TRUE(M->hasLines()) << "the map has no lines from " << Name << ".pdb";
+  unsigned Mains = 0, Run = 0, Blocks = 0;
+  for (const coverage::Method &Me : M->Methods) {
+    if (Me.Name == "Main" && Me.Type.find("Program") != std::string::npos) {
+      ++Mains;
+      EXPECT_EQ(Me.Blocks.front().Hits, 1u) << Me.fullName();
+    }
+    for (const coverage::Block &B : Me.Blocks) {
+      ++Blocks;
+      Run += B.Hits != 0;
+    }
+  }
+  EXPECT_EQ(Mains, 1u);
+  EXPECT_GT(Run, Blocks / 4) << "most of a corpus program runs";
+  outs() << Name << ": " << M->Methods.size() << " methods, " << Blocks << " blocks, " << Run
+         << " run\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, CoveredProgram, ::testing::ValuesIn(test::corpusPrograms()),
+                         [](const auto &Info) { return Info.param; });
+
+// --- reports against checked-in expectations ---
+
+class GoldenReport : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GoldenReport, LcovMatchesGolden) {
+  std::string Name = GetParam();
+  Woven W = weave(Name, "golden-" + Name);
+  ASSERT_EQ(W.Weave.ExitCode, 0) << W.Weave.Err;
+  run(W);
+  ASSERT_EQ(W.Run.ExitCode, 0) << W.Run.Err;
+  std::string Lcov = report(W, "lcov");
+  SmallString<256> Golden(test::sourceDir());
+  sys::path::append(Golden, "tests", "golden", "coverage", Name + ".lcov");
+  if (sys::Process::GetEnv("WEFT_UPDATE_GOLDEN")) {
+    sys::fs::create_directories(sys::path::parent_path(Golden));
+    ASSERT_TRUE(test::writeFile(Golden, Lcov)) << "cannot write " << Golden.str();
+    outs() << "updated " << Golden << '\n';
+    return;
+  }
+  std::string Want = test::readFile(Golden);
+  ASSERT_FALSE(Want.empty()) << "missing " << Golden.str() << " (run with WEFT_UPDATE_GOLDEN=1)";
+  EXPECT_TRUE(Lcov == Want) << "the LCOV report differs from " << Golden.str() << " at "
+                            << firstDifference(Want, Lcov)
+                            << "\n(WEFT_UPDATE_GOLDEN=1 rewrites it)";
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, GoldenReport,
+                         ::testing::Values("Switches", "Exceptions", "Generics"),
+                         [](const auto &Info) { return Info.param; });
+
+// Counts that follow from corpus/Switches/Program.cs.
+TEST(Coverage, KnownLinesOfSwitches) {
+  Woven W = weave("Switches", "known");
+  ASSERT_EQ(W.Weave.ExitCode, 0) << W.Weave.Err;
+  run(W);
+  ASSERT_EQ(W.Run.ExitCode, 0) << W.Run.Err;
+  Lcov L = parseLcov(report(W, "lcov"));
+  // Dense(sel, acc) runs for sel = -2..99 in three rounds, then for 0, 9, ..., 99 once.
+  EXPECT_EQ(L.Functions["Weft.Corpus.Switches.Program::Dense(int32, int32)"], 3u * 102 + 12);
+  EXPECT_EQ(L.Lines[119], 3u * 102 + 12); // return acc;
+  EXPECT_EQ(L.Lines[21], 4u);             // case 0: three rounds and the sample
+  EXPECT_EQ(L.Lines[117], 3u * 6 + 1);    // default: -2, -1, 96..99 per round; 99 once
+  EXPECT_EQ(L.Lines[328], 3u);            // the body of `for (round < 3)`
+  // Branches never taken.
+  EXPECT_EQ(L.Lines.count(156), 1u);
+  EXPECT_EQ(L.Lines[156], 0u); // case 1002: return "high-2";
+  EXPECT_EQ(L.Lines[249], 0u); // case Opcode.Pop
+  EXPECT_EQ(L.Lines[265], 0u); // throw new InvalidOperationException("bad opcode");
+  EXPECT_EQ(L.Lines[216], 0u); // "red" => "#f00"
+  EXPECT_EQ(L.Lines.count(118), 0u) << "a closing brace has no code";
+
+  std::string Xml = report(W, "cobertura");
+  EXPECT_NE(Xml.find("<source>/_/corpus/Switches</source>"), std::string::npos);
+  EXPECT_NE(Xml.find("<class name=\"Weft.Corpus.Switches.Program\" filename=\"Program.cs\""),
+            std::string::npos);
+  EXPECT_NE(Xml.find("<method name=\"Dense\" signature=\"(int32, int32)\""), std::string::npos);
+  EXPECT_NE(Xml.find("<line number=\"156\" hits=\"0\" branch=\"false\"/>"), std::string::npos);
+  EXPECT_NE(Xml.find("<line number=\"119\" hits=\"318\" branch=\"false\"/>"), std::string::npos);
+
+  std::string Text = report(W, "text");
+  EXPECT_NE(Text.find("Weft.Corpus.Switches.Program::Dense(int32, int32) [0x"), std::string::npos);
+  EXPECT_NE(Text.find("entered 318 times"), std::string::npos);
+}
+
+// Without a PDB the reports list blocks: one "line" per counter, the file being the assembly.
+TEST(Coverage, WithoutLinesReportsBlocks) {
+  Woven W = weave("Switches", "blocks", "coverage:pdb=");
+  ASSERT_EQ(W.Weave.ExitCode, 0) << W.Weave.Err;
+  run(W);
+  ASSERT_EQ(W.Run.ExitCode, 0) << W.Run.Err;
+  Expected<coverage::Map> M = coverage::readMap(test::readFile(W.Map));
+  ASSERT_TRUE(bool(M)) << toString(M.takeError());
+  EXPECT_FALSE(M->hasLines());
+  EXPECT_NE(test::readFile(W.Map).find("\"pdb\": null"), std::string::npos);
+  std::string Text = report(W, "lcov");
+  Lcov L = parseLcov(Text);
+  EXPECT_EQ(StringRef(Text).substr(0, 16), "TN:\nSF:Switches\n");
+  EXPECT_EQ(L.Lines.size(), M->Counters);
+  EXPECT_EQ(L.Totals["LF"], std::to_string(M->Counters));
+  EXPECT_EQ(L.Functions["Weft.Corpus.Switches.Program::Dense(int32, int32)"], 318u);
+}
+
+// The weave does not depend on the thread count.
+TEST(Coverage, SameBytesWhateverTheThreadCount) {
+  for (const char *Name : {"Linq", "BigMethod"}) {
+    Woven One = weave(Name, std::string("threads1-") + Name, "coverage", {"--threads", "1"});
+    Woven Two = weave(Name, std::string("threads2-") + Name, "coverage", {"--threads", "2"});
+    ASSERT_EQ(One.Weave.ExitCode, 0) << One.Weave.Err;
+    ASSERT_EQ(Two.Weave.ExitCode, 0) << Two.Weave.Err;
+    std::string A = test::readFile(One.Dll), B = test::readFile(Two.Dll);
+    EXPECT_FALSE(A.empty());
+    EXPECT_TRUE(A == B) << Name << ": the woven assemblies differ";
+    EXPECT_TRUE(test::readFile(One.Map) == test::readFile(Two.Map)) << Name;
+  }
+}
+
+// The option hits-file, in the directory the program runs in; and Flush is public.
+TEST(Coverage, HitsFileOption) {
+  Woven W = weave("Switches", "option", "coverage:hits-file=run-{assembly}.txt");
+  ASSERT_EQ(W.Weave.ExitCode, 0) << W.Weave.Err;
+  test::CommandResult R =
+      test::run("sh", {"-c", "cd '" + W.Dir + "' && exec dotnet Switches.dll"}, {}, 300);
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  std::string Hits = test::readFile(W.Dir + "/run-Switches.txt");
+  EXPECT_EQ(StringRef(Hits).substr(0, 12), "weft-hits 1 ");
+  EXPECT_FALSE(sys::fs::exists(W.Dir + "/Switches.weft-hits"));
+
+  test::CommandResult D = test::run(test::weftTool(), {"dump", W.Dll, "--type", "<weft>.Coverage"});
+  ASSERT_EQ(D.ExitCode, 0) << D.Err;
+  EXPECT_NE(D.Out.find(".field public static initonly int64[] Hits"), std::string::npos) << D.Out;
+  EXPECT_NE(D.Out.find(".method public hidebysig static void Flush()"), std::string::npos);
+  EXPECT_NE(D.Out.find("add_ProcessExit"), std::string::npos);
+  EXPECT_NE(D.Out.find("\"run-{assembly}.txt\""), std::string::npos);
+}
+
+// A PDB that does not belong to the input, or is no PDB, is a warning: the map has no lines.
+TEST(Coverage, UnusablePdbIsAWarning) {
+  std::string Dir = test::scratchDir("coverage-badpdb");
+  std::string In = Dir + "/Switches.dll";
+  ASSERT_FALSE(sys::fs::copy_file(test::corpusDll("Switches"), In));
+  SmallString<256> OtherPdb(test::corpusDll("Generics"));
+  sys::path::replace_extension(OtherPdb, "pdb");
+  ASSERT_FALSE(sys::fs::copy_file(OtherPdb, Dir + "/Switches.pdb"));
+  test::CommandResult R =
+      test::run(test::weftTool(), {"weave", In, "-o", Dir + "/out.dll", "--pass", "coverage"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_NE(R.Err.find("was not built with this assembly"), std::string::npos) << R.Err;
+  EXPECT_NE(test::readFile(Dir + "/out.dll.coverage.json").find("\"pdb\": null"),
+            std::string::npos);
+
+  ASSERT_TRUE(test::writeFile(Dir + "/Switches.pdb", "BSJB this is not metadata"));
+  R = test::run(test::weftTool(), {"weave", In, "-o", Dir + "/out.dll", "--pass", "coverage"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_NE(R.Err.find("no source lines"), std::string::npos) << R.Err;
+
+  R = test::run(test::weftTool(), {"weave", In, "-o", Dir + "/out.dll", "--pass",
+                                   "coverage:pdb=" + Dir + "/missing.pdb"});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_NE(R.Err.find("missing.pdb' does not exist"), std::string::npos) << R.Err;
+}
+
+// Hits of another weave (or module) are refused by name.
+TEST(Coverage, ReportChecksTheModule) {
+  Woven W = weave("Switches", "mismatch");
+  ASSERT_EQ(W.Weave.ExitCode, 0) << W.Weave.Err;
+  ASSERT_TRUE(test::writeFile(W.Hits, "weft-hits 1 00000000-0000-0000-0000-000000000000 5 X\n"));
+  test::CommandResult R = test::run(test::weftTool(), {"coverage", "report", "--map", W.Map,
+                                                       "--hits", W.Hits, "--format", "lcov"});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_NE(R.Err.find("was the assembly woven again"), std::string::npos) << R.Err;
+
+  ASSERT_TRUE(test::writeFile(W.Hits, "weft-hits 1 x 3 X\n0 1\n7 2\n"));
+  R = test::run(test::weftTool(),
+                {"coverage", "report", "--map", W.Map, "--hits", W.Hits, "--format", "lcov"});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_NE(R.Err.find("line 3: counter 7 beyond the 3 counters"), std::string::npos) << R.Err;
+}
+
+// --- the sequence-point reader ---
+
+TEST(SequencePoints, ReadsACorpusPdb) {
+  SmallString<256> Pdb(test::corpusDll("Switches"));
+  sys::path::replace_extension(Pdb, "pdb");
+  Expected<std::unique_ptr<metadata::pdb::PortablePdb>> P = metadata::pdb::PortablePdb::open(Pdb);
+  ASSERT_TRUE(bool(P)) << toString(P.takeError());
+  const metadata::Module &PM = (*P)->module();
+  // Program.cs and files the SDK generates (global usings, assembly attributes).
+  uint32_t Program = 0;
+  std::vector<std::string> Names;
+  for (uint32_t D = 1; D <= (*P)->documentCount(); ++D) {
+    Expected<std::string> Doc = metadata::pdb::documentName(PM, D);
+    ASSERT_TRUE(bool(Doc)) << toString(Doc.takeError());
+    if (*Doc == "/_/corpus/Switches/Program.cs")
+      Program = D;
+    Names.push_back(*Doc);
+  }
+  ASSERT_NE(Program, 0u) << join(Names, ", ");
+  Expected<std::string> Beyond = metadata::pdb::documentName(PM, (*P)->documentCount() + 1);
+  ASSERT_FALSE(bool(Beyond));
+  consumeError(Beyond.takeError());
+
+  // Program::Dense: `case 0: acc = acc * 3 + 0; break;` is its first statement with a line.
+  auto Img = pe::Image::open(test::corpusDll("Switches"));
+  ASSERT_TRUE(bool(Img)) << toString(Img.takeError());
+  auto M = metadata::Module::create((*Img)->metadata(), (*Img)->metadataOffset());
+  ASSERT_TRUE(bool(M)) << toString(M.takeError());
+  uint32_t Dense = 0;
+  for (uint32_t R = 1; R <= (*M)->rowCount(metadata::TableId::MethodDef); ++R)
+    if ((*M)->getString((*M)->get(metadata::TableId::MethodDef, R, metadata::MethodDefCol::Name)) ==
+        "Dense")
+      Dense = R;
+  ASSERT_NE(Dense, 0u);
+  EXPECT_EQ((*P)->methodCount(), (*M)->rowCount(metadata::TableId::MethodDef));
+  auto Points = metadata::pdb::methodSequencePoints(PM, Dense);
+  ASSERT_TRUE(bool(Points)) << toString(Points.takeError());
+  std::vector<metadata::pdb::SequencePoint> Visible;
+  for (const auto &S : *Points)
+    if (!S.isHidden())
+      Visible.push_back(S);
+  ASSERT_GE(Visible.size(), 2u * 96);
+  EXPECT_EQ(Visible[0].StartLine, 21u);
+  EXPECT_EQ(Visible[0].EndLine, 21u);
+  EXPECT_EQ(Visible[0].StartColumn, 21u); // acc = acc * 3 + 0;
+  EXPECT_EQ(Visible[0].EndColumn, 39u);
+  EXPECT_EQ(Visible[1].StartLine, 21u); // break;
+  EXPECT_EQ(Visible[1].StartColumn, 40u);
+  EXPECT_EQ(Visible[0].Document, Program);
+  EXPECT_EQ(Visible[0].ILOffset, 0x18Bu); // the first case's target
+  for (size_t I = 1; I < Points->size(); ++I)
+    EXPECT_LT((*Points)[I - 1].ILOffset, (*Points)[I].ILOffset);
+}
+
+TEST(SequencePoints, DecodesEveryRecordKind) {
+  // Header: local signature 0x11, initial document 2. Then: a point at IL 0 on 10:9-10:14; a
+  // hidden point at IL 3; a point at IL 5 on 12:4-13:1 (first visible after: signed deltas);
+  // a document record (document 3); a point at IL 9 on 9:7-9:8.
+  std::vector<uint8_t> Blob{0x11, 0x02, 0x00, 0x00, 0x05, 0x0A, 0x09, // IL 0, 10:9 +0 lines +5 cols
+                            0x03, 0x00, 0x00,                         // IL 3: hidden
+                            0x02, 0x01, 0x79, 0x04, 0x77, // IL 5: +1 line, cols -4, line +2, col -5
+                            0x00, 0x03,                   // document 3
+                            0x04, 0x00, 0x01, 0x7B, 0x06}; // IL 9: +0, +1 col, line -3, col +3
+  auto P = metadata::pdb::decodeSequencePoints(Blob, 0, 100);
+  ASSERT_TRUE(bool(P)) << toString(P.takeError());
+  ASSERT_EQ(P->size(), 4u);
+  const auto &A = (*P)[0], &B = (*P)[1], &C = (*P)[2], &D = (*P)[3];
+  EXPECT_EQ(A.ILOffset, 0u);
+  EXPECT_EQ(A.Document, 2u);
+  EXPECT_EQ(A.StartLine, 10u);
+  EXPECT_EQ(A.StartColumn, 9u);
+  EXPECT_EQ(A.EndLine, 10u);
+  EXPECT_EQ(A.EndColumn, 14u);
+  EXPECT_EQ(B.ILOffset, 3u);
+  EXPECT_TRUE(B.isHidden());
+  EXPECT_EQ(C.ILOffset, 5u);
+  EXPECT_EQ(C.StartLine, 12u);
+  EXPECT_EQ(C.StartColumn, 4u);
+  EXPECT_EQ(C.EndLine, 13u);
+  EXPECT_EQ(C.EndColumn, 0u);
+  EXPECT_EQ(D.ILOffset, 9u);
+  EXPECT_EQ(D.Document, 3u);
+  EXPECT_EQ(D.StartLine, 9u);
+  EXPECT_EQ(D.StartColumn, 7u);
+  EXPECT_EQ(D.EndColumn, 8u);
+
+  // The document from the row: no header field for it.
+  auto Q = metadata::pdb::decodeSequencePoints({0x00, 0x00, 0x00, 0x02, 0x01, 0x01}, 7);
+  ASSERT_TRUE(bool(Q)) << toString(Q.takeError());
+  ASSERT_EQ(Q->size(), 1u);
+  EXPECT_EQ((*Q)[0].Document, 7u);
+  EXPECT_EQ((*Q)[0].EndColumn, 3u);
+
+  // Damage: cut off in a record, a second record at the same offset that is no document record,
+  // no initial document.
+  auto Cut = metadata::pdb::decodeSequencePoints(ArrayRef<uint8_t>(Blob).drop_back(1), 0, 100);
+  ASSERT_FALSE(bool(Cut));
+  EXPECT_EQ(toString(Cut.takeError()),
+            "sequence points blob at offset 0x79: unexpected end of data");
+  auto NoDoc = metadata::pdb::decodeSequencePoints({0x00, 0x00}, 0, 100);
+  ASSERT_FALSE(bool(NoDoc));
+  EXPECT_NE(toString(NoDoc.takeError()).find("no initial document"), std::string::npos);
+  auto BadLine = metadata::pdb::decodeSequencePoints(
+      {0x00, 0x01, 0x00, 0x00, 0x02, 0x01, 0x01, 0x01, 0x00, 0x01, 0x7D, 0x00}, 0, 0);
+  ASSERT_FALSE(bool(BadLine)); // the second point's start line goes below zero
+  EXPECT_NE(toString(BadLine.takeError()).find("out of range"), std::string::npos);
+}
+
+} // namespace

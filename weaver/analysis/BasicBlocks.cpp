@@ -1,0 +1,52 @@
+//===- weaver/analysis/BasicBlocks.cpp - Where basic blocks start ---------===//
+#include "weaver/analysis/BasicBlocks.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace weft::analysis {
+
+std::vector<size_t> blockLeaders(const il::MethodBody &B) {
+  const std::vector<il::Instr *> &Order = B.instructions();
+  std::vector<char> Leader(Order.size(), 0);
+  if (Order.empty())
+    return {};
+  llvm::DenseMap<const il::Instr *, size_t> Pos;
+  Pos.reserve(Order.size());
+  for (size_t I = 0; I < Order.size(); ++I)
+    Pos[Order[I]] = I;
+  auto Mark = [&](const il::Instr *I) {
+    if (!I)
+      return; // the end of the code
+    auto It = Pos.find(I);
+    if (It != Pos.end())
+      Leader[It->second] = 1;
+  };
+  Leader[0] = 1;
+  for (size_t I = 0; I < Order.size(); ++I) {
+    const il::Instr *In = Order[I];
+    Mark(In->Target);
+    for (const il::Instr *T : In->Targets)
+      Mark(T);
+    switch (In->info().Flow) {
+    case il::FlowKind::Branch:
+    case il::FlowKind::CondBranch:
+    case il::FlowKind::Return:
+    case il::FlowKind::Throw:
+      if (I + 1 < Order.size())
+        Leader[I + 1] = 1;
+      break;
+    default: break;
+    }
+  }
+  for (const il::ExceptionRegion &R : B.Regions)
+    for (const il::Instr *I : {R.TryStart, R.TryEnd, R.HandlerStart, R.HandlerEnd, R.FilterStart})
+      Mark(I);
+
+  std::vector<size_t> Out;
+  for (size_t I = 0; I < Order.size(); ++I)
+    if (Leader[I] && !(I > 0 && Order[I - 1]->info().isPrefix()))
+      Out.push_back(I);
+  return Out;
+}
+
+} // namespace weft::analysis

@@ -1,0 +1,590 @@
+//===- weaver/coverage/Report.cpp - Coverage reports ----------------------===//
+#include "weaver/coverage/Report.h"
+
+#include "support/Error.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+using namespace llvm;
+
+namespace weft::coverage {
+
+bool Map::hasLines() const {
+  for (const Method &M : Methods)
+    for (const Block &B : M.Blocks)
+      if (!B.Lines.empty())
+        return true;
+  return false;
+}
+
+// --- reading ---
+
+namespace {
+
+Error mapError(const Twine &Where, const Twine &What) {
+  return plainError("coverage map: " + Where + ": " + What);
+}
+
+/// A non-negative integer that fits 32 bits.
+Expected<uint32_t> u32(const json::Value *V, const Twine &Where) {
+  std::optional<int64_t> I;
+  if (V)
+    if (auto X = V->getAsInteger())
+      I = *X;
+  if (!I || *I < 0 || *I > 0xFFFFFFFFll)
+    return mapError(Where, "expected an integer from 0 to 2^32-1");
+  return uint32_t(*I);
+}
+
+Expected<std::string> str(const json::Object &O, StringRef Key, const Twine &Where) {
+  if (auto S = O.getString(Key))
+    return S->str();
+  return mapError(Where + "." + Key, "expected a string");
+}
+
+} // namespace
+
+namespace {
+
+/// The map's fields other than the methods.
+Error readHeader(const json::Object &O, Map &M) {
+  if (O.getString("format") != StringRef("weft-coverage-map"))
+    return mapError("top level", "not a weft coverage map (no \"format\": \"weft-coverage-map\")");
+  if (O.getInteger("version") != Optional<int64_t>(1))
+    return mapError("version", "only version 1 is known");
+  Expected<std::string> Assembly = str(O, "assembly", "top level");
+  Expected<std::string> Mvid = str(O, "mvid", "top level");
+  Expected<uint32_t> Counters = u32(O.get("counters"), "counters");
+  if (!Assembly || !Mvid || !Counters)
+    return joinErrors(joinErrors(Assembly.takeError(), Mvid.takeError()), Counters.takeError());
+  M.Assembly = *Assembly;
+  M.Mvid = *Mvid;
+  M.Counters = *Counters;
+  const json::Array *Docs = O.getArray("documents");
+  if (!Docs)
+    return mapError("documents", "expected an array");
+  for (size_t I = 0; I < Docs->size(); ++I) {
+    auto S = (*Docs)[I].getAsString();
+    if (!S)
+      return mapError("documents[" + Twine(I) + "]", "expected a string");
+    M.Documents.push_back(S->str());
+  }
+  return Error::success();
+}
+
+/// Method \p I; the counters are numbered method after method, block after block, from \p Next.
+Error readMethod(const json::Value &V, size_t I, Map &M, uint64_t &Next) {
+  std::string Where = ("methods[" + Twine(I) + "]").str();
+  const json::Object *MO = V.getAsObject();
+  if (!MO)
+    return mapError(Where, "expected an object");
+  Method Me;
+  for (auto [Key, Field] : {std::pair<StringRef, std::string *>{"token", &Me.Token},
+                            {"type", &Me.Type},
+                            {"name", &Me.Name},
+                            {"signature", &Me.Signature}}) {
+    Expected<std::string> S = str(*MO, Key, Where);
+    if (!S)
+      return S.takeError();
+    *Field = std::move(*S);
+  }
+  Expected<uint32_t> First = u32(MO->get("counter"), Where + ".counter");
+  if (!First)
+    return First.takeError();
+  if (*First != Next)
+    return mapError(Where + ".counter",
+                    "counter " + Twine(*First) + " where " + Twine(Next) + " was expected");
+  Me.FirstCounter = *First;
+  const json::Array *Blocks = MO->getArray("blocks");
+  if (!Blocks)
+    return mapError(Where + ".blocks", "expected an array");
+  for (size_t K = 0; K < Blocks->size(); ++K) {
+    std::string BWhere = (Where + ".blocks[" + Twine(K) + "]").str();
+    const json::Object *BO = (*Blocks)[K].getAsObject();
+    if (!BO)
+      return mapError(BWhere, "expected an object");
+    Block B;
+    const json::Array *IL = BO->getArray("il");
+    if (!IL || (IL->size() != 0 && IL->size() != 2))
+      return mapError(BWhere + ".il", "expected [start, end] or []");
+    if (IL->size() == 2) {
+      Expected<uint32_t> S = u32(&(*IL)[0], BWhere + ".il[0]");
+      Expected<uint32_t> E = u32(&(*IL)[1], BWhere + ".il[1]");
+      if (!S || !E)
+        return joinErrors(S.takeError(), E.takeError());
+      B.IL = {*S, *E};
+    }
+    if (const json::Value *LV = BO->get("lines")) {
+      const json::Array *Lines = LV->getAsArray();
+      if (!Lines)
+        return mapError(BWhere + ".lines", "expected an array");
+      for (size_t L = 0; L < Lines->size(); ++L) {
+        std::string LWhere = (BWhere + ".lines[" + Twine(L) + "]").str();
+        const json::Array *P = (*Lines)[L].getAsArray();
+        if (!P || P->size() != 5)
+          return mapError(LWhere, "expected [document, line, column, end line, end column]");
+        uint32_t F[5];
+        for (unsigned J = 0; J < 5; ++J) {
+          Expected<uint32_t> X = u32(&(*P)[J], LWhere);
+          if (!X)
+            return X.takeError();
+          F[J] = *X;
+        }
+        if (F[0] >= M.Documents.size())
+          return mapError(LWhere, "document " + Twine(F[0]) + " of " + Twine(M.Documents.size()));
+        B.Lines.push_back({F[0], F[1], F[2], F[3], F[4]});
+      }
+    }
+    Me.Blocks.push_back(std::move(B));
+  }
+  Next += Me.Blocks.size();
+  if (Next > M.Counters)
+    return mapError(Where, "more blocks than the " + Twine(M.Counters) + " counters");
+  M.Methods.push_back(std::move(Me));
+  return Error::success();
+}
+
+/// The layout the coverage pass writes: the methods array last, one method per line. Reading it
+/// method by method keeps the memory small (a JSON tree of a whole large map takes gigabytes).
+Optional<Expected<Map>> readMapByLines(StringRef Json) {
+  constexpr StringRef Open = "\n \"methods\": [";
+  size_t At = Json.find(Open);
+  if (At == StringRef::npos)
+    return None;
+  Expected<json::Value> Head = json::parse((Json.substr(0, At) + "\n \"methods\": []}").str());
+  if (!Head || !Head->getAsObject()) {
+    if (!Head)
+      consumeError(Head.takeError());
+    return None;
+  }
+  Map M;
+  if (Error E = readHeader(*Head->getAsObject(), M))
+    return Expected<Map>(std::move(E));
+  StringRef Rest = Json.substr(At + Open.size());
+  uint64_t Next = 0;
+  size_t I = 0;
+  while (true) {
+    if (Rest.empty())
+      return None;
+    auto [Line, Tail] = Rest.split('\n');
+    Rest = Tail;
+    StringRef T = Line.trim();
+    if (T.empty())
+      continue;
+    if (T == "]")
+      break;
+    if (T.endswith(","))
+      T = T.drop_back();
+    Expected<json::Value> V = json::parse(T);
+    if (!V) {
+      consumeError(V.takeError());
+      return None; // not one method per line after all
+    }
+    if (Error E = readMethod(*V, I++, M, Next))
+      return Expected<Map>(std::move(E));
+  }
+  if (Rest.trim() != "}")
+    return None;
+  if (Next != M.Counters)
+    return Expected<Map>(mapError("counters", "the methods have " + Twine(Next) + " blocks, not " +
+                                                  Twine(M.Counters)));
+  return Expected<Map>(std::move(M));
+}
+
+} // namespace
+
+Expected<Map> readMap(StringRef Json) {
+  if (Optional<Expected<Map>> ByLines = readMapByLines(Json))
+    return std::move(*ByLines);
+  Expected<json::Value> Root = json::parse(Json);
+  if (!Root)
+    return mapError("JSON", toString(Root.takeError()));
+  const json::Object *O = Root->getAsObject();
+  if (!O)
+    return mapError("top level", "expected an object");
+  Map M;
+  if (Error E = readHeader(*O, M))
+    return std::move(E);
+  const json::Array *Methods = O->getArray("methods");
+  if (!Methods)
+    return mapError("methods", "expected an array");
+  uint64_t Next = 0;
+  for (size_t I = 0; I < Methods->size(); ++I)
+    if (Error E = readMethod((*Methods)[I], I, M, Next))
+      return std::move(E);
+  if (Next != M.Counters)
+    return mapError("counters",
+                    "the methods have " + Twine(Next) + " blocks, not " + Twine(M.Counters));
+  return std::move(M);
+}
+
+Expected<Hits> readHits(StringRef Text) {
+  Hits H;
+  SmallVector<StringRef, 0> Lines;
+  Text.split(Lines, '\n');
+  auto Bad = [](size_t Line, const Twine &What) {
+    return plainError("hits file: line " + Twine(Line + 1) + ": " + What);
+  };
+  SmallVector<StringRef, 5> Head;
+  StringRef(Lines.empty() ? "" : Lines[0]).trim().split(Head, ' ', -1, false);
+  if (Head.size() < 4 || Head[0] != "weft-hits")
+    return Bad(0, "not a weft hits file (expected \"weft-hits 1 <mvid> <counters> ...\")");
+  if (Head[1] != "1")
+    return Bad(0, "version " + Head[1] + " (only 1 is known)");
+  H.Mvid = Head[2].str();
+  if (Head[3].getAsInteger(10, H.Counters))
+    return Bad(0, "bad counter count '" + Head[3] + "'");
+  if (Head.size() > 4)
+    H.Assembly = Head[4].str();
+  for (size_t I = 1; I < Lines.size(); ++I) {
+    StringRef L = Lines[I].trim();
+    if (L.empty())
+      continue;
+    auto [A, B] = L.split(' ');
+    uint32_t Index;
+    uint64_t Count;
+    if (A.getAsInteger(10, Index) || B.trim().getAsInteger(10, Count))
+      return Bad(I, "expected \"index count\", found '" + L + "'");
+    if (Index >= H.Counters)
+      return Bad(I, "counter " + Twine(Index) + " beyond the " + Twine(H.Counters) + " counters");
+    H.Counts.push_back({Index, Count});
+  }
+  return std::move(H);
+}
+
+Error addHits(Map &M, const Hits &H) {
+  if (H.Mvid != M.Mvid || H.Counters != M.Counters)
+    return plainError("the hits are of module " + H.Mvid + " with " + Twine(H.Counters) +
+                      " counters, the map is of module " + M.Mvid + " with " + Twine(M.Counters) +
+                      " (was the assembly woven again after the run?)");
+  std::vector<Block *> ByCounter;
+  ByCounter.reserve(M.Counters);
+  for (Method &Me : M.Methods)
+    for (Block &B : Me.Blocks)
+      ByCounter.push_back(&B);
+  for (auto [Index, Count] : H.Counts) {
+    uint64_t &Hits = ByCounter[Index]->Hits;
+    Hits = Count > ~uint64_t(0) - Hits ? ~uint64_t(0) : Hits + Count;
+  }
+  return Error::success();
+}
+
+// --- the line model ---
+
+namespace {
+
+/// One source line (or, without lines, one block) as the reports show it.
+struct LineData {
+  uint64_t Hits = 0;
+  /// The hits of each block with a sequence point starting on the line.
+  std::vector<uint64_t> Branches;
+  bool isBranch() const { return Branches.size() > 1; }
+  unsigned branchesCovered() const {
+    return unsigned(llvm::count_if(Branches, [](uint64_t H) { return H != 0; }));
+  }
+  /// Adds the same line of another method: one block each of several methods on a line (the
+  /// accessors of a record's properties) are no branches.
+  void merge(const LineData &O) {
+    Hits = std::max(Hits, O.Hits);
+    if (O.isBranch()) {
+      if (!isBranch())
+        Branches.clear();
+      Branches.insert(Branches.end(), O.Branches.begin(), O.Branches.end());
+    } else if (Branches.empty()) {
+      Branches = O.Branches;
+    }
+  }
+};
+
+using LineMap = std::map<uint32_t, LineData>;        // line -> data
+using LinesByDocument = std::map<uint32_t, LineMap>; // document -> lines
+
+/// A method's lines per document; without source lines (\p BlockMode), its blocks as lines of
+/// document 0, numbered by counter from 1.
+LinesByDocument methodLines(const Method &M, bool BlockMode) {
+  LinesByDocument Out;
+  for (size_t K = 0; K < M.Blocks.size(); ++K) {
+    const Block &B = M.Blocks[K];
+    if (BlockMode) {
+      LineData &L = Out[0][M.FirstCounter + uint32_t(K) + 1];
+      L.Hits = B.Hits;
+      continue;
+    }
+    std::set<std::pair<uint32_t, uint32_t>> Seen; // a block counts once per line
+    for (const SourceSpan &S : B.Lines) {
+      if (!Seen.insert({S.Document, S.StartLine}).second)
+        continue;
+      LineData &L = Out[S.Document][S.StartLine];
+      L.Hits = std::max(L.Hits, B.Hits);
+      L.Branches.push_back(B.Hits);
+    }
+  }
+  return Out;
+}
+
+struct Totals {
+  uint64_t Lines = 0, LinesCovered = 0, Branches = 0, BranchesCovered = 0;
+  void add(const LineMap &Ls) {
+    for (const auto &[N, L] : Ls) {
+      ++Lines;
+      LinesCovered += L.Hits != 0;
+      if (L.isBranch()) {
+        Branches += L.Branches.size();
+        BranchesCovered += L.branchesCovered();
+      }
+    }
+  }
+};
+
+std::string rate(uint64_t Covered, uint64_t Valid) {
+  if (Valid == 0)
+    return "1";
+  std::string S = formatv("{0:F4}", double(Covered) / double(Valid)).str();
+  while (S.back() == '0')
+    S.pop_back();
+  if (S.back() == '.')
+    S.pop_back();
+  return S;
+}
+
+std::string xml(StringRef S) {
+  std::string Out;
+  for (char C : S)
+    switch (C) {
+    case '&': Out += "&amp;"; break;
+    case '<': Out += "&lt;"; break;
+    case '>': Out += "&gt;"; break;
+    case '"': Out += "&quot;"; break;
+    case '\'': Out += "&apos;"; break;
+    default:
+      if (uint8_t(C) < 0x20 && C != '\t' && C != '\n' && C != '\r')
+        Out += ' '; // not allowed in XML 1.0
+      else
+        Out += C;
+    }
+  return Out;
+}
+
+/// The directory every document is in (empty if none is common), with '/' or '\\' as the paths
+/// use them.
+std::string commonDirectory(const std::vector<std::string> &Paths) {
+  if (Paths.empty())
+    return "";
+  auto IsSep = [](char C) { return C == '/' || C == '\\'; };
+  size_t Len = Paths[0].size();
+  for (const std::string &P : Paths) {
+    size_t I = 0;
+    while (I < Len && I < P.size() && P[I] == Paths[0][I])
+      ++I;
+    Len = I;
+  }
+  // Back to the last separator that every path has there.
+  while (Len > 0 && !IsSep(Paths[0][Len - 1]))
+    --Len;
+  if (Len == 0)
+    return "";
+  // Keep a lone root ("/") but drop the separator after a directory name.
+  return Len == 1 ? Paths[0].substr(0, 1) : Paths[0].substr(0, Len - 1);
+}
+
+void writeLinesXml(raw_ostream &OS, const LineMap &Ls, unsigned Indent) {
+  std::string Pad(Indent, ' ');
+  OS << Pad << "<lines>\n";
+  for (const auto &[N, L] : Ls) {
+    OS << Pad << "  <line number=\"" << N << "\" hits=\"" << L.Hits << "\" branch=\""
+       << (L.isBranch() ? "true" : "false") << '"';
+    if (L.isBranch()) {
+      unsigned C = L.branchesCovered();
+      OS << " condition-coverage=\"" << (C * 100 / L.Branches.size()) << "% (" << C << '/'
+         << L.Branches.size() << ")\"";
+    }
+    OS << "/>\n";
+  }
+  OS << Pad << "</lines>\n";
+}
+
+void writeCobertura(const Map &M, bool BlockMode, const ReportOptions &O, raw_ostream &OS) {
+  std::vector<std::string> DocNames =
+      BlockMode ? std::vector<std::string>{M.Assembly} : M.Documents;
+  std::string Source = BlockMode ? "" : commonDirectory(DocNames);
+  auto FileName = [&](uint32_t Doc) {
+    StringRef N = DocNames[Doc];
+    if (!Source.empty() && N.startswith(Source)) {
+      N = N.drop_front(Source.size());
+      if (!N.empty() && (N[0] == '/' || N[0] == '\\'))
+        N = N.drop_front();
+    }
+    return N.str();
+  };
+
+  // Classes: (file, type) -> methods with their lines in that file.
+  struct MethodLines {
+    const Method *Me;
+    LineMap Ls;
+  };
+  std::map<std::pair<std::string, std::string>, std::vector<MethodLines>> Classes;
+  std::map<uint32_t, LineMap> Files; // all lines per document, for the totals
+  for (const Method &Me : M.Methods)
+    for (auto &[Doc, Ls] : methodLines(Me, BlockMode)) {
+      for (const auto &[N, L] : Ls)
+        Files[Doc][N].merge(L);
+      Classes[{FileName(Doc), Me.Type}].push_back({&Me, std::move(Ls)});
+    }
+  Totals All;
+  for (const auto &[Doc, Ls] : Files)
+    All.add(Ls);
+
+  OS << "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+     << "<!DOCTYPE coverage SYSTEM \"http://cobertura.sourceforge.net/xml/coverage-04.dtd\">\n";
+  OS << "<coverage line-rate=\"" << rate(All.LinesCovered, All.Lines) << "\" branch-rate=\""
+     << rate(All.BranchesCovered, All.Branches) << "\" lines-covered=\"" << All.LinesCovered
+     << "\" lines-valid=\"" << All.Lines << "\" branches-covered=\"" << All.BranchesCovered
+     << "\" branches-valid=\"" << All.Branches << "\" complexity=\"0\" version=\"" << xml(O.Version)
+     << "\" timestamp=\"" << O.Timestamp << "\">\n";
+  OS << "  <sources>\n";
+  if (!Source.empty())
+    OS << "    <source>" << xml(Source) << "</source>\n";
+  OS << "  </sources>\n  <packages>\n";
+  OS << "    <package name=\"" << xml(M.Assembly) << "\" line-rate=\""
+     << rate(All.LinesCovered, All.Lines) << "\" branch-rate=\""
+     << rate(All.BranchesCovered, All.Branches) << "\" complexity=\"0\">\n      <classes>\n";
+  for (auto &[Key, Methods] : Classes) {
+    LineMap ClassLines;
+    for (const MethodLines &ML : Methods)
+      for (const auto &[N, L] : ML.Ls)
+        ClassLines[N].merge(L);
+    Totals T;
+    T.add(ClassLines);
+    llvm::stable_sort(Methods, [](const MethodLines &A, const MethodLines &B) {
+      return std::make_pair(A.Ls.begin()->first, A.Me->fullName()) <
+             std::make_pair(B.Ls.begin()->first, B.Me->fullName());
+    });
+    OS << "        <class name=\"" << xml(Key.second) << "\" filename=\"" << xml(Key.first)
+       << "\" line-rate=\"" << rate(T.LinesCovered, T.Lines) << "\" branch-rate=\""
+       << rate(T.BranchesCovered, T.Branches) << "\" complexity=\"0\">\n";
+    OS << "          <methods>\n";
+    for (const MethodLines &ML : Methods) {
+      Totals MT;
+      MT.add(ML.Ls);
+      OS << "            <method name=\"" << xml(ML.Me->Name) << "\" signature=\""
+         << xml(ML.Me->Signature) << "\" line-rate=\"" << rate(MT.LinesCovered, MT.Lines)
+         << "\" branch-rate=\"" << rate(MT.BranchesCovered, MT.Branches)
+         << "\" complexity=\"0\">\n";
+      writeLinesXml(OS, ML.Ls, 14);
+      OS << "            </method>\n";
+    }
+    OS << "          </methods>\n";
+    writeLinesXml(OS, ClassLines, 10);
+    OS << "        </class>\n";
+  }
+  OS << "      </classes>\n    </package>\n  </packages>\n</coverage>\n";
+}
+
+void writeLcov(const Map &M, bool BlockMode, raw_ostream &OS) {
+  std::vector<std::string> DocNames =
+      BlockMode ? std::vector<std::string>{M.Assembly} : M.Documents;
+  struct FileData {
+    LineMap Ls;
+    std::vector<std::tuple<uint32_t, std::string, uint64_t>> Functions; // line, name, hits
+  };
+  std::map<std::string, FileData> Files; // by name, for a stable order
+  for (const Method &Me : M.Methods)
+    for (auto &[Doc, Ls] : methodLines(Me, BlockMode)) {
+      FileData &F = Files[DocNames[Doc]];
+      uint64_t Entered = Me.Blocks.empty() ? 0 : Me.Blocks[0].Hits;
+      F.Functions.emplace_back(Ls.begin()->first, Me.fullName(), Entered);
+      for (const auto &[N, L] : Ls)
+        F.Ls[N].merge(L);
+    }
+  // LCOV fields are separated by commas and lines; the names must hold neither line breaks.
+  auto Clean = [](std::string S) {
+    std::replace(S.begin(), S.end(), '\n', ' ');
+    std::replace(S.begin(), S.end(), '\r', ' ');
+    return S;
+  };
+  for (auto &[Name, F] : Files) {
+    llvm::stable_sort(F.Functions);
+    OS << "TN:\nSF:" << Clean(Name) << '\n';
+    unsigned Hit = 0;
+    for (const auto &[Line, Fn, Hits] : F.Functions)
+      OS << "FN:" << Line << ',' << Clean(Fn) << '\n';
+    for (const auto &[Line, Fn, Hits] : F.Functions) {
+      OS << "FNDA:" << Hits << ',' << Clean(Fn) << '\n';
+      Hit += Hits != 0;
+    }
+    OS << "FNF:" << F.Functions.size() << "\nFNH:" << Hit << '\n';
+    Totals T;
+    T.add(F.Ls);
+    for (const auto &[N, L] : F.Ls)
+      if (L.isBranch())
+        for (size_t J = 0; J < L.Branches.size(); ++J) {
+          OS << "BRDA:" << N << ",0," << J << ',';
+          if (L.Hits == 0)
+            OS << '-';
+          else
+            OS << L.Branches[J];
+          OS << '\n';
+        }
+    if (T.Branches)
+      OS << "BRF:" << T.Branches << "\nBRH:" << T.BranchesCovered << '\n';
+    for (const auto &[N, L] : F.Ls)
+      OS << "DA:" << N << ',' << L.Hits << '\n';
+    OS << "LF:" << T.Lines << "\nLH:" << T.LinesCovered << "\nend_of_record\n";
+  }
+}
+
+void writeText(const Map &M, raw_ostream &OS) {
+  uint64_t Blocks = 0, Hit = 0;
+  for (const Method &Me : M.Methods)
+    for (const Block &B : Me.Blocks) {
+      ++Blocks;
+      Hit += B.Hits != 0;
+    }
+  OS << M.Assembly << " (module " << M.Mvid << "): " << Hit << " of " << Blocks << " blocks run ("
+     << format("%.1f", Blocks ? 100.0 * double(Hit) / double(Blocks) : 100.0) << "%)\n";
+  for (const Method &Me : M.Methods) {
+    unsigned MHit = unsigned(llvm::count_if(Me.Blocks, [](const Block &B) { return B.Hits != 0; }));
+    OS << '\n'
+       << Me.fullName() << " [" << Me.Token << "]: " << MHit << " of " << Me.Blocks.size()
+       << " blocks run, entered " << (Me.Blocks.empty() ? 0 : Me.Blocks[0].Hits) << " times\n";
+    for (size_t K = 0; K < Me.Blocks.size(); ++K) {
+      const Block &B = Me.Blocks[K];
+      OS << "  #" << (Me.FirstCounter + K) << ' ';
+      if (B.IL)
+        OS << format("IL_%04x-IL_%04x", B.IL->first, B.IL->second);
+      else
+        OS << "(added code)   ";
+      OS << format(" %12llu", (unsigned long long)B.Hits);
+      std::set<std::pair<uint32_t, uint32_t>> Seen;
+      bool First = true;
+      for (const SourceSpan &S : B.Lines)
+        if (Seen.insert({S.Document, S.StartLine}).second) {
+          OS << (First ? "  line " : ", ") << S.StartLine;
+          First = false;
+        }
+      OS << '\n';
+    }
+  }
+}
+
+} // namespace
+
+void writeReport(const Map &M, const ReportOptions &O, raw_ostream &OS) {
+  bool BlockMode = !M.hasLines();
+  switch (O.Kind) {
+  case Format::Cobertura: writeCobertura(M, BlockMode, O, OS); break;
+  case Format::Lcov: writeLcov(M, BlockMode, OS); break;
+  case Format::Text: writeText(M, OS); break;
+  }
+}
+
+} // namespace weft::coverage

@@ -1,0 +1,86 @@
+//===- weaver/coverage/Report.h - Coverage reports --------------*- C++ -*-===//
+//
+// Joins what the coverage pass wrote at weave time (the map, OUT.coverage.json) with what the woven
+// program wrote when it ran (one or more hits files), and writes the result as Cobertura XML or
+// LCOV, the formats report tools and CI services read, or as a plain text table.
+//
+// Lines: each sequence point counts for the line it starts on; a line's hits are the most of the
+// blocks with a sequence point starting on it. A line with points in two or more blocks is a
+// branch line, each of those blocks one branch (Cobertura condition-coverage, LCOV BRDA).
+// A method's hits are those of its first block. When the map has no lines at all (no PDB), the
+// reports list blocks instead: "line" N is the module's counter N-1, the file the assembly.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_WEAVER_COVERAGE_REPORT_H
+#define WEFT_WEAVER_COVERAGE_REPORT_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace weft::coverage {
+
+struct SourceSpan {
+  uint32_t Document = 0; // index in Map::Documents
+  uint32_t StartLine = 0, StartColumn = 0, EndLine = 0, EndColumn = 0;
+};
+
+struct Block {
+  /// The block's original IL range, if it has one (code added by an earlier pass has none).
+  std::optional<std::pair<uint32_t, uint32_t>> IL;
+  std::vector<SourceSpan> Lines;
+  uint64_t Hits = 0;
+};
+
+struct Method {
+  std::string Token, Type, Name, Signature;
+  uint32_t FirstCounter = 0;
+  std::vector<Block> Blocks;
+  /// "Type::Name(signature)".
+  std::string fullName() const { return Type + "::" + Name + Signature; }
+};
+
+struct Map {
+  std::string Assembly, Mvid;
+  uint32_t Counters = 0;
+  std::vector<std::string> Documents;
+  std::vector<Method> Methods;
+  bool hasLines() const;
+};
+
+/// Reads a coverage map; errors name the JSON element.
+llvm::Expected<Map> readMap(llvm::StringRef Json);
+
+/// A hits file: "weft-hits 1 <mvid> <counters> <assembly>", then "index count" lines.
+struct Hits {
+  std::string Mvid, Assembly;
+  uint32_t Counters = 0;
+  /// (counter, count) as the file lists them.
+  std::vector<std::pair<uint32_t, uint64_t>> Counts;
+};
+/// Reads a hits file; errors name the line.
+llvm::Expected<Hits> readHits(llvm::StringRef Text);
+
+/// Adds \p H's counts to the map's blocks; fails if the hits are from another module or weave.
+llvm::Error addHits(Map &M, const Hits &H);
+
+enum class Format { Cobertura, Lcov, Text };
+
+struct ReportOptions {
+  Format Kind = Format::Cobertura;
+  /// Cobertura's timestamp attribute (seconds since 1970).
+  int64_t Timestamp = 0;
+  /// Cobertura's version attribute.
+  std::string Version = "weft";
+};
+
+void writeReport(const Map &M, const ReportOptions &O, llvm::raw_ostream &OS);
+
+} // namespace weft::coverage
+
+#endif

@@ -1,0 +1,654 @@
+//===- weaver/passes/Coverage.cpp - coverage ------------------------------===//
+//
+// Counts how often each basic block runs, with counters that live in the woven module itself (no
+// runtime library): a hidden type `<weft>.Coverage` holds them,
+//
+//   .field public static int64[] Hits
+//   .method public static void Flush()          ; writes the hits file (also callable by users)
+//   .method private static void OnExit(object, class System.EventArgs)  ; Flush at process exit
+//   .method private static void .cctor()        ; Hits = new int64[N]; ProcessExit += OnExit
+//
+// and every block of every method starts with
+//
+//   ldsfld int64[] <weft>.Coverage::Hits; ldc.i4 K; ldelema int64; dup; ldind.i8; ldc.i4.1;
+//   conv.i8; add; stind.i8
+//
+// placed so that what branched to the block, and the exception regions that started or ended at
+// it, now do so at the counter. K is numbered per method in runOnMethod and made global in
+// finishMethod (serially, in row order), so the numbering does not depend on the thread count.
+// The counters are 64-bit: a hot loop passes 2^31 in seconds. Increments are not atomic, so
+// threads racing on one block may lose counts.
+//
+// Beside the output goes a map, OUT.coverage.json: the module's MVID, and for each method its
+// blocks (counter numbers, original IL ranges) and, when the input's portable PDB is found, the
+// sequence points that fall in each block. `weft coverage report` joins the map and a hits file.
+//
+// The hits file (text): "weft-hits 1 <mvid> <counters> <assembly>", then "index count" for every
+// counter that is not zero. Its path is WEFT_COVERAGE_FILE if that is set, else the option
+// hits-file; "{assembly}" in either becomes the assembly's name; a relative path is taken from
+// the current directory when the program exits.
+//
+//===----------------------------------------------------------------------===//
+#include "metadata/Names.h"
+#include "metadata/pdb/SequencePoints.h"
+#include "pe/Image.h"
+#include "support/Format.h"
+#include "weaver/analysis/BasicBlocks.h"
+#include "weaver/passes/Builtins.h"
+#include "weaver/passes/Emit.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace weft::metadata;
+
+namespace weft::passes {
+
+namespace {
+
+constexpr const char *DefaultHitsFile = "{assembly}.weft-hits";
+constexpr const char *HitsEnvironmentVariable = "WEFT_COVERAGE_FILE";
+
+/// "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" as .NET's Guid.ToString() writes it.
+std::string guidString(const uint8_t *G) {
+  if (!G)
+    return "00000000-0000-0000-0000-000000000000";
+  std::string S;
+  raw_string_ostream OS(S);
+  auto Hex = [&](uint8_t B) { OS << hexdigit(B >> 4, true) << hexdigit(B & 15, true); };
+  for (int I : {3, 2, 1, 0})
+    Hex(G[I]);
+  OS << '-';
+  Hex(G[5]), Hex(G[4]);
+  OS << '-';
+  Hex(G[7]), Hex(G[6]);
+  OS << '-';
+  Hex(G[8]), Hex(G[9]);
+  OS << '-';
+  for (int I = 10; I < 16; ++I)
+    Hex(G[I]);
+  return OS.str();
+}
+
+std::string validUtf8(StringRef S) { return json::isUTF8(S) ? S.str() : json::fixUTF8(S); }
+
+void setLdc(il::Instr *I, int32_t V) {
+  I->Int = V;
+  if (V >= -1 && V <= 8)
+    I->Op = il::Opcode(unsigned(il::Opcode::Ldc_I4_0) + V);
+  else if (V >= -128 && V <= 127)
+    I->Op = il::Opcode::Ldc_I4_S;
+  else
+    I->Op = il::Opcode::Ldc_I4;
+}
+
+/// "Ns.Outer/Inner" as the source spells it: report tools show these names, unquoted.
+std::string typeName(const Module &M, uint32_t Row) {
+  std::string Name;
+  for (unsigned Depth = 0; Row && Depth < 64; ++Depth) {
+    StringRef N = M.getString(M.get(TableId::TypeDef, Row, TypeDefCol::TypeName));
+    StringRef Ns = M.getString(M.get(TableId::TypeDef, Row, TypeDefCol::TypeNamespace));
+    std::string Part = Ns.empty() ? N.str() : (Ns + "." + N).str();
+    Name = Name.empty() ? Part : Part + "/" + Name;
+    Row = M.enclosingType(Row);
+  }
+  return Name;
+}
+
+/// A method as the map describes it.
+struct MethodRecord {
+  uint32_t Row = 0;
+  std::string Type, Name, Signature;
+  uint32_t FirstCounter = 0;
+  /// The original IL range of each block ([NoOffset, NoOffset) for code an earlier pass added).
+  std::vector<std::pair<uint32_t, uint32_t>> Blocks;
+};
+
+class Coverage final : public Pass {
+public:
+  explicit Coverage(const PassOptions &O) : Options(O) {}
+
+  Error beginModule(ModuleContext &MC) override {
+    HitsTemplate = Options.get("hits-file", DefaultHitsFile).str();
+    if (HitsTemplate.empty())
+      return Options.error("hits-file is empty");
+    if (MC.module().findTypeDef("<weft>", "Coverage"))
+      return Options.error("the module already has a type <weft>.Coverage (woven with coverage "
+                           "before?)");
+    Expected<Token> Object = MC.coreType("System", "Object");
+    if (!Object)
+      return Object.takeError();
+    ObjectType = *Object;
+    Expected<Token> Int64 = MC.coreType("System", "Int64");
+    if (!Int64)
+      return Int64.takeError();
+    Int64Type = *Int64;
+
+    // abstract sealed beforefieldinit: a static class whose initializer may run early, which lets
+    // the JIT drop the initialization check from every counter.
+    Token Type = MC.addType(0x00100180, "<weft>", "Coverage", ObjectType);
+    std::vector<uint8_t> FieldSig{uint8_t(SigField), uint8_t(ElementType::SZArray),
+                                  uint8_t(ElementType::I8)};
+    Expected<Token> F = MC.addField(Type, 0x0036, "Hits", FieldSig); // public static initonly
+    if (!F)
+      return F.takeError();
+    HitsField = *F;
+    std::vector<uint8_t> VoidSig{uint8_t(SigDefault), 0, uint8_t(ElementType::Void)};
+    Expected<Token> Fl = MC.addMethod(Type, 0x0096, 0, "Flush", VoidSig); // public static
+    if (!Fl)
+      return Fl.takeError();
+    FlushMethod = *Fl;
+    Expected<Token> EventArgs = MC.coreType("System", "EventArgs");
+    if (!EventArgs)
+      return EventArgs.takeError();
+    std::vector<uint8_t> HandlerSig{uint8_t(SigDefault), 2, uint8_t(ElementType::Void),
+                                    uint8_t(ElementType::Object), uint8_t(ElementType::Class)};
+    appendTypeDefOrRefEncoded(HandlerSig, *EventArgs);
+    Expected<Token> Ex = MC.addMethod(Type, 0x0091, 0, "OnExit", HandlerSig); // private static
+    if (!Ex)
+      return Ex.takeError();
+    ExitMethod = *Ex;
+    // private static specialname rtspecialname
+    Expected<Token> Cc = MC.addMethod(Type, 0x1891, 0, ".cctor", VoidSig);
+    if (!Cc)
+      return Cc.takeError();
+    Cctor = *Cc;
+
+    if (Error E = openPdb(MC))
+      return E;
+    return Error::success();
+  }
+
+  Error runOnMethod(MethodContext &C) override {
+    il::MethodBody &B = C.body();
+    std::vector<il::Instr *> &Order = B.instructions();
+    std::vector<size_t> Leaders = analysis::blockLeaders(B);
+    // A block that is only the `ret` of a tail call: nothing may come between the two.
+    llvm::erase_if(Leaders, [&](size_t P) {
+      return P >= 2 && Order[P]->Op == il::Opcode::Ret && Order[P - 2]->Op == il::Opcode::Tail;
+    });
+    if (Leaders.empty()) {
+      C.skip("no code");
+      return Error::success();
+    }
+
+    std::vector<il::Instr *> New;
+    New.reserve(Order.size() + Leaders.size() * 9);
+    DenseMap<il::Instr *, il::Instr *> CounterOf;
+    CounterOf.reserve(Leaders.size());
+    size_t Next = 0;
+    for (size_t P = 0; P < Order.size(); ++P) {
+      if (Next < Leaders.size() && Leaders[Next] == P) {
+        il::Instr *Load = B.createToken(il::Opcode::Ldsfld, HitsField);
+        il::Instr *Index = B.create(il::Opcode::Ldc_I4, int64_t(Next));
+        New.push_back(Load);
+        New.push_back(Index);
+        New.push_back(B.createToken(il::Opcode::Ldelema, Int64Type));
+        for (il::Opcode Op : {il::Opcode::Dup, il::Opcode::Ldind_I8, il::Opcode::Ldc_I4_1,
+                              il::Opcode::Conv_I8, il::Opcode::Add, il::Opcode::Stind_I8})
+          New.push_back(B.create(Op));
+        CounterOf[Order[P]] = Load;
+        C.Marks.push_back(Index);
+        C.Marks.push_back(firstOriginal(Order, P, Leaders, Next));
+        ++Next;
+      }
+      New.push_back(Order[P]);
+    }
+    Order = std::move(New);
+
+    // What led to a block now leads to its counter: branches, and regions (a start moved to the
+    // counter puts it inside the region, an end moved to it leaves it outside, as the block was).
+    auto Map = [&](il::Instr *&I) {
+      if (!I)
+        return;
+      auto It = CounterOf.find(I);
+      if (It != CounterOf.end())
+        I = It->second;
+    };
+    for (il::Instr *I : Order) {
+      Map(I->Target);
+      for (il::Instr *&T : I->Targets)
+        Map(T);
+    }
+    for (il::ExceptionRegion &R : B.Regions)
+      for (il::Instr **P : {&R.TryStart, &R.TryEnd, &R.HandlerStart, &R.HandlerEnd, &R.FilterStart})
+        Map(*P);
+    C.Number = uint32_t(Leaders.size());
+    return Error::success();
+  }
+
+  void finishMethod(MethodContext &C) override {
+    MethodRecord R;
+    R.Row = C.row();
+    R.FirstCounter = Counters;
+    const Module &M = C.module();
+    NamePrinter Names(M);
+    R.Type = C.declaringType() ? typeName(M, C.declaringType()) : "<Module>";
+    R.Name = M.getString(M.get(TableId::MethodDef, C.row(), MethodDefCol::Name)).str();
+    {
+      raw_string_ostream OS(R.Signature);
+      Names.paramTypes(OS, C.signature(), GenericContext{C.declaringType(), C.row()});
+    }
+    // Marks: (counter index instruction, first original instruction of the block) per block.
+    uint32_t CodeSize = C.body().OriginalCodeSize;
+    for (uint32_t K = 0; K < C.Number; ++K) {
+      setLdc(C.Marks[2 * K], int32_t(Counters + K));
+      uint32_t Start = C.Marks[2 * K + 1] ? C.Marks[2 * K + 1]->OriginalOffset : il::NoOffset;
+      R.Blocks.push_back({Start, Start});
+    }
+    // A block ends where the next block with original code starts.
+    uint32_t End = CodeSize;
+    for (size_t K = R.Blocks.size(); K-- > 0;) {
+      if (R.Blocks[K].first == il::NoOffset)
+        continue;
+      R.Blocks[K].second = std::max(End, R.Blocks[K].first);
+      End = R.Blocks[K].first;
+    }
+    Counters += C.Number;
+    if (Counters >= 0x7FFFFFFF)
+      Overflow = true;
+    Methods.push_back(std::move(R));
+  }
+
+  Error endModule(ModuleContext &MC) override {
+    if (Overflow)
+      return Options.error("more than 2^31 basic blocks");
+    if (Error E = writeBodies(MC))
+      return E;
+    MC.addSideFile(".coverage.json", map(MC));
+    return Error::success();
+  }
+
+private:
+  /// The first instruction of the block at Order[P] that came from the original body, or null.
+  static il::Instr *firstOriginal(const std::vector<il::Instr *> &Order, size_t P,
+                                  const std::vector<size_t> &Leaders, size_t Block) {
+    size_t End = Block + 1 < Leaders.size() ? Leaders[Block + 1] : Order.size();
+    for (size_t I = P; I < End; ++I)
+      if (Order[I]->OriginalOffset != il::NoOffset)
+        return Order[I];
+    return nullptr;
+  }
+
+  /// Finds the PDB (the option pdb, or the input's name with .pdb) and checks that it describes
+  /// the input. A PDB that cannot be used is a warning: the map then has no lines.
+  Error openPdb(ModuleContext &MC) {
+    bool Explicit = Options.has("pdb");
+    std::string Path;
+    if (Explicit) {
+      if (Options.get("pdb").empty())
+        return Error::success(); // pdb= : no lines wanted
+      Path = Options.path("pdb");
+      if (!sys::fs::exists(Path))
+        return Options.error("the PDB '" + Path + "' does not exist");
+    } else {
+      if (MC.inputPath().empty())
+        return Error::success();
+      SmallString<256> P(MC.inputPath());
+      sys::path::replace_extension(P, "pdb");
+      if (!sys::fs::exists(P))
+        return Error::success();
+      Path = std::string(P);
+    }
+    auto Unusable = [&](const Twine &Why) {
+      MC.warn("coverage: " + Why + "; the coverage map has no source lines");
+      return Error::success();
+    };
+    Expected<std::unique_ptr<pdb::PortablePdb>> P = pdb::PortablePdb::open(Path);
+    if (!P)
+      return Unusable(toString(P.takeError()));
+    // The assembly's CodeView entry names the PDB it was built with.
+    if (!MC.inputPath().empty()) {
+      Expected<std::unique_ptr<pe::Image>> Img = pe::Image::open(MC.inputPath());
+      if (!Img)
+        return Unusable(toString(Img.takeError()));
+      Expected<std::vector<pe::DebugEntry>> Entries = (*Img)->debugEntries();
+      if (!Entries)
+        return Unusable(toString(Entries.takeError()));
+      for (const pe::DebugEntry &D : *Entries) {
+        if (!D.isPortableCodeView() || !D.CV)
+          continue;
+        const std::array<uint8_t, 20> &Id = (*P)->id();
+        uint32_t Stamp = llvm::support::endian::read32le(Id.data() + 16);
+        if (!std::equal(D.CV->Guid.begin(), D.CV->Guid.end(), Id.begin()) ||
+            Stamp != D.TimeDateStamp)
+          return Unusable("'" + Path +
+                          "' was not built with this assembly (its id differs from "
+                          "the assembly's CodeView debug entry)");
+      }
+    }
+    uint32_t Rows = (*P)->methodCount();
+    if (Rows && Rows != MC.module().rowCount(TableId::MethodDef))
+      return Unusable("'" + Path + "' has debug information for " + Twine(Rows) +
+                      " methods, the module has " +
+                      Twine(MC.module().rowCount(TableId::MethodDef)));
+    Pdb = std::move(*P);
+    PdbPath = Path;
+    return Error::success();
+  }
+
+  Error writeBodies(ModuleContext &MC) {
+    auto Fail = [](Error E) { return E; };
+    Expected<Token> AppDomain = systemType(MC, "System", "AppDomain", "System.Runtime.Extensions");
+    Expected<Token> Environment =
+        systemType(MC, "System", "Environment", "System.Runtime.Extensions");
+    Expected<Token> File = systemType(MC, "System.IO", "File", "System.IO.FileSystem");
+    Expected<Token> Handler = MC.coreType("System", "EventHandler");
+    Expected<Token> Builder = MC.coreType("System.Text", "StringBuilder");
+    Expected<Token> String = MC.coreType("System", "String");
+    for (Expected<Token> *T : {&AppDomain, &Environment, &File, &Handler, &Builder, &String})
+      if (!*T)
+        return Fail(T->takeError());
+
+    auto Sig = [](std::initializer_list<uint8_t> Head, Token Class = 0,
+                  std::initializer_list<uint8_t> Tail = {}) {
+      std::vector<uint8_t> S(Head);
+      if (Class)
+        appendTypeDefOrRefEncoded(S, Class);
+      S.insert(S.end(), Tail);
+      return S;
+    };
+    constexpr uint8_t Default = SigDefault, This = SigHasThis, Void = uint8_t(ElementType::Void),
+                      Str = uint8_t(ElementType::String), Cls = uint8_t(ElementType::Class),
+                      I4 = uint8_t(ElementType::I4), I8 = uint8_t(ElementType::I8),
+                      Char = uint8_t(ElementType::Char), Bool = uint8_t(ElementType::Boolean);
+
+    // .cctor: Hits = new int64[N]; AppDomain.CurrentDomain.ProcessExit += OnExit;
+    {
+      Token CurrentDomain =
+          MC.memberRef(*AppDomain, "get_CurrentDomain", Sig({Default, 0, Cls}, *AppDomain));
+      Token AddProcessExit =
+          MC.memberRef(*AppDomain, "add_ProcessExit", Sig({This, 1, Void, Cls}, *Handler));
+      Token HandlerCtor =
+          MC.memberRef(*Handler, ".ctor",
+                       {This, 2, Void, uint8_t(ElementType::Object), uint8_t(ElementType::I)});
+      il::MethodBody B;
+      Emitter E(B, nullptr);
+      E.ldc(int32_t(Counters));
+      E.tok(il::Opcode::Newarr, Int64Type);
+      E.tok(il::Opcode::Stsfld, HitsField);
+      E.tok(il::Opcode::Call, CurrentDomain);
+      E.op(il::Opcode::Ldnull);
+      E.tok(il::Opcode::Ldftn, ExitMethod);
+      E.tok(il::Opcode::Newobj, HandlerCtor);
+      E.tok(il::Opcode::Callvirt, AddProcessExit);
+      E.op(il::Opcode::Ret);
+      if (Error Err = MC.setBody(Cctor, std::move(B), false))
+        return Err;
+    }
+
+    // OnExit: try { Flush(); } catch object { } — a failed write must not change how the
+    // program ends.
+    {
+      il::MethodBody B;
+      Emitter E(B, nullptr);
+      E.tok(il::Opcode::Call, FlushMethod);
+      il::Instr *Ret = B.create(il::Opcode::Ret);
+      E.branch(il::Opcode::Leave_S, Ret);
+      il::Instr *Handler = E.op(il::Opcode::Pop);
+      E.branch(il::Opcode::Leave_S, Ret);
+      B.insertBefore(nullptr, Ret);
+      il::ExceptionRegion R;
+      R.Kind = il::RegionKind::Catch;
+      R.TryStart = E.first();
+      R.TryEnd = R.HandlerStart = Handler;
+      R.HandlerEnd = Ret;
+      R.CatchType = ObjectType;
+      B.Regions.push_back(R);
+      if (Error Err = MC.setBody(ExitMethod, std::move(B), false))
+        return Err;
+    }
+
+    // Flush:
+    //   string path = Environment.GetEnvironmentVariable(VAR);
+    //   if (string.IsNullOrEmpty(path)) path = TEMPLATE;
+    //   path = path.Replace("{assembly}", NAME);
+    //   var sb = new StringBuilder(HEADER);
+    //   for (int i = 0; i < Hits.Length; i++) { long c = Hits[i]; if (c != 0)
+    //     sb.Append(i).Append(' ').Append(c).Append('\n'); }
+    //   File.WriteAllText(path, sb.ToString());
+    {
+      Token GetEnv = MC.memberRef(*Environment, "GetEnvironmentVariable", {Default, 1, Str, Str});
+      Token IsNullOrEmpty = MC.memberRef(*String, "IsNullOrEmpty", {Default, 1, Bool, Str});
+      Token Replace = MC.memberRef(*String, "Replace", {This, 2, Str, Str, Str});
+      Token NewBuilder = MC.memberRef(*Builder, ".ctor", {This, 1, Void, Str});
+      Token AppendI4 = MC.memberRef(*Builder, "Append", Sig({This, 1, Cls}, *Builder, {I4}));
+      Token AppendI8 = MC.memberRef(*Builder, "Append", Sig({This, 1, Cls}, *Builder, {I8}));
+      Token AppendChar = MC.memberRef(*Builder, "Append", Sig({This, 1, Cls}, *Builder, {Char}));
+      Token ToString = MC.memberRef(*Builder, "ToString", {This, 0, Str});
+      Token WriteAllText = MC.memberRef(*File, "WriteAllText", {Default, 2, Void, Str, Str});
+      std::string Header =
+          ("weft-hits 1 " + mvid(MC) + " " + Twine(Counters) + " " + MC.assemblyName() + "\n")
+              .str();
+      Expected<Token> VarName = MC.userString(HitsEnvironmentVariable);
+      Expected<Token> Template = MC.userString(HitsTemplate);
+      Expected<Token> Placeholder = MC.userString("{assembly}");
+      Expected<Token> Name = MC.userString(MC.assemblyName());
+      Expected<Token> HeaderText = MC.userString(Header);
+      for (Expected<Token> *T : {&VarName, &Template, &Placeholder, &Name, &HeaderText})
+        if (!*T)
+          return Fail(T->takeError());
+
+      il::MethodBody B;
+      B.InitLocals = true;
+      B.LocalVarSigToken = MC.standAloneSig(Sig({SigLocal, 4, Str, Cls}, *Builder, {I4, I8}));
+      Emitter E(B, nullptr);
+      E.tok(il::Opcode::Ldstr, *VarName);
+      E.tok(il::Opcode::Call, GetEnv);
+      E.stloc(0);
+      E.ldloc(0);
+      E.tok(il::Opcode::Call, IsNullOrEmpty);
+      il::Instr *HavePath = B.create(il::Opcode::Ldloc_0);
+      E.branch(il::Opcode::Brfalse_S, HavePath);
+      E.tok(il::Opcode::Ldstr, *Template);
+      E.stloc(0);
+      B.insertBefore(nullptr, HavePath);
+      E.tok(il::Opcode::Ldstr, *Placeholder);
+      E.tok(il::Opcode::Ldstr, *Name);
+      E.tok(il::Opcode::Callvirt, Replace);
+      E.stloc(0);
+      E.tok(il::Opcode::Ldstr, *HeaderText);
+      E.tok(il::Opcode::Newobj, NewBuilder);
+      E.stloc(1);
+      E.ldc(0);
+      E.stloc(2);
+      il::Instr *Cond = B.create(il::Opcode::Ldloc_2);
+      E.branch(il::Opcode::Br, Cond);
+      il::Instr *Loop = E.tok(il::Opcode::Ldsfld, HitsField);
+      E.ldloc(2);
+      E.op(il::Opcode::Ldelem_I8);
+      E.stloc(3);
+      E.ldloc(3);
+      il::Instr *Step = B.create(il::Opcode::Ldloc_2);
+      E.branch(il::Opcode::Brfalse, Step);
+      E.ldloc(1);
+      E.ldloc(2);
+      E.tok(il::Opcode::Callvirt, AppendI4);
+      E.ldc(' ');
+      E.tok(il::Opcode::Callvirt, AppendChar);
+      E.ldloc(3);
+      E.tok(il::Opcode::Callvirt, AppendI8);
+      E.ldc('\n');
+      E.tok(il::Opcode::Callvirt, AppendChar);
+      E.op(il::Opcode::Pop);
+      B.insertBefore(nullptr, Step);
+      E.ldc(1);
+      E.op(il::Opcode::Add);
+      E.stloc(2);
+      B.insertBefore(nullptr, Cond);
+      E.tok(il::Opcode::Ldsfld, HitsField);
+      E.op(il::Opcode::Ldlen);
+      E.op(il::Opcode::Conv_I4);
+      E.branch(il::Opcode::Blt, Loop);
+      E.ldloc(0);
+      E.ldloc(1);
+      E.tok(il::Opcode::Callvirt, ToString);
+      E.tok(il::Opcode::Call, WriteAllText);
+      E.op(il::Opcode::Ret);
+      if (Error Err = MC.setBody(FlushMethod, std::move(B), false))
+        return Err;
+    }
+    return Error::success();
+  }
+
+  /// A type of System.Runtime that reference assemblies before .NET 7 kept in another assembly
+  /// (\p Legacy); the runtime still has that assembly, forwarding to where the type is now.
+  static Expected<Token> systemType(ModuleContext &MC, StringRef Ns, StringRef Name,
+                                    StringRef Legacy) {
+    const Module &M = MC.module();
+    Token Core = MC.coreScope();
+    if (Core && tokenTable(Core) == TableId::AssemblyRef &&
+        M.getString(M.get(TableId::AssemblyRef, tokenRow(Core), AssemblyRefCol::Name)) ==
+            "System.Runtime" &&
+        M.get(TableId::AssemblyRef, tokenRow(Core), AssemblyRefCol::MajorVersion) < 7)
+      return MC.frameworkType(Legacy, Ns, Name);
+    return MC.coreType(Ns, Name);
+  }
+
+  static std::string mvid(const ModuleContext &MC) {
+    const Module &M = MC.module();
+    if (!M.rowCount(TableId::Module))
+      return guidString(nullptr);
+    return guidString(M.getGuid(M.get(TableId::Module, 1, ModuleCol::Mvid)));
+  }
+
+  /// The map, one method per line.
+  std::string map(ModuleContext &MC) {
+    // Sequence points by method, and the documents they use (numbered in order of first use).
+    std::vector<std::string> Documents;
+    DenseMap<uint32_t, uint32_t> DocumentIndex; // Document row -> index in Documents
+    bool PdbBroken = false;
+    std::string Text;
+    raw_string_ostream OS(Text);
+    std::vector<std::string> MethodLines;
+    MethodLines.reserve(Methods.size());
+    for (const MethodRecord &R : Methods) {
+      // Each block's sequence points.
+      std::vector<std::vector<pdb::SequencePoint>> Points(R.Blocks.size());
+      if (Pdb && !PdbBroken) {
+        Expected<std::vector<pdb::SequencePoint>> SP =
+            pdb::methodSequencePoints(Pdb->module(), R.Row);
+        if (!SP) {
+          MC.warn("coverage: '" + PdbPath + "': " + toString(SP.takeError()) +
+                  "; the coverage map has no source lines from here on");
+          PdbBroken = true;
+        } else {
+          // Blocks by IL start, to find the one holding each point.
+          std::vector<std::pair<uint32_t, size_t>> Starts;
+          for (size_t K = 0; K < R.Blocks.size(); ++K)
+            if (R.Blocks[K].first != il::NoOffset)
+              Starts.push_back({R.Blocks[K].first, K});
+          llvm::sort(Starts);
+          for (const pdb::SequencePoint &P : *SP) {
+            if (P.isHidden())
+              continue;
+            auto It = llvm::upper_bound(Starts, std::make_pair(P.ILOffset, ~size_t(0)));
+            if (It == Starts.begin())
+              continue;
+            size_t K = std::prev(It)->second;
+            if (P.ILOffset < R.Blocks[K].second)
+              Points[K].push_back(P);
+          }
+        }
+      }
+      std::string Line;
+      raw_string_ostream LS(Line);
+      json::OStream J(LS);
+      J.object([&] {
+        J.attribute("token", "0x" + hexstr(makeToken(TableId::MethodDef, R.Row), false, 8));
+        J.attribute("type", validUtf8(R.Type));
+        J.attribute("name", validUtf8(R.Name));
+        J.attribute("signature", validUtf8(R.Signature));
+        J.attribute("counter", R.FirstCounter);
+        J.attributeArray("blocks", [&] {
+          for (size_t K = 0; K < R.Blocks.size(); ++K)
+            J.object([&] {
+              J.attributeArray("il", [&] {
+                if (R.Blocks[K].first == il::NoOffset)
+                  return;
+                J.value(R.Blocks[K].first);
+                J.value(R.Blocks[K].second);
+              });
+              if (Points[K].empty())
+                return;
+              J.attributeArray("lines", [&] {
+                for (const pdb::SequencePoint &P : Points[K]) {
+                  auto [It, New] = DocumentIndex.try_emplace(P.Document, Documents.size());
+                  if (New) {
+                    Expected<std::string> Name = pdb::documentName(Pdb->module(), P.Document);
+                    Documents.push_back(Name ? validUtf8(*Name) : "");
+                    if (!Name)
+                      MC.warn("coverage: '" + PdbPath + "': " + toString(Name.takeError()));
+                  }
+                  J.array([&] {
+                    J.value(It->second);
+                    J.value(P.StartLine);
+                    J.value(P.StartColumn);
+                    J.value(P.EndLine);
+                    J.value(P.EndColumn);
+                  });
+                }
+              });
+            });
+        });
+      });
+      MethodLines.push_back(std::move(LS.str()));
+    }
+
+    auto Str = [](StringRef S) { return json::Value(validUtf8(S)); };
+    OS << "{\n";
+    OS << " \"format\": \"weft-coverage-map\",\n \"version\": 1,\n";
+    OS << " \"assembly\": " << Str(MC.assemblyName()) << ",\n";
+    OS << " \"mvid\": " << Str(mvid(MC)) << ",\n";
+    OS << " \"counters\": " << Counters << ",\n";
+    OS << " \"hits-file\": " << Str(HitsTemplate) << ",\n";
+    OS << " \"hits-variable\": " << Str(HitsEnvironmentVariable) << ",\n";
+    OS << " \"pdb\": " << (PdbPath.empty() ? json::Value(nullptr) : Str(PdbPath)) << ",\n";
+    OS << " \"documents\": [";
+    for (size_t I = 0; I < Documents.size(); ++I)
+      OS << (I ? ",\n  " : "\n  ") << Str(Documents[I]);
+    OS << (Documents.empty() ? "],\n" : "\n ],\n");
+    OS << " \"methods\": [";
+    for (size_t I = 0; I < MethodLines.size(); ++I)
+      OS << (I ? ",\n  " : "\n  ") << MethodLines[I];
+    OS << (MethodLines.empty() ? "]\n" : "\n ]\n");
+    OS << "}\n";
+    return std::move(OS.str());
+  }
+
+  PassOptions Options;
+  std::string HitsTemplate;
+  Token ObjectType = 0, Int64Type = 0, HitsField = 0, FlushMethod = 0, ExitMethod = 0, Cctor = 0;
+  std::unique_ptr<pdb::PortablePdb> Pdb;
+  std::string PdbPath;
+  // Filled serially by finishMethod.
+  uint32_t Counters = 0;
+  bool Overflow = false;
+  std::vector<MethodRecord> Methods;
+};
+
+} // namespace
+
+PassInfo coveragePass() {
+  return {
+      "coverage",
+      "Counts the runs of every basic block in counters inside the module, written to a hits "
+      "file at exit (or by <weft>.Coverage::Flush); a map beside the output (.coverage.json) "
+      "gives each counter's method, IL range and source lines (from the input's portable PDB)",
+      {{"hits-file", "where the woven program writes its hits, relative to its current directory "
+                     "({assembly} becomes the assembly's name; default {assembly}.weft-hits; the "
+                     "environment variable WEFT_COVERAGE_FILE overrides it)"},
+       {"pdb", "the input's portable PDB, relative to the spec file (default: the input's "
+               "name with .pdb, if it exists; empty: no source lines)"}},
+      [](const PassOptions &O) -> Expected<std::unique_ptr<Pass>> {
+        return std::make_unique<Coverage>(O);
+      }};
+}
+
+} // namespace weft::passes

@@ -41,6 +41,13 @@ std::string probesDll() {
   return std::string(P);
 }
 
+std::string replacementsDll() {
+  SmallString<256> P(test::binaryDir());
+  sys::path::append(P, "replacements", "bin", "Replacements");
+  sys::path::append(P, "debug", "Replacements.dll");
+  return std::string(P);
+}
+
 std::string expectedOutput(StringRef Program) {
   SmallString<256> P(test::sourceDir());
   sys::path::append(P, "corpus", Program, "expected.txt");
@@ -83,6 +90,7 @@ WovenProgram weaveProgram(StringRef Label, StringRef Name, std::vector<std::stri
   sys::path::append(Config, Name + ".runtimeconfig.json");
   sys::fs::copy_file(Config, W.Dir + "/" + Name.str() + ".runtimeconfig.json");
   sys::fs::copy_file(probesDll(), W.Dir + "/Probes.dll");
+  sys::fs::copy_file(replacementsDll(), W.Dir + "/Replacements.dll");
   return W;
 }
 
@@ -105,10 +113,26 @@ std::vector<PassCase> passCases() {
        [](StringRef) {
          return std::vector<std::string>{"--pass", "trace"};
        }},
+      {"coverage",
+       [](StringRef) {
+         return std::vector<std::string>{"--pass", "coverage"};
+       }},
+      // Every built-in pass at once; intercept-call redirects a method no corpus program calls,
+      // since a real redirection changes the output (tests/corpus/InterceptTest.cpp checks those).
       {"all",
        [](StringRef P) {
-         return std::vector<std::string>{"--pass",       "single-ret", "--pass",
-                                         recorderFor(P), "--pass",     "trace"};
+         return std::vector<std::string>{
+             "--pass",
+             "single-ret",
+             "--pass",
+             recorderFor(P),
+             "--pass",
+             "trace",
+             "--pass",
+             "coverage",
+             "--pass",
+             "intercept-call:target=System.IO.File::ReadAllText,replacement-assembly=" +
+                 replacementsDll() + ",replacement-type=Weft.Replacements.Console"};
        }},
   };
 }
@@ -127,12 +151,21 @@ TEST_P(WovenCorpus, VerifiesAndRunsWithTheExpectedOutput) {
   test::CommandResult V = test::run(test::weftTool(), {"verify", W.Dll});
   EXPECT_EQ(V.ExitCode, 0) << V.Err.substr(0, 3000);
   std::string Log = W.Dir + "/probe.log", Trace = W.Dir + "/trace.json";
-  test::CommandResult Run =
-      test::run("dotnet", {W.Dll}, {"WEFT_PROBE_LOG=" + Log, "WEFT_TRACE_FILE=" + Trace}, 300);
+  std::string Hits = W.Dir + "/hits.txt";
+  test::CommandResult Run = test::run(
+      "dotnet", {W.Dll},
+      {"WEFT_PROBE_LOG=" + Log, "WEFT_TRACE_FILE=" + Trace, "WEFT_COVERAGE_FILE=" + Hits}, 300);
   EXPECT_EQ(Run.ExitCode, 0) << Run.Err.substr(0, 2000);
   EXPECT_EQ(withoutLineNumbers(Run.Out), withoutLineNumbers(expectedOutput(Name)));
   if ((Case.Label == "entry_exit" || Case.Label == "all") && Name != "CallHeavy") {
     EXPECT_TRUE(sys::fs::exists(Log)) << "the probes recorded nothing";
+  }
+  if (Case.Label == "coverage" || Case.Label == "all") {
+    test::CommandResult R =
+        test::run(test::weftTool(), {"coverage", "report", "--map", W.Dll + ".coverage.json",
+                                     "--hits", Hits, "--format", "lcov"});
+    EXPECT_EQ(R.ExitCode, 0) << R.Err;
+    EXPECT_NE(R.Out.find("end_of_record"), std::string::npos) << R.Out.substr(0, 500);
   }
   if (Case.Label == "trace" || Case.Label == "all") {
     Expected<json::Value> J = json::parse(test::readFile(Trace));
@@ -409,6 +442,10 @@ TEST(Weave, EveryNetCoreAppAssemblyWovenWithEntryExitVerifies) {
 TEST(Weave, CompilerWovenWithEntryExitCompilesTheCorpusToTheSameBytes) {
   ASSERT_TRUE(sys::fs::exists(probesDll()));
   test::checkRewrittenCompiler("entry-exit", {"--pass", probeOption("Empty")}, {probesDll()});
+}
+
+TEST(Weave, CompilerWovenWithCoverageCompilesTheCorpusToTheSameBytes) {
+  test::checkRewrittenCompiler("coverage", {"--pass", "coverage"});
 }
 
 } // namespace

@@ -445,7 +445,15 @@ TEST(Weave, CompilerWovenWithEntryExitCompilesTheCorpusToTheSameBytes) {
 }
 
 TEST(Weave, CompilerWovenWithCoverageCompilesTheCorpusToTheSameBytes) {
-  test::checkRewrittenCompiler("coverage", {"--pass", "coverage"});
+  // Each woven assembly writes its hits at exit: into the scratch folder, not the current one.
+  test::checkRewrittenCompiler("coverage", {"--pass", "coverage"}, {},
+                               {"WEFT_COVERAGE_FILE={work}/{assembly}.weft-hits"});
+  // The woven compiler counted what it ran.
+  SmallString<256> Hits(test::binaryDir());
+  sys::path::append(Hits, "test-scratch", "compiler-coverage", "csc.weft-hits");
+  std::string Text = test::readFile(Hits);
+  EXPECT_TRUE(StringRef(Text).startswith("weft-hits 1 "))
+      << Hits.str() << ": " << Text.substr(0, 200);
 }
 
 } // namespace

@@ -45,7 +45,7 @@ bool copyTree(StringRef From, StringRef To) {
 }
 
 void checkRewrittenCompiler(StringRef Label, ArrayRef<std::string> WeaveArgs,
-                            ArrayRef<std::string> ExtraFiles) {
+                            ArrayRef<std::string> ExtraFiles, ArrayRef<std::string> Env) {
   std::vector<Installed> Sdks = sdks();
   ASSERT_FALSE(Sdks.empty()) << "no SDK found through `dotnet --list-sdks`";
   SmallString<256> Roslyn(Sdks.back().Dir);
@@ -89,6 +89,13 @@ void checkRewrittenCompiler(StringRef Label, ArrayRef<std::string> WeaveArgs,
                                 "global using System.Net.Http;\nglobal using System.Threading;\n"
                                 "global using System.Threading.Tasks;\n"));
 
+  std::vector<std::string> RunEnv;
+  for (const std::string &E : Env) {
+    std::string V = E;
+    for (size_t At; (At = V.find("{work}")) != std::string::npos;)
+      V.replace(At, 6, Work);
+    RunEnv.push_back(V);
+  }
   std::mutex Lock;
   unsigned Same = 0;
   ThreadPool Pool(hardware_concurrency());
@@ -109,7 +116,7 @@ void checkRewrittenCompiler(StringRef Label, ArrayRef<std::string> WeaveArgs,
         std::vector<std::string> A = Args;
         A.insert(A.begin(), (I ? Copy : std::string(Roslyn)) + "/csc.dll");
         A.push_back("-out:" + Dir + "/" + Program + ".dll");
-        CommandResult R = run("dotnet", A, {}, 300);
+        CommandResult R = run("dotnet", A, I ? RunEnv : std::vector<std::string>{}, 300);
         if (R.ExitCode != 0) {
           std::lock_guard<std::mutex> G(Lock);
           ADD_FAILURE() << Program << ": the " << (I ? "rewritten" : "original")

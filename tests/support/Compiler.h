@@ -23,9 +23,12 @@ unsigned weaveFolder(llvm::StringRef Dir, llvm::ArrayRef<std::string> WeaveArgs,
                      std::vector<std::string> &Failures);
 
 /// Runs the compiler test under \p Label with \p WeaveArgs, copying \p ExtraFiles (probe
-/// assemblies) into the compiler's folder; reports failures through gtest.
+/// assemblies) into the compiler's folder and running the compiler with the environment entries
+/// \p Env ("K=V"; "{work}" in them stands for the test's scratch folder); reports failures
+/// through gtest.
 void checkRewrittenCompiler(llvm::StringRef Label, llvm::ArrayRef<std::string> WeaveArgs,
-                            llvm::ArrayRef<std::string> ExtraFiles = {});
+                            llvm::ArrayRef<std::string> ExtraFiles = {},
+                            llvm::ArrayRef<std::string> Env = {});
 
 bool copyTree(llvm::StringRef From, llvm::StringRef To);
 

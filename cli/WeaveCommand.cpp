@@ -7,6 +7,8 @@
 #include "cli/Tool.h"
 #include "metadata/Editor.h"
 #include "metadata/Resolver.h"
+#include "metadata/pdb/Rewrite.h"
+#include "metadata/pdb/SequencePoints.h"
 #include "pe/StrongName.h"
 #include "weaver/ModuleWriter.h"
 #include "weaver/ReadAll.h"
@@ -56,6 +58,60 @@ Expected<spec::PassUse> parsePassOption(StringRef Text) {
       return createStringError(inconvertibleErrorCode(), "--pass '" + Text + "': option '" + Item +
                                                              "' is not of the form key=value");
     U.Options.emplace_back(K.trim().str(), V.trim().str());
+  }
+  return U;
+}
+
+struct PdbUpdate {
+  std::vector<uint8_t> Bytes;
+  pe::DebugDataOverrides DebugData;
+};
+
+/// The portable PDB at \p PdbPath rewritten for the woven bodies, and the PDB checksum debug
+/// entry that goes with it. Nothing, with a warning that says why, when there is no PDB weft can
+/// update: a missing or Windows PDB, or one that belongs to another build, is not an error.
+std::optional<PdbUpdate> updatePdb(const Input &In, StringRef PdbPath,
+                                   const std::map<uint32_t, metadata::pdb::BodyRemap> &Remaps) {
+  auto NotUpdated = [&](const Twine &Why) {
+    reportWarning("'" + PdbPath + "': " + Why + "; the symbols were not updated for the changed " +
+                  "method bodies");
+    return std::nullopt;
+  };
+  Expected<std::unique_ptr<metadata::pdb::PortablePdb>> Pdb =
+      metadata::pdb::PortablePdb::open(PdbPath);
+  if (!Pdb) {
+    std::string Why = toString(Pdb.takeError());
+    return NotUpdated(StringRef(Why).contains("not a portable PDB") ? "a Windows PDB" : Why);
+  }
+  Expected<std::vector<pe::DebugEntry>> Entries = In.Image->debugEntries();
+  if (!Entries)
+    return NotUpdated(toString(Entries.takeError()));
+  const std::array<uint8_t, 20> &Id = (*Pdb)->id();
+  bool Named = false;
+  for (const pe::DebugEntry &E : *Entries)
+    if (E.CV && std::equal(E.CV->Guid.begin(), E.CV->Guid.end(), Id.begin()))
+      Named = true;
+  if (!Named)
+    return NotUpdated("its id is not the one the assembly's CodeView entry names");
+  Expected<std::vector<uint8_t>> Bytes = metadata::pdb::rewritePdb((*Pdb)->module(), Remaps);
+  if (!Bytes)
+    return NotUpdated(toString(Bytes.takeError()));
+  PdbUpdate U;
+  U.Bytes = std::move(*Bytes);
+  for (const pe::DebugEntry &E : *Entries) {
+    if (!E.Checksum)
+      continue;
+    Expected<std::unique_ptr<metadata::Module>> M = metadata::Module::create(U.Bytes, 0);
+    if (!M)
+      return NotUpdated("the rewritten PDB does not read back: " + toString(M.takeError()));
+    Expected<std::vector<uint8_t>> Sum =
+        metadata::pdb::pdbChecksum(U.Bytes, **M, E.Checksum->Algorithm);
+    if (!Sum)
+      return NotUpdated(toString(Sum.takeError()));
+    std::vector<uint8_t> Data(E.Checksum->Algorithm.begin(), E.Checksum->Algorithm.end());
+    Data.push_back(0);
+    Data.insert(Data.end(), Sum->begin(), Sum->end());
+    U.DebugData[pe::DebugPdbChecksum] = std::move(Data);
   }
   return U;
 }
@@ -156,7 +212,16 @@ int run(const WeaveOptions &Opt) {
              << " short branches made long\n";
     }
   }
-  Expected<WrittenModule> W = writeModule(*In->Image, Editor, Woven.Bodies, Key ? &*Key : nullptr);
+  // A separate portable PDB next to the input goes next to the output: rewritten when method
+  // bodies changed, copied as it is when none did (IL offsets and the PDB id are the same).
+  SmallString<256> InPdb(Opt.File), OutPdb(Output);
+  sys::path::replace_extension(InPdb, "pdb");
+  sys::path::replace_extension(OutPdb, "pdb");
+  std::optional<PdbUpdate> Pdb;
+  if (!Woven.Remaps.empty() && sys::fs::exists(InPdb))
+    Pdb = updatePdb(*In, InPdb, Woven.Remaps);
+  Expected<WrittenModule> W = writeModule(*In->Image, Editor, Woven.Bodies, Key ? &*Key : nullptr,
+                                          Pdb ? Pdb->DebugData : pe::DebugDataOverrides{});
   if (!W)
     return reportError(createFileError(Opt.File, W.takeError()));
   if (W->Report.WasReadyToRun)
@@ -177,21 +242,15 @@ int run(const WeaveOptions &Opt) {
     if (Error E = writeFileAtomically(Output + Suffix, arrayRefFromStringRef(Contents)))
       return reportError(std::move(E));
 
-  // A separate portable PDB next to the input still describes the output when no method body
-  // changed (IL offsets and the PDB id are the same): it goes next to the output.
-  SmallString<256> InPdb(Opt.File), OutPdb(Output);
-  sys::path::replace_extension(InPdb, "pdb");
-  sys::path::replace_extension(OutPdb, "pdb");
-  if (InPdb != OutPdb && sys::fs::exists(InPdb)) {
-    if (W->BodiesWritten) {
-      reportWarning("'" + InPdb + "': the symbols were not updated for the changed method bodies");
-    } else {
-      auto Pdb = MemoryBuffer::getFile(InPdb, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-      if (!Pdb)
-        return reportError(createFileError(InPdb, errorCodeToError(Pdb.getError())));
-      if (Error E = writeFileAtomically(OutPdb, arrayRefFromStringRef((*Pdb)->getBuffer())))
-        return reportError(std::move(E));
-    }
+  if (Pdb) {
+    if (Error E = writeFileAtomically(OutPdb, Pdb->Bytes))
+      return reportError(std::move(E));
+  } else if (InPdb != OutPdb && sys::fs::exists(InPdb) && Woven.Remaps.empty()) {
+    auto Copy = MemoryBuffer::getFile(InPdb, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!Copy)
+      return reportError(createFileError(InPdb, errorCodeToError(Copy.getError())));
+    if (Error E = writeFileAtomically(OutPdb, arrayRefFromStringRef((*Copy)->getBuffer())))
+      return reportError(std::move(E));
   }
   return ExitOk;
 }

@@ -109,8 +109,9 @@ uint32_t peChecksum(ArrayRef<uint8_t> File, uint64_t ChecksumOffset) {
   return uint32_t(Sum + File.size());
 }
 
-Expected<std::unique_ptr<ImageBuilder>> ImageBuilder::create(const Image &Input) {
-  std::unique_ptr<ImageBuilder> B(new ImageBuilder(Input));
+Expected<std::unique_ptr<ImageBuilder>> ImageBuilder::create(const Image &Input,
+                                                             const DebugDataOverrides &DebugData) {
+  std::unique_ptr<ImageBuilder> B(new ImageBuilder(Input, DebugData));
   if (Error E = B->prepare())
     return std::move(E);
   return std::move(B);
@@ -255,6 +256,9 @@ Expected<std::vector<uint8_t>> ImageBuilder::finish(ArrayRef<uint8_t> Metadata, 
   Expected<std::vector<DebugEntry>> Debug = In.debugEntries();
   if (!Debug)
     return Debug.takeError();
+  for (DebugEntry &E : *Debug)
+    if (auto It = DebugData.find(E.Type); It != DebugData.end())
+      E.Data = It->second;
   std::vector<const DebugEntry *> Kept;
   for (const DebugEntry &E : *Debug) {
     if (Report.WasReadyToRun && E.Type == 21) {

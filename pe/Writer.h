@@ -23,6 +23,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,10 +45,15 @@ struct SignatureSlot {
   uint64_t CertificateDirOffset = 0; // the certificate data directory entry
 };
 
+/// New data for the debug directory entries of a type (DebugType), in place of the input's.
+using DebugDataOverrides = std::map<uint32_t, std::vector<uint8_t>>;
+
 class ImageBuilder {
 public:
-  /// Checks that \p Input can be written anew and prepares the layout.
-  static llvm::Expected<std::unique_ptr<ImageBuilder>> create(const Image &Input);
+  /// Checks that \p Input can be written anew and prepares the layout; the debug entries of the
+  /// types in \p DebugData get that data.
+  static llvm::Expected<std::unique_ptr<ImageBuilder>>
+  create(const Image &Input, const DebugDataOverrides &DebugData = {});
 
   /// Places a method body (as encoded: header, code, exception sections); fat bodies are aligned to
   /// four bytes. Returns its RVA. All bodies come before any field data.
@@ -67,10 +73,12 @@ public:
   uint32_t textRVA() const { return TextRVA; }
 
 private:
-  ImageBuilder(const Image &In) : In(In) {}
+  ImageBuilder(const Image &In, const DebugDataOverrides &DebugData)
+      : In(In), DebugData(DebugData) {}
   llvm::Error prepare();
 
   const Image &In;
+  DebugDataOverrides DebugData;
   bool PE32Plus = false;
   uint16_t Machine = 0;
   bool HasStub = false; // PE32 on I386: mscoree import, entry stub, relocation

@@ -18,7 +18,8 @@ namespace weft {
 
 Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E,
                                     const std::map<uint32_t, NewBody> &NewBodies,
-                                    const pe::StrongNameKey *Key) {
+                                    const pe::StrongNameKey *Key,
+                                    const pe::DebugDataOverrides &DebugData) {
   return writeModule(
       In, E,
       [&](uint32_t Row) -> Expected<std::optional<NewBody>> {
@@ -27,7 +28,7 @@ Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E,
           return std::nullopt;
         return It->second;
       },
-      Key);
+      Key, DebugData);
 }
 
 namespace {
@@ -64,7 +65,8 @@ Expected<uint32_t> adoptPublicKey(Editor &E, const pe::StrongNameKey &Key) {
 } // namespace
 
 Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E, BodyProvider Provide,
-                                    const pe::StrongNameKey *Key) {
+                                    const pe::StrongNameKey *Key,
+                                    const pe::DebugDataOverrides &DebugData) {
   uint32_t HashAlgorithm = 0;
   if (Key) {
     Expected<uint32_t> H = adoptPublicKey(E, *Key);
@@ -72,7 +74,7 @@ Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E, BodyProvider
       return H.takeError();
     HashAlgorithm = *H;
   }
-  Expected<std::unique_ptr<pe::ImageBuilder>> BuilderOr = pe::ImageBuilder::create(In);
+  Expected<std::unique_ptr<pe::ImageBuilder>> BuilderOr = pe::ImageBuilder::create(In, DebugData);
   if (!BuilderOr)
     return BuilderOr.takeError();
   pe::ImageBuilder &B = **BuilderOr;

@@ -50,13 +50,17 @@ using BodyProvider = llvm::function_ref<llvm::Expected<std::optional<NewBody>>(u
 /// With \p Key the output is strong-name signed with it: an assembly that has a public key must
 /// have this key's, one without gets this key's public key. Without one a signed input is written
 /// unsigned (the report says so).
+/// \p DebugData replaces the data of the debug directory entries of the given types (a PDB
+/// checksum for a rewritten PDB).
 llvm::Expected<WrittenModule> writeModule(const pe::Image &In, metadata::Editor &E,
                                           BodyProvider Provide,
-                                          const pe::StrongNameKey *Key = nullptr);
+                                          const pe::StrongNameKey *Key = nullptr,
+                                          const pe::DebugDataOverrides &DebugData = {});
 /// The same with the new bodies given up front.
 llvm::Expected<WrittenModule> writeModule(const pe::Image &In, metadata::Editor &E,
                                           const std::map<uint32_t, NewBody> &NewBodies,
-                                          const pe::StrongNameKey *Key = nullptr);
+                                          const pe::StrongNameKey *Key = nullptr,
+                                          const pe::DebugDataOverrides &DebugData = {});
 
 } // namespace weft
 

@@ -1,6 +1,8 @@
 //===- metadata/pdb/SequencePoints.cpp - Portable PDB sequence points -----===//
 #include "metadata/pdb/SequencePoints.h"
 
+#include "metadata/Editor.h"
+#include "metadata/Signature.h"
 #include "support/ByteReader.h"
 #include "support/Error.h"
 
@@ -85,6 +87,53 @@ Expected<std::vector<SequencePoint>> decodeSequencePoints(ArrayRef<uint8_t> Blob
   if (Error E = R.takeError(Structure))
     return std::move(E);
   return std::move(Out);
+}
+
+std::vector<uint8_t> encodeSequencePoints(ArrayRef<SequencePoint> Points, uint32_t LocalSignature,
+                                          uint32_t Document) {
+  std::vector<uint8_t> Out;
+  appendCompressed(Out, LocalSignature);
+  uint32_t Current = Document;
+  if (!Current) {
+    Current = Points.empty() ? 1 : Points.front().Document;
+    appendCompressed(Out, Current);
+  }
+  uint32_t PrevIL = 0;
+  int64_t PrevLine = 0, PrevColumn = 0;
+  bool First = true, SeenVisible = false;
+  for (const SequencePoint &P : Points) {
+    if (!First && P.Document != Current) {
+      Out.push_back(0);
+      appendCompressed(Out, P.Document);
+      Current = P.Document;
+    }
+    appendCompressed(Out, First ? P.ILOffset : P.ILOffset - PrevIL);
+    First = false;
+    PrevIL = P.ILOffset;
+    if (P.isHidden()) {
+      Out.push_back(0);
+      Out.push_back(0);
+      continue;
+    }
+    uint32_t DeltaLines = P.EndLine - P.StartLine;
+    int64_t DeltaColumns = int64_t(P.EndColumn) - int64_t(P.StartColumn);
+    appendCompressed(Out, DeltaLines);
+    if (DeltaLines == 0)
+      appendCompressed(Out, uint32_t(DeltaColumns));
+    else
+      appendCompressedSigned(Out, int32_t(DeltaColumns));
+    if (!SeenVisible) {
+      appendCompressed(Out, P.StartLine);
+      appendCompressed(Out, P.StartColumn);
+      SeenVisible = true;
+    } else {
+      appendCompressedSigned(Out, int32_t(int64_t(P.StartLine) - PrevLine));
+      appendCompressedSigned(Out, int32_t(int64_t(P.StartColumn) - PrevColumn));
+    }
+    PrevLine = P.StartLine;
+    PrevColumn = P.StartColumn;
+  }
+  return Out;
 }
 
 Expected<std::string> documentName(const Module &Pdb, uint32_t Row) {

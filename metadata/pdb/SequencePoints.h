@@ -44,6 +44,13 @@ struct SequencePoint {
 llvm::Expected<std::vector<SequencePoint>>
 decodeSequencePoints(llvm::ArrayRef<uint8_t> Blob, uint32_t Document, uint64_t FileOffset = 0);
 
+/// Encodes sequence points (sorted by IL offset, offsets distinct) as a sequence points blob, the
+/// inverse of decodeSequencePoints: \p LocalSignature is the method's StandAloneSig row (0 for
+/// none); \p Document is the MethodDebugInformation row's Document (0: the blob names the
+/// initial document in its header and records document changes).
+std::vector<uint8_t> encodeSequencePoints(llvm::ArrayRef<SequencePoint> Points,
+                                          uint32_t LocalSignature, uint32_t Document);
+
 /// A Document row's name: the parts of its Name blob joined by its separator.
 llvm::Expected<std::string> documentName(const Module &Pdb, uint32_t DocumentRow);
 

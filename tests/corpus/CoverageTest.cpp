@@ -18,7 +18,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
-#include "llvm/Support/Regex.h"
 
 #include <gtest/gtest.h>
 #include <map>
@@ -78,16 +77,6 @@ std::string expectedOutput(StringRef Name) {
   return test::readFile(P);
 }
 
-/// The woven programs run without a PDB (weft does not yet rewrite one for changed bodies), so
-/// stack traces have no line numbers: Exceptions prints those as "?".
-std::string withoutLineNumbers(StringRef Text) {
-  std::string Out = Text.str();
-  Regex R(":line [0-9]+");
-  while (R.match(Out))
-    Out = R.sub(":line ?", Out);
-  return Out;
-}
-
 std::string report(const Woven &W, StringRef Format, test::CommandResult *R = nullptr) {
   test::CommandResult C = test::run(test::weftTool(), {"coverage", "report", "--map", W.Map,
                                                        "--hits", W.Hits, "--format", Format.str()});
@@ -143,8 +132,6 @@ TEST_P(CoveredProgram, VerifiesRunsAndCounts) {
   EXPECT_EQ(W.Run.ExitCode, 0) << W.Run.Err.substr(0, 3000);
   std::string Want = expectedOutput(Name);
   ASSERT_FALSE(Want.empty());
-  if (Name == "Exceptions")
-    Want = withoutLineNumbers(Want);
   EXPECT_TRUE(W.Run.Out == Want) << firstDifference(Want, W.Run.Out);
 
   // The hits belong to this map, and the entry point ran once.

@@ -630,6 +630,16 @@ Expected<WeaveOutcome> weave(const pe::Image &Img, Editor &E, const spec::Select
         continue;
       ++Out.MethodsChanged;
       Out.BranchesLengthened += Encoded[I]->BranchesLengthened;
+      metadata::pdb::BodyRemap &R = Out.Remaps[Batch[I]];
+      R.OffsetMap = std::move(Encoded[I]->OffsetMap);
+      R.LocalSignature = tokenRow(Ctx[I]->body().LocalVarSigToken);
+      bool InRun = false;
+      for (const il::Instr *In : Ctx[I]->body().instructions()) {
+        bool Added = In->OriginalOffset == il::NoOffset;
+        if (Added && !InRun)
+          R.AddedRuns.push_back(In->Offset);
+        InRun = Added;
+      }
       Out.Bodies[Batch[I]] = NewBody{std::move(Encoded[I]->Bytes), Encoded[I]->Fat};
     }
   }

@@ -13,6 +13,7 @@
 #ifndef WEFT_WEAVER_PASSES_WEAVER_H
 #define WEFT_WEAVER_PASSES_WEAVER_H
 
+#include "metadata/pdb/Rewrite.h"
 #include "weaver/ModuleWriter.h"
 #include "weaver/spec/Spec.h"
 
@@ -56,6 +57,8 @@ struct WeaveOptions {
 
 struct WeaveOutcome {
   std::map<uint32_t, NewBody> Bodies;
+  /// For each changed method: where its instructions went (for its PDB records).
+  std::map<uint32_t, metadata::pdb::BodyRemap> Remaps;
   /// (suffix, contents): files to write next to the output.
   std::vector<std::pair<std::string, std::string>> SideFiles;
   std::vector<std::string> Warnings;

@@ -47,6 +47,8 @@ for pass in "${passes[@]}"; do
   dir="$work/$name"
   mkdir -p "$dir"
   cp "$config" "$dir/"
+  # The woven program loads the probe assembly a pass names from its own folder (no deps.json).
+  if [[ "$pass" =~ probe-assembly=([^,]*) ]]; then cp "${BASH_REMATCH[1]}" "$dir/"; fi
   "$weft" weave "$input" -o "$dir/CallHeavy.dll" --pass "$pass" 2>"$dir/weave.log" || {
     cat "$dir/weave.log" >&2
     exit 1

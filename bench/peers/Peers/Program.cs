@@ -1,12 +1,18 @@
 // The work of weft's benchmarks done by the .NET libraries weft is measured against:
-//   dotnet Peers.dll (srm | cecil | cecil-roundtrip) [--repeat N] [--threads N]
-//                    (--corelib | --framework | paths...)
+//   dotnet Peers.dll (srm | cecil | cecil-roundtrip | cecil-entry-exit) [--repeat N] [--threads N]
+//                    [--probe PROBES.dll] (--corelib | --framework | --csharp | paths...)
 // srm:   every table row, every signature (decoded with a small type provider), every custom
 //        attribute value, every method body with its IL walked instruction by instruction.
 // cecil: ReadingMode.Immediate, then every type, field, method, parameter and property type,
 //        every custom attribute argument and every method body's instructions.
 // cecil-roundtrip: as weft-roundtrip-bench: read (ReadingMode.Immediate), load every method body
 //        (so that Cecil encodes it again rather than copying it) and write the module to a file.
+// cecil-entry-exit: beside weft-weave-bench, what a Cecil user writes for entry/exit probes: every
+//        method body gets `ldc.i4 <token>; call Weft.Probes.Empty::OnEnter(int32)` first and
+//        `ldc.i4 <token>; call OnExit(int32)` before each ret (the probes of --probe, imported).
+//        Lighter than weft's entry-exit: no trampolines, no single exit block, constructors not
+//        special-cased, nothing checked.
+// --csharp: Roslyn's Microsoft.CodeAnalysis.CSharp.dll of the newest SDK `dotnet --list-sdks` names.
 using System.Collections.Immutable;
 using System.Diagnostics;
 using System.Reflection;
@@ -14,11 +20,12 @@ using System.Reflection.Metadata;
 using System.Reflection.Metadata.Ecma335;
 using System.Reflection.PortableExecutable;
 using Mono.Cecil;
+using Mono.Cecil.Rocks; // SimplifyMacros, OptimizeMacros
 
 string mode = args.Length > 0 ? args[0] : "";
 int repeat = 1, threads = Environment.ProcessorCount;
 var inputs = new List<string>();
-string label = "";
+string label = "", probe = "";
 string fx = Path.GetDirectoryName(typeof(object).Assembly.Location)!;
 for (int i = 1; i < args.Length; i++)
 {
@@ -28,12 +35,15 @@ for (int i = 1; i < args.Length; i++)
         case "--threads": threads = int.Parse(args[++i]); break;
         case "--corelib": inputs.Add(Path.Combine(fx, "System.Private.CoreLib.dll")); label = "System.Private.CoreLib.dll"; break;
         case "--framework": inputs.Add(fx); label = "Microsoft.NETCore.App folder"; break;
+        case "--csharp": inputs.Add(NewestSdkCSharp()); label = "Microsoft.CodeAnalysis.CSharp.dll"; break;
+        case "--probe": probe = args[++i]; break;
         default: inputs.Add(args[i]); break;
     }
 }
-if ((mode != "srm" && mode != "cecil" && mode != "cecil-roundtrip") || inputs.Count == 0)
+if ((mode != "srm" && mode != "cecil" && mode != "cecil-roundtrip" && mode != "cecil-entry-exit")
+    || inputs.Count == 0 || (mode == "cecil-entry-exit" && !File.Exists(probe)))
 {
-    Console.Error.WriteLine("usage: Peers (srm | cecil | cecil-roundtrip) [--repeat N] [--threads N] (--corelib | --framework | paths...)");
+    Console.Error.WriteLine("usage: Peers (srm | cecil | cecil-roundtrip | cecil-entry-exit) [--repeat N] [--threads N] [--probe PROBES.dll] (--corelib | --framework | --csharp | paths...)");
     return 2;
 }
 string outDir = Path.Combine(Path.GetTempPath(), "weft-peers-" + Environment.ProcessId);
@@ -41,6 +51,8 @@ Directory.CreateDirectory(outDir);
 long failures = 0, written = 0;
 var files = inputs.SelectMany(p => Directory.Exists(p) ? Directory.EnumerateFiles(p, "*.dll") : new[] { p })
                   .OrderBy(f => f, StringComparer.Ordinal).ToList();
+if (label == "")
+    label = files.Count == 1 ? Path.GetFileName(files[0]) : $"{files.Count} files";
 
 double best = double.MaxValue, first = 0;
 long bodies = 0, instructions = 0, count = 0;
@@ -54,6 +66,7 @@ for (int r = 0; r < repeat; r++)
         {
             "srm" => Srm.Read(file),
             "cecil" => CecilReader.Read(file, null),
+            "cecil-entry-exit" => CecilEntryExit.Weave(file, Path.Combine(outDir, Path.GetFileName(file)), probe),
             _ => CecilReader.Read(file, Path.Combine(outDir, Path.GetFileName(file))),
         };
         if (b == -2)
@@ -76,6 +89,11 @@ if (mode == "cecil-roundtrip")
     written = Directory.EnumerateFiles(outDir).Sum(f => new FileInfo(f).Length);
     Console.WriteLine($"Mono.Cecil round trip: {label}: {count} assemblies, {bodies} method bodies loaded and written again, {written / 1048576.0:F1} MiB written{(failures > 0 ? $", {failures} refused" : "")}");
 }
+else if (mode == "cecil-entry-exit")
+{
+    written = Directory.EnumerateFiles(outDir).Sum(f => new FileInfo(f).Length);
+    Console.WriteLine($"Mono.Cecil entry-exit (lighter: OnEnter/OnExit(int token) called inline, no trampolines, no exit block): {label}: {count} assemblies, {bodies} methods changed, {instructions} instructions after, {written / 1048576.0:F1} MiB written{(failures > 0 ? $", {failures} refused" : "")}");
+}
 else
     Console.WriteLine($"{(mode == "srm" ? "System.Reflection.Metadata" : "Mono.Cecil")} read: {label}: {count} assemblies, {bodies} method bodies, {instructions} instructions");
 Directory.Delete(outDir, recursive: true);
@@ -83,6 +101,25 @@ long largest = files.Max(f => new FileInfo(f).Length);
 double peak = Process.GetCurrentProcess().PeakWorkingSet64 / 1048576.0;
 Console.WriteLine($"  first run {first:F3} s, best of {repeat} {best:F3} s, threads {threads}, peak RSS {peak:F1} MiB = {peak / (largest / 1048576.0):F2}x the largest input ({largest / 1048576.0:F1} MiB)");
 return 0;
+
+// The last SDK `dotnet --list-sdks` lists (they come in ascending order), as the C++ benches find it.
+static string NewestSdkCSharp()
+{
+    var psi = new ProcessStartInfo("dotnet", "--list-sdks") { RedirectStandardOutput = true };
+    using var p = Process.Start(psi)!;
+    string found = "";
+    foreach (var line in p.StandardOutput.ReadToEnd().Split('\n'))
+    {
+        int open = line.IndexOf('['), close = line.LastIndexOf(']');
+        if (open < 0 || close < open)
+            continue;
+        var dll = Path.Combine(line[(open + 1)..close], line[..open].Trim(), "Roslyn", "bincore", "Microsoft.CodeAnalysis.CSharp.dll");
+        if (File.Exists(dll))
+            found = dll;
+    }
+    p.WaitForExit();
+    return found;
+}
 
 static class Srm
 {
@@ -266,5 +303,69 @@ static class CecilReader
     {
         try { _ = ca.ConstructorArguments.Count; _ = ca.Properties.Count; }
         catch (Exception) { } // an enum or type it cannot resolve
+    }
+}
+
+static class CecilEntryExit
+{
+    // Returns (methods changed, instructions after), (-1, 0) for a file that is not a .NET module
+    // and (-2, 0) for one Cecil fails on.
+    public static (long, long) Weave(string file, string output, string probePath)
+    {
+        var resolver = new DefaultAssemblyResolver();
+        resolver.AddSearchDirectory(Path.GetDirectoryName(file)!);
+        Mono.Cecil.ModuleDefinition module;
+        try
+        {
+            module = Mono.Cecil.ModuleDefinition.ReadModule(file, new ReaderParameters(ReadingMode.Immediate) { AssemblyResolver = resolver });
+        }
+        catch (BadImageFormatException)
+        {
+            return (-1, 0);
+        }
+        long changed = 0, instructions = 0;
+        using (module)
+        using (var probes = Mono.Cecil.ModuleDefinition.ReadModule(probePath))
+        {
+            var empty = probes.GetType("Weft.Probes.Empty");
+            var onEnter = module.ImportReference(empty.Methods.Single(m => m.Name == "OnEnter"));
+            var onExit = module.ImportReference(empty.Methods.Single(m => m.Name == "OnExit"));
+            foreach (var t in module.GetTypes())
+            {
+                foreach (var m in t.Methods)
+                {
+                    if (!m.HasBody || m.Body.Instructions.Count == 0) // a body Cecil reads as empty
+                        continue;
+                    var body = m.Body;
+                    int token = m.MetadataToken.ToInt32();
+                    body.SimplifyMacros();
+                    var il = body.GetILProcessor();
+                    // Each ret becomes the ldc.i4 itself, so that branches to it and handler ends
+                    // at it now reach the exit probe.
+                    foreach (var ret in body.Instructions.Where(i => i.OpCode == Mono.Cecil.Cil.OpCodes.Ret).ToList())
+                    {
+                        ret.OpCode = Mono.Cecil.Cil.OpCodes.Ldc_I4;
+                        ret.Operand = token;
+                        var call = il.Create(Mono.Cecil.Cil.OpCodes.Call, onExit);
+                        il.InsertAfter(ret, call);
+                        il.InsertAfter(call, il.Create(Mono.Cecil.Cil.OpCodes.Ret));
+                    }
+                    var first = body.Instructions[0];
+                    il.InsertBefore(first, il.Create(Mono.Cecil.Cil.OpCodes.Ldc_I4, token));
+                    il.InsertBefore(first, il.Create(Mono.Cecil.Cil.OpCodes.Call, onEnter));
+                    body.OptimizeMacros();
+                    instructions += body.Instructions.Count;
+                    changed++;
+                }
+            }
+            module.Attributes = (module.Attributes | ModuleAttributes.ILOnly) & ~ModuleAttributes.ILLibrary;
+            try { module.Write(output); }
+            catch (Exception e)
+            {
+                Console.Error.WriteLine($"{file}: {e.GetType().Name}: {e.Message}");
+                return (-2, 0);
+            }
+        }
+        return (changed, instructions);
     }
 }

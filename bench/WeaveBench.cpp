@@ -1,0 +1,293 @@
+//===- bench/WeaveBench.cpp - Weave entry-exit into every method ----------===//
+//
+// What `weft weave IN -o OUT --pass entry-exit:probe-assembly=P,probe-type=Weft.Probes.Empty`
+// does, step for step as cli/WeaveCommand.cpp does it, in one process and several times: open the
+// input, read it whole, select every method, run the pass, write the module and the output file.
+// Prints wall time, CPU time and peak memory beside the number of methods changed, and the least
+// time each step took over the runs.
+//
+//   weft-weave-bench --probe PROBES.dll [--threads N] [--repeat N]
+//                    (--corelib | --csharp | --file PATH | FILE...)
+//
+// --csharp is Roslyn's Microsoft.CodeAnalysis.CSharp.dll of the newest SDK `dotnet --list-sdks`
+// names. The probes are tests/probes (Weft.Probes.Empty: OnEnter(int), OnExit(int)), so the woven
+// code calls probes that do nothing. --threads is the pass's thread count (the CLI's default is one
+// per core, and so is this one's).
+//
+//===----------------------------------------------------------------------===//
+#include "metadata/Editor.h"
+#include "metadata/Module.h"
+#include "metadata/Resolver.h"
+#include "pe/Image.h"
+#include "support/Allocator.h"
+#include "weaver/ModuleWriter.h"
+#include "weaver/ReadAll.h"
+#include "weaver/passes/Pass.h"
+#include "weaver/passes/Weaver.h"
+#include "weaver/spec/Spec.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <mutex>
+#include <set>
+
+#include "bench/Harness.h"
+
+using namespace llvm;
+using namespace weft;
+
+namespace {
+
+constexpr const char *ProbeType = "Weft.Probes.Empty";
+
+struct Totals {
+  std::atomic<uint64_t> Files{0}, Changed{0}, Skipped{0}, Lengthened{0}, InBytes{0}, OutBytes{0},
+      Failures{0};
+  void reset() { Files = Changed = Skipped = Lengthened = InBytes = OutBytes = Failures = 0; }
+  // Seconds per step of the current run (the files go one at a time), and the least over the
+  // runs, which says where the time goes.
+  enum Step { Read, Select, Passes, Write, Output, Steps };
+  double Seconds[Steps] = {}, BestSeconds[Steps] = {1e9, 1e9, 1e9, 1e9, 1e9};
+  std::chrono::steady_clock::time_point Mark;
+  void startRun() {
+    if (Files)
+      for (int I = 0; I < Steps; ++I)
+        BestSeconds[I] = std::min(BestSeconds[I], Seconds[I]);
+    std::fill(std::begin(Seconds), std::end(Seconds), 0.0);
+    reset();
+  }
+  void lap(Step S) {
+    auto Now = std::chrono::steady_clock::now();
+    Seconds[S] += std::chrono::duration<double>(Now - Mark).count();
+    Mark = Now;
+  }
+  // Warnings the CLI would print, once each over all runs.
+  std::mutex Lock;
+  std::set<std::string> Warnings;
+  void warn(const std::string &W) {
+    std::lock_guard<std::mutex> G(Lock);
+    Warnings.insert(W);
+  }
+};
+
+/// The newest SDK's Roslyn, found the way tests/support/Env.cpp finds SDKs: the last line of
+/// `dotnet --list-sdks` ("10.0.401 [/usr/share/dotnet/sdk]"), which lists them in ascending order.
+std::string newestSdkCSharp() {
+  ErrorOr<std::string> Dotnet = sys::findProgramByName("dotnet");
+  if (!Dotnet)
+    return {};
+  SmallString<128> Listing;
+  if (sys::fs::createTemporaryFile("weft-weave-bench-sdks", "txt", Listing))
+    return {};
+  StringRef Argv[] = {*Dotnet, "--list-sdks"};
+  Optional<StringRef> Redirects[] = {StringRef(""), StringRef(Listing), StringRef("")};
+  int Exit = sys::ExecuteAndWait(*Dotnet, Argv, None, Redirects);
+  auto Text = MemoryBuffer::getFile(Listing);
+  sys::fs::remove(Listing);
+  if (Exit != 0 || !Text)
+    return {};
+  std::string Found;
+  SmallVector<StringRef, 8> Lines;
+  (*Text)->getBuffer().split(Lines, '\n', -1, false);
+  for (StringRef L : Lines) {
+    L = L.trim();
+    size_t Open = L.find('['), Close = L.rfind(']');
+    if (Open == StringRef::npos || Close == StringRef::npos)
+      continue;
+    SmallString<256> P(L.slice(Open + 1, Close));
+    sys::path::append(P, L.substr(0, Open).trim(), "Roslyn", "bincore",
+                      "Microsoft.CodeAnalysis.CSharp.dll");
+    if (sys::fs::exists(P))
+      Found = std::string(P);
+  }
+  return Found;
+}
+
+/// cli/Tool.cpp's writeFileAtomically: the output goes through a temporary file renamed into
+/// place, which is part of what the command costs.
+Error writeFileAtomically(StringRef Path, ArrayRef<uint8_t> Bytes) {
+  Expected<sys::fs::TempFile> Temp = sys::fs::TempFile::create(Path + ".weft-%%%%%%");
+  if (!Temp)
+    return Temp.takeError();
+  {
+    raw_fd_ostream OS(Temp->FD, /*shouldClose=*/false);
+    OS.write(reinterpret_cast<const char *>(Bytes.data()), Bytes.size());
+    OS.flush();
+    if (OS.has_error()) {
+      std::error_code EC = OS.error();
+      OS.clear_error();
+      consumeError(Temp->discard());
+      return errorCodeToError(EC);
+    }
+  }
+  if (Error E = Temp->keep(Path)) {
+    consumeError(Temp->discard());
+    return E;
+  }
+  return Error::success();
+}
+
+void weaveOne(const std::string &Path, const std::string &Probe, unsigned Threads,
+              const std::string &OutDir, Totals &T) {
+  auto Fail = [&](Error E) {
+    errs() << Path << ": " << toString(std::move(E)) << '\n';
+    ++T.Failures;
+  };
+  T.Mark = std::chrono::steady_clock::now();
+  // The spec --pass makes (the CLI makes it before opening the input).
+  std::string Text = "entry-exit:probe-assembly=" + Probe + ",probe-type=" + ProbeType;
+  spec::PassUse Use;
+  Use.Pass = "entry-exit";
+  Use.Rule = "--pass " + Text;
+  Use.Options = {{"probe-assembly", Probe}, {"probe-type", ProbeType}};
+  std::vector<spec::PassUse> Uses;
+  Uses.push_back(std::move(Use));
+  spec::Spec Spec = spec::Spec::forPasses(std::move(Uses));
+  for (const spec::PassUse *U : Spec.passUses())
+    if (!passes::PassRegistry::global().find(U->Pass))
+      return Fail(createStringError(inconvertibleErrorCode(), "unknown pass " + U->Pass));
+
+  // cli/Tool.cpp's openInput.
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return Fail(errorCodeToError(Buf.getError()));
+  auto Img = pe::Image::create(std::move(*Buf));
+  if (!Img)
+    return Fail(Img.takeError());
+  if (!(*Img)->isManaged())
+    return Fail(createStringError(inconvertibleErrorCode(), "not a .NET assembly"));
+  auto M = metadata::Module::create((*Img)->metadata(), (*Img)->metadataOffset());
+  if (!M)
+    return Fail(M.takeError());
+
+  ReadStats Stats;
+  ReadOptions RO;
+  RO.CustomAttributes = false; // as the CLI: their blobs are copied, not re-encoded
+  if (Error E = readEverything(**Img, **M, Stats, RO))
+    return Fail(std::move(E));
+  T.lap(Totals::Read);
+
+  metadata::Editor Editor(**M);
+  Expected<spec::Selection> Sel = spec::select(Spec, **M);
+  if (!Sel)
+    return Fail(Sel.takeError());
+  std::vector<std::string> Dirs{std::string(sys::path::parent_path(Path))};
+  if (Dirs.front().empty())
+    Dirs.front() = ".";
+  for (std::string &D : metadata::AssemblyResolver::sharedFrameworkDirs())
+    Dirs.push_back(std::move(D));
+  metadata::AssemblyResolver Resolver(Dirs);
+  passes::WeaveOptions WO;
+  WO.Threads = Threads;
+  WO.Resolver = &Resolver;
+  WO.InputPath = Path;
+  T.lap(Totals::Select);
+  Expected<passes::WeaveOutcome> Woven = passes::weave(**Img, Editor, *Sel, WO);
+  if (!Woven)
+    return Fail(Woven.takeError());
+  for (const std::string &W : Woven->Warnings)
+    T.warn(W);
+  T.lap(Totals::Passes);
+
+  Expected<WrittenModule> W = writeModule(**Img, Editor, Woven->Bodies);
+  if (!W)
+    return Fail(W.takeError());
+  T.lap(Totals::Write);
+  SmallString<256> Out(OutDir);
+  sys::path::append(Out, sys::path::filename(Path));
+  if (Error E = writeFileAtomically(Out, W->Bytes))
+    return Fail(std::move(E));
+  for (const auto &[Suffix, Contents] : Woven->SideFiles)
+    if (Error E = writeFileAtomically((Out + Suffix).str(), arrayRefFromStringRef(Contents)))
+      return Fail(std::move(E));
+  // The CLI then looks for a portable PDB next to the input (copied only when no body changed).
+  SmallString<256> InPdb(Path);
+  sys::path::replace_extension(InPdb, "pdb");
+  if (sys::fs::exists(InPdb) && W->BodiesWritten)
+    T.warn("'" + std::string(InPdb) + "': the symbols were not updated");
+  T.lap(Totals::Output);
+
+  ++T.Files;
+  T.Changed += Woven->MethodsChanged;
+  T.Skipped += Woven->Skipped.size();
+  T.Lengthened += Woven->BranchesLengthened;
+  T.InBytes += (*Img)->bytes().size();
+  T.OutBytes += W->Bytes.size();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  tuneAllocator();
+  const char *Usage = "weft-weave-bench --probe PROBES.dll [--threads N] [--repeat N] "
+                      "(--corelib | --csharp | --file PATH | FILE...)";
+  // The options only this benchmark has are taken out before the harness reads the rest.
+  std::string Probe;
+  std::vector<std::string> Args{argv[0]};
+  for (int I = 1; I < argc; ++I) {
+    StringRef A = argv[I];
+    if (A == "--probe" && I + 1 < argc) {
+      Probe = argv[++I];
+    } else if (A == "--file" && I + 1 < argc) {
+      Args.push_back(argv[++I]);
+    } else if (A == "--csharp") {
+      std::string CSharp = newestSdkCSharp();
+      if (CSharp.empty()) {
+        errs() << "--csharp: no SDK with Roslyn/bincore/Microsoft.CodeAnalysis.CSharp.dll "
+                  "in `dotnet --list-sdks`\n";
+        return 1;
+      }
+      Args.push_back(CSharp);
+    } else {
+      Args.push_back(A.str());
+    }
+  }
+  std::vector<char *> Argv;
+  for (std::string &A : Args)
+    Argv.push_back(A.data());
+  bench::Options O;
+  if (!bench::parseOptions(static_cast<int>(Argv.size()), Argv.data(), Usage, O))
+    return 2;
+  if (Probe.empty() || !sys::fs::exists(Probe)) {
+    errs() << "usage: " << Usage << "\n--probe: the probe assembly (tests/probes built) "
+           << (Probe.empty() ? "is required" : "'" + Probe + "' does not exist") << '\n';
+    return 2;
+  }
+  SmallString<128> OutDir;
+  if (std::error_code EC = sys::fs::createUniqueDirectory("weft-weave-bench", OutDir)) {
+    errs() << "cannot make a temporary folder: " << EC.message() << '\n';
+    return 1;
+  }
+  Totals T;
+  // The files go one after another: the pass itself runs on O.Threads threads.
+  bench::Options Serial = O;
+  Serial.Threads = 1;
+  bench::Timing Time = bench::runRepeatedly(
+      Serial, [&] { T.startRun(); },
+      [&](const std::string &F) { weaveOne(F, Probe, O.Threads, std::string(OutDir), T); });
+  sys::fs::remove_directories(OutDir);
+  outs() << "weft weave entry-exit (" << ProbeType
+         << ": OnEnter/OnExit(int token) through trampolines, one exit block): " << O.Label << ": "
+         << T.Files << " assemblies, " << T.Changed << " methods changed, " << T.Skipped
+         << " left alone, " << T.Lengthened << " short branches made long, "
+         << format("%.1f MiB in, %.1f MiB written", T.InBytes / 1048576.0, T.OutBytes / 1048576.0)
+         << '\n';
+  bench::printTiming(O, Time, T.Failures);
+  uint64_t Failures = T.Failures;
+  T.startRun(); // folds the last run into the least step times
+  outs() << format("  least per step: open and read %.3f s, select %.3f s, passes %.3f s, "
+                   "writeModule %.3f s, output file %.3f s\n",
+                   T.BestSeconds[Totals::Read], T.BestSeconds[Totals::Select],
+                   T.BestSeconds[Totals::Passes], T.BestSeconds[Totals::Write],
+                   T.BestSeconds[Totals::Output]);
+  for (const std::string &W : T.Warnings)
+    errs() << "  warning: " << W << '\n';
+  return Failures ? 1 : 0;
+}

@@ -62,13 +62,43 @@ std::optional<CallShape> ModuleCallShapes::shapeOf(uint32_t Token) const {
   return Result;
 }
 
+namespace {
+int preparedIndex(TableId T) {
+  return T == TableId::MethodDef    ? 0
+         : T == TableId::MemberRef  ? 1
+         : T == TableId::MethodSpec ? 2
+                                    : -1;
+}
+} // namespace
+
+void EditorCallShapes::prepare() {
+  for (TableId T : {TableId::MethodDef, TableId::MemberRef, TableId::MethodSpec}) {
+    std::vector<std::optional<CallShape>> &V = Prepared[preparedIndex(T)];
+    V.clear();
+    uint32_t Rows = E.rowCount(T);
+    V.reserve(Rows);
+    for (uint32_t R = 1; R <= Rows; ++R)
+      V.push_back(compute(makeToken(T, R)));
+  }
+}
+
 std::optional<CallShape> EditorCallShapes::shapeOf(uint32_t Token) const {
+  int P = preparedIndex(tokenTable(Token));
+  if (P >= 0 && tokenRow(Token) >= 1 && tokenRow(Token) <= Prepared[P].size())
+    return Prepared[P][tokenRow(Token) - 1];
   {
     std::shared_lock<std::shared_mutex> G(Lock);
     auto It = Cache.find(Token);
     if (It != Cache.end())
       return It->second;
   }
+  std::optional<CallShape> Result = compute(Token);
+  std::unique_lock<std::shared_mutex> G(Lock);
+  Cache[Token] = Result;
+  return Result;
+}
+
+std::optional<CallShape> EditorCallShapes::compute(uint32_t Token) const {
   std::optional<CallShape> Result;
   uint32_t Row = tokenRow(Token);
   TableId T = tokenTable(Token);
@@ -94,8 +124,6 @@ std::optional<CallShape> EditorCallShapes::shapeOf(uint32_t Token) const {
     default: break;
     }
   }
-  std::unique_lock<std::shared_mutex> G(Lock);
-  Cache[Token] = Result;
   return Result;
 }
 

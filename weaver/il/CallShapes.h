@@ -12,6 +12,7 @@
 #include <optional>
 #include <shared_mutex>
 #include <unordered_map>
+#include <vector>
 
 namespace weft::metadata {
 class Module;
@@ -53,8 +54,14 @@ class EditorCallShapes : public CallShapeSource {
 public:
   explicit EditorCallShapes(const metadata::Editor &E) : E(E) {}
   std::optional<CallShape> shapeOf(uint32_t Token) const override;
+  /// Works out the shape of every MethodDef, MemberRef and MethodSpec row there is now, so that
+  /// threads asking for them share no lock (rows added later are looked up as before).
+  void prepare();
 
 private:
+  std::optional<CallShape> compute(uint32_t Token) const;
+  /// By table (MethodDef, MemberRef, MethodSpec) and row - 1; read-only once prepared.
+  std::vector<std::optional<CallShape>> Prepared[3];
   const metadata::Editor &E;
   mutable std::shared_mutex Lock; // lookups share it; filling the cache takes it alone
   mutable std::unordered_map<uint32_t, std::optional<CallShape>> Cache;

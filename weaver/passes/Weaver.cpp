@@ -507,6 +507,9 @@ Expected<WeaveOutcome> weave(const pe::Image &Img, Editor &E, const spec::Select
     if (Error Err = Passes[P]->beginModule(MC))
       return PassFailed(P, std::move(Err));
 
+  // After beginModule, which adds the references the method phases call through.
+  S.Shapes.prepare();
+
   std::optional<ThreadPool> Pool;
   unsigned Threads =
       Options.Threads ? Options.Threads : hardware_concurrency().compute_thread_count();

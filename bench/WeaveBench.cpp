@@ -2,7 +2,8 @@
 //
 // What `weft weave IN -o OUT --pass entry-exit:probe-assembly=P,probe-type=Weft.Probes.Empty`
 // does, step for step as cli/WeaveCommand.cpp does it, in one process and several times: open the
-// input, read it whole, select every method, run the pass, write the module and the output file.
+// input, read it whole, select every method, run the pass, rewrite a portable PDB found next to the
+// input, write the module and the output files.
 // Prints wall time, CPU time and peak memory beside the number of methods changed, and the least
 // time each step took over the runs.
 //
@@ -18,6 +19,8 @@
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "metadata/Resolver.h"
+#include "metadata/pdb/Rewrite.h"
+#include "metadata/pdb/SequencePoints.h"
 #include "pe/Image.h"
 #include "support/Allocator.h"
 #include "weaver/ModuleWriter.h"
@@ -53,8 +56,8 @@ struct Totals {
   void reset() { Files = Changed = Skipped = Lengthened = InBytes = OutBytes = Failures = 0; }
   // Seconds per step of the current run (the files go one at a time), and the least over the
   // runs, which says where the time goes.
-  enum Step { Read, Select, Passes, Write, Output, Steps };
-  double Seconds[Steps] = {}, BestSeconds[Steps] = {1e9, 1e9, 1e9, 1e9, 1e9};
+  enum Step { Read, Select, Passes, Pdb, Write, Output, Steps };
+  double Seconds[Steps] = {}, BestSeconds[Steps] = {1e9, 1e9, 1e9, 1e9, 1e9, 1e9};
   std::chrono::steady_clock::time_point Mark;
   void startRun() {
     if (Files)
@@ -134,6 +137,57 @@ Error writeFileAtomically(StringRef Path, ArrayRef<uint8_t> Bytes) {
   return Error::success();
 }
 
+struct PdbUpdate {
+  std::vector<uint8_t> Bytes;
+  pe::DebugDataOverrides DebugData;
+};
+
+/// cli/WeaveCommand.cpp's updatePdb: the portable PDB next to the input rewritten for the woven
+/// bodies, with its checksum entry; nothing (and a warning) when there is none weft can update.
+std::optional<PdbUpdate> updatePdb(const pe::Image &Img, StringRef PdbPath,
+                                   const std::map<uint32_t, metadata::pdb::BodyRemap> &Remaps,
+                                   Totals &T) {
+  auto NotUpdated = [&](const Twine &Why) {
+    T.warn("'" + PdbPath.str() + "': " + Why.str() + "; the symbols were not updated");
+    return std::nullopt;
+  };
+  Expected<std::unique_ptr<metadata::pdb::PortablePdb>> Pdb =
+      metadata::pdb::PortablePdb::open(PdbPath);
+  if (!Pdb)
+    return NotUpdated(toString(Pdb.takeError()));
+  Expected<std::vector<pe::DebugEntry>> Entries = Img.debugEntries();
+  if (!Entries)
+    return NotUpdated(toString(Entries.takeError()));
+  const std::array<uint8_t, 20> &Id = (*Pdb)->id();
+  bool Named = false;
+  for (const pe::DebugEntry &E : *Entries)
+    if (E.CV && std::equal(E.CV->Guid.begin(), E.CV->Guid.end(), Id.begin()))
+      Named = true;
+  if (!Named)
+    return NotUpdated("its id is not the one the assembly's CodeView entry names");
+  Expected<std::vector<uint8_t>> Bytes = metadata::pdb::rewritePdb((*Pdb)->module(), Remaps);
+  if (!Bytes)
+    return NotUpdated(toString(Bytes.takeError()));
+  PdbUpdate U;
+  U.Bytes = std::move(*Bytes);
+  for (const pe::DebugEntry &E : *Entries) {
+    if (!E.Checksum)
+      continue;
+    Expected<std::unique_ptr<metadata::Module>> M = metadata::Module::create(U.Bytes, 0);
+    if (!M)
+      return NotUpdated("the rewritten PDB does not read back: " + toString(M.takeError()));
+    Expected<std::vector<uint8_t>> Sum =
+        metadata::pdb::pdbChecksum(U.Bytes, **M, E.Checksum->Algorithm);
+    if (!Sum)
+      return NotUpdated(toString(Sum.takeError()));
+    std::vector<uint8_t> Data(E.Checksum->Algorithm.begin(), E.Checksum->Algorithm.end());
+    Data.push_back(0);
+    Data.insert(Data.end(), Sum->begin(), Sum->end());
+    U.DebugData[pe::DebugPdbChecksum] = std::move(Data);
+  }
+  return U;
+}
+
 void weaveOne(const std::string &Path, const std::string &Probe, unsigned Threads,
               const std::string &OutDir, Totals &T) {
   auto Fail = [&](Error E) {
@@ -196,22 +250,36 @@ void weaveOne(const std::string &Path, const std::string &Probe, unsigned Thread
     T.warn(W);
   T.lap(Totals::Passes);
 
-  Expected<WrittenModule> W = writeModule(**Img, Editor, Woven->Bodies);
+  SmallString<256> Out(OutDir);
+  sys::path::append(Out, sys::path::filename(Path));
+  SmallString<256> InPdb(Path), OutPdb(Out);
+  sys::path::replace_extension(InPdb, "pdb");
+  sys::path::replace_extension(OutPdb, "pdb");
+  std::optional<PdbUpdate> Pdb;
+  if (!Woven->Remaps.empty() && sys::fs::exists(InPdb))
+    Pdb = updatePdb(**Img, InPdb, Woven->Remaps, T);
+  T.lap(Totals::Pdb);
+
+  Expected<WrittenModule> W = writeModule(**Img, Editor, Woven->Bodies, nullptr,
+                                          Pdb ? Pdb->DebugData : pe::DebugDataOverrides{});
   if (!W)
     return Fail(W.takeError());
   T.lap(Totals::Write);
-  SmallString<256> Out(OutDir);
-  sys::path::append(Out, sys::path::filename(Path));
   if (Error E = writeFileAtomically(Out, W->Bytes))
     return Fail(std::move(E));
   for (const auto &[Suffix, Contents] : Woven->SideFiles)
     if (Error E = writeFileAtomically((Out + Suffix).str(), arrayRefFromStringRef(Contents)))
       return Fail(std::move(E));
-  // The CLI then looks for a portable PDB next to the input (copied only when no body changed).
-  SmallString<256> InPdb(Path);
-  sys::path::replace_extension(InPdb, "pdb");
-  if (sys::fs::exists(InPdb) && W->BodiesWritten)
-    T.warn("'" + std::string(InPdb) + "': the symbols were not updated");
+  if (Pdb) {
+    if (Error E = writeFileAtomically(OutPdb, Pdb->Bytes))
+      return Fail(std::move(E));
+  } else if (sys::fs::exists(InPdb) && Woven->Remaps.empty()) {
+    auto Copy = MemoryBuffer::getFile(InPdb, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!Copy)
+      return Fail(errorCodeToError(Copy.getError()));
+    if (Error E = writeFileAtomically(OutPdb, arrayRefFromStringRef((*Copy)->getBuffer())))
+      return Fail(std::move(E));
+  }
   T.lap(Totals::Output);
 
   ++T.Files;
@@ -283,10 +351,10 @@ int main(int argc, char **argv) {
   uint64_t Failures = T.Failures;
   T.startRun(); // folds the last run into the least step times
   outs() << format("  least per step: open and read %.3f s, select %.3f s, passes %.3f s, "
-                   "writeModule %.3f s, output file %.3f s\n",
+                   "PDB %.3f s, writeModule %.3f s, output files %.3f s\n",
                    T.BestSeconds[Totals::Read], T.BestSeconds[Totals::Select],
-                   T.BestSeconds[Totals::Passes], T.BestSeconds[Totals::Write],
-                   T.BestSeconds[Totals::Output]);
+                   T.BestSeconds[Totals::Passes], T.BestSeconds[Totals::Pdb],
+                   T.BestSeconds[Totals::Write], T.BestSeconds[Totals::Output]);
   for (const std::string &W : T.Warnings)
     errs() << "  warning: " << W << '\n';
   return Failures ? 1 : 0;

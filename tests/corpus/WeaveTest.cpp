@@ -333,6 +333,29 @@ TEST(Weave, WovenAssembliesAreNotWovenAgainUnlessForced) {
   EXPECT_EQ(V.ExitCode, 0) << V.Err;
 }
 
+// A probe that cannot throw is called directly; one that might goes through a trampoline.
+TEST(Weave, ProbesThatCannotThrowAreCalledDirectly) {
+  for (const char *Type : {"Empty", "Counting"}) {
+    WovenProgram W =
+        weaveProgram(std::string("direct-") + Type, "Generics", {"--pass", probeOption(Type)});
+    ASSERT_EQ(W.Weave.ExitCode, 0) << W.Weave.Err;
+    test::CommandResult D =
+        test::run(test::weftTool(), {"dump", W.Dll, "--method", "Weft.Corpus.Generics.Rect::Area"});
+    ASSERT_EQ(D.ExitCode, 0) << D.Err;
+    bool Direct = Type == std::string("Empty");
+    std::string ProbeCall =
+        "call       void [Probes]Weft.Probes." + std::string(Type) + "::OnEnter(int32)";
+    std::string TrampolineCall = "call       void '<weft>'.'EntryExit<Weft.Probes." +
+                                 std::string(Type) + ">'::OnEnter(int32)";
+    EXPECT_EQ(D.Out.find(Direct ? ProbeCall : TrampolineCall) != std::string::npos, true)
+        << Type << ":\n"
+        << D.Out;
+    test::CommandResult Run = test::run("dotnet", {W.Dll}, {}, 300);
+    EXPECT_EQ(Run.ExitCode, 0) << Run.Err;
+    EXPECT_EQ(Run.Out, expectedOutput("Generics"));
+  }
+}
+
 TEST(Weave, PassesAreListed) {
   test::CommandResult R = test::run(test::weftTool(), {"passes"});
   ASSERT_EQ(R.ExitCode, 0);

@@ -90,6 +90,15 @@ public static class Empty
     public static void OnExit(int token) { }
 }
 
+/// Probes that count: they touch a static field, so weft cannot prove they never throw and calls
+/// them through its trampolines (the cost of the general path).
+public static class Counting
+{
+    public static long Calls;
+    public static void OnEnter(int token) { Calls++; }
+    public static void OnExit(int token) { Calls++; }
+}
+
 /// Probes with signatures the pass refuses.
 public static class WrongSignature
 {

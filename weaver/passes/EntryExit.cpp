@@ -22,6 +22,8 @@
 #include "metadata/Names.h"
 #include "pe/Image.h"
 #include "pe/StrongName.h"
+#include "weaver/il/BodyReader.h"
+#include "weaver/il/MethodBody.h"
 #include "weaver/passes/Builtins.h"
 #include "weaver/passes/Emit.h"
 #include "weaver/passes/Returns.h"
@@ -67,6 +69,43 @@ struct Probe {
   Token Trampoline = 0;
   bool wants(ProbeArg A) const { return std::find(Args.begin(), Args.end(), A) != Args.end(); }
 };
+
+/// Whether a probe's body cannot throw: it only moves and computes values in its arguments and
+/// locals (no calls, allocations, field or array accesses, division or checked arithmetic, and no
+/// exception handling).
+bool cannotThrow(const pe::Image &Img, const Module &M, uint32_t Row) {
+  Expected<std::optional<il::RawMethodBody>> Raw = il::readMethodDefBody(Img, M, Row);
+  if (!Raw || !*Raw) {
+    if (!Raw)
+      consumeError(Raw.takeError());
+    return false;
+  }
+  Expected<il::MethodBody> Body = il::MethodBody::decode(**Raw);
+  if (!Body) {
+    consumeError(Body.takeError());
+    return false;
+  }
+  if (!Body->Regions.empty())
+    return false;
+  for (const il::Instr *I : Body->instructions()) {
+    using il::Opcode;
+    Opcode Op = I->Op;
+    bool Safe = Op == Opcode::Nop || Op == Opcode::Ret || Op == Opcode::Dup || Op == Opcode::Pop ||
+                Op == Opcode::Ldnull || (Op >= Opcode::Ldarg_0 && Op <= Opcode::Stloc_S) ||
+                (Op >= Opcode::Ldc_I4_M1 && Op <= Opcode::Ldc_R8) ||
+                (Op >= Opcode::Br_S && Op <= Opcode::Blt_Un) || Op == Opcode::Add ||
+                Op == Opcode::Sub || Op == Opcode::Mul ||
+                (Op >= Opcode::And && Op <= Opcode::Not) ||
+                (Op >= Opcode::Conv_I1 && Op <= Opcode::Conv_U8) || Op == Opcode::Conv_R_Un ||
+                Op == Opcode::Conv_U2 || Op == Opcode::Conv_U1 || Op == Opcode::Conv_I ||
+                Op == Opcode::Conv_U || (Op >= Opcode::Ceq && Op <= Opcode::Clt_Un) ||
+                (Op >= Opcode::Ldarg && Op <= Opcode::Stloc && Op != Opcode::Ldarga &&
+                 Op != Opcode::Ldloca);
+    if (!Safe)
+      return false;
+  }
+  return true;
+}
 
 bool isReferenceType(const TypeSig &T) {
   switch (T.Kind) {
@@ -166,21 +205,30 @@ public:
                            " has none of the methods OnEnter, OnExit, "
                            "OnException (or those the options name)");
 
-    std::string Hidden = ("EntryExit<" + TypeName + ">").str();
-    if (MC.module().findTypeDef("<weft>", Hidden))
-      Hidden += "'";
-    Token Tramp = MC.addType(0x00100180, "<weft>", Hidden, ObjectType);
+    // A probe that cannot throw is called directly (and the JIT may inline it); the others go
+    // through a trampoline that drops what they throw.
+    Token Tramp = 0;
     for (auto [Row, K] : Found) {
       Probe &Pr = Probes[K];
       std::vector<uint8_t> Sig = probeSignature(Pr.Args);
       StringRef N = P.getString(P.get(TableId::MethodDef, Row, MethodDefCol::Name));
       Token Target = MC.memberRef(ProbeType, N, Sig);
+      Pr.Present = true;
+      if (cannotThrow(**Img, P, Row)) {
+        Pr.Trampoline = Target;
+        continue;
+      }
+      if (!Tramp) {
+        std::string Hidden = ("EntryExit<" + TypeName + ">").str();
+        if (MC.module().findTypeDef("<weft>", Hidden))
+          Hidden += "'";
+        Tramp = MC.addType(0x00100180, "<weft>", Hidden, ObjectType);
+      }
       // static assembly hidebysig
       Expected<Token> M = MC.addMethod(Tramp, 0x0093, 0, Kinds[K].Default, Sig);
       if (!M)
         return M.takeError();
       Pr.Trampoline = *M;
-      Pr.Present = true;
       Trampolines.push_back({*M, Target, uint32_t(Pr.Args.size())});
     }
     return Error::success();

@@ -242,6 +242,9 @@ void weaveOne(const std::string &Path, const std::string &Probe, unsigned Thread
   WO.Threads = Threads;
   WO.Resolver = &Resolver;
   WO.InputPath = Path;
+  SmallString<256> PdbNext(Path);
+  sys::path::replace_extension(PdbNext, "pdb");
+  WO.KeepRemaps = sys::fs::exists(PdbNext); // as the CLI
   T.lap(Totals::Select);
   Expected<passes::WeaveOutcome> Woven = passes::weave(**Img, Editor, *Sel, WO);
   if (!Woven)

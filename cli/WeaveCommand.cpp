@@ -195,6 +195,9 @@ int run(const WeaveOptions &Opt) {
     WO.VerifyEach = Opt.VerifyEach;
     WO.Force = Opt.Force;
     WO.Resolver = &Resolver;
+    SmallString<256> Pdb(Opt.File);
+    sys::path::replace_extension(Pdb, "pdb");
+    WO.KeepRemaps = sys::fs::exists(Pdb);
     WO.InputPath = Opt.File;
     Expected<passes::WeaveOutcome> Out = passes::weave(*In->Image, Editor, *Sel, WO);
     if (!Out)

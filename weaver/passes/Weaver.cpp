@@ -633,6 +633,9 @@ Expected<WeaveOutcome> weave(const pe::Image &Img, Editor &E, const spec::Select
         continue;
       ++Out.MethodsChanged;
       Out.BranchesLengthened += Encoded[I]->BranchesLengthened;
+      Out.Bodies[Batch[I]] = NewBody{std::move(Encoded[I]->Bytes), Encoded[I]->Fat};
+      if (!Options.KeepRemaps)
+        continue;
       metadata::pdb::BodyRemap &R = Out.Remaps[Batch[I]];
       R.OffsetMap = std::move(Encoded[I]->OffsetMap);
       R.LocalSignature = tokenRow(Ctx[I]->body().LocalVarSigToken);
@@ -643,7 +646,6 @@ Expected<WeaveOutcome> weave(const pe::Image &Img, Editor &E, const spec::Select
           R.AddedRuns.push_back(In->Offset);
         InRun = Added;
       }
-      Out.Bodies[Batch[I]] = NewBody{std::move(Encoded[I]->Bytes), Encoded[I]->Fat};
     }
   }
 

@@ -49,6 +49,9 @@ struct WeaveOptions {
   bool VerifyEach = false;
   /// Weave an assembly that carries the marker.
   bool Force = false;
+  /// Keep, for every changed method, where its instructions went (WeaveOutcome::Remaps), for
+  /// rewriting its PDB.
+  bool KeepRemaps = true;
   /// Finds referenced assemblies (for by-ref-like types); may be null.
   metadata::AssemblyResolver *Resolver = nullptr;
   /// The file the module was read from (ModuleContext::inputPath); may be empty.

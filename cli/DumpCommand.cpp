@@ -5,10 +5,13 @@
 //===----------------------------------------------------------------------===//
 #include "cli/Tool.h"
 #include "metadata/Resolver.h"
+#include "metadata/pdb/SequencePoints.h"
+#include "support/Deflate.h"
 #include "support/Error.h"
 #include "weaver/text/Disassembler.h"
 #include "weaver/text/RawDump.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -25,6 +28,8 @@ struct DumpOptions {
   bool Raw = false;
   std::vector<std::string> Types, Methods, RefDirs;
   bool NoFramework = false;
+  bool Source = false;
+  std::string PdbPath;
 };
 
 int run(const DumpOptions &Opt) {
@@ -66,6 +71,47 @@ int run(const DumpOptions &Opt) {
         Dirs.push_back(std::move(D));
     metadata::AssemblyResolver Resolver(Dirs);
     DO.Resolver = &Resolver;
+    // --source: the portable PDB given, the one next to the input, or the one embedded in it.
+    std::unique_ptr<metadata::pdb::PortablePdb> Pdb;
+    std::vector<uint8_t> Inflated;
+    std::unique_ptr<metadata::Module> EmbeddedPdb;
+    if (Opt.Source || !Opt.PdbPath.empty()) {
+      SmallString<256> Path(Opt.PdbPath);
+      if (Path.empty()) {
+        Path = Opt.File;
+        sys::path::replace_extension(Path, "pdb");
+      }
+      if (Opt.PdbPath.empty() && !sys::fs::exists(Path)) {
+        Expected<std::vector<pe::DebugEntry>> Entries = In->Image->debugEntries();
+        if (!Entries)
+          return reportError(createFileError(Opt.File, Entries.takeError()));
+        for (const pe::DebugEntry &E : *Entries)
+          if (E.Embedded) {
+            Expected<std::vector<uint8_t>> Bytes =
+                inflateRaw(E.Embedded->Compressed, E.Embedded->UncompressedSize,
+                           64 * uint64_t(In->Image->bytes().size()) + (1 << 20),
+                           "embedded portable PDB", E.PointerToRawData + 8);
+            if (!Bytes)
+              return reportError(createFileError(Opt.File, Bytes.takeError()));
+            Inflated = std::move(*Bytes);
+          }
+        if (Inflated.empty())
+          return reportError("'" + Opt.File + "' has no PDB: no '" + Path +
+                             "' and no embedded portable PDB");
+        Expected<std::unique_ptr<metadata::Module>> M = metadata::Module::create(Inflated, 0);
+        if (!M)
+          return reportError(createFileError(Opt.File + " (embedded PDB)", M.takeError()));
+        EmbeddedPdb = std::move(*M);
+        DO.Pdb = EmbeddedPdb.get();
+      } else {
+        Expected<std::unique_ptr<metadata::pdb::PortablePdb>> P =
+            metadata::pdb::PortablePdb::open(Path);
+        if (!P)
+          return reportError(P.takeError());
+        Pdb = std::move(*P);
+        DO.Pdb = &Pdb->module();
+      }
+    }
     Problem = text::disassemble(OS, *In->Image, *In->Module, DO);
   }
   OS.flush();
@@ -105,6 +151,10 @@ Runner addDumpCommand(CLI::App &App) {
   OnePerFlag(Sub->add_option("--ref-dir", Opt->RefDirs,
                              "Also look for referenced assemblies here (repeatable); the input's "
                              "folder and the installed shared frameworks are always searched"));
+  Sub->add_flag("--source", Opt->Source,
+                "Show the sequence points of the portable PDB next to the input as .line "
+                "directives before the instructions they start at");
+  Sub->add_option("--pdb", Opt->PdbPath, "The portable PDB for --source (implies it)");
   Sub->add_flag("--no-framework", Opt->NoFramework,
                 "Do not search the installed shared frameworks for referenced assemblies");
   return [Opt] { return run(*Opt); };

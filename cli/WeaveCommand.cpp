@@ -10,6 +10,7 @@
 #include "metadata/pdb/Rewrite.h"
 #include "metadata/pdb/SequencePoints.h"
 #include "pe/StrongName.h"
+#include "support/Deflate.h"
 #include "weaver/ModuleWriter.h"
 #include "weaver/ReadAll.h"
 #include "weaver/passes/Pass.h"
@@ -62,42 +63,93 @@ Expected<spec::PassUse> parsePassOption(StringRef Text) {
   return U;
 }
 
+bool hasEmbeddedPdb(const pe::Image &Img) {
+  Expected<std::vector<pe::DebugEntry>> Entries = Img.debugEntries();
+  if (!Entries) {
+    consumeError(Entries.takeError());
+    return false;
+  }
+  for (const pe::DebugEntry &E : *Entries)
+    if (E.Embedded)
+      return true;
+  return false;
+}
+
 struct PdbUpdate {
-  std::vector<uint8_t> Bytes;
+  std::vector<uint8_t> Bytes; // the PDB file to write, when it is a separate one
+  bool Embedded = false;
   pe::DebugDataOverrides DebugData;
 };
 
-/// The portable PDB at \p PdbPath rewritten for the woven bodies, and the PDB checksum debug
-/// entry that goes with it. Nothing, with a warning that says why, when there is no PDB weft can
-/// update: a missing or Windows PDB, or one that belongs to another build, is not an error.
+/// The portable PDB of the input rewritten for the woven bodies: the file \p PdbPath if it
+/// exists, else the PDB embedded in the debug directory; with the debug entries that change with
+/// it (the embedded PDB itself, the PDB checksum). Nothing, with a warning that says why, when
+/// there is no PDB weft can update: a missing or Windows PDB, or one of another build, is not an
+/// error.
 std::optional<PdbUpdate> updatePdb(const Input &In, StringRef PdbPath,
                                    const std::map<uint32_t, metadata::pdb::BodyRemap> &Remaps) {
+  std::string Where = ("'" + PdbPath + "'").str();
   auto NotUpdated = [&](const Twine &Why) {
-    reportWarning("'" + PdbPath + "': " + Why + "; the symbols were not updated for the changed " +
-                  "method bodies");
+    reportWarning(Where + ": " + Why + "; the symbols were not updated for the changed method " +
+                  "bodies");
     return std::nullopt;
   };
-  Expected<std::unique_ptr<metadata::pdb::PortablePdb>> Pdb =
-      metadata::pdb::PortablePdb::open(PdbPath);
-  if (!Pdb) {
-    std::string Why = toString(Pdb.takeError());
-    return NotUpdated(StringRef(Why).contains("not a portable PDB") ? "a Windows PDB" : Why);
-  }
   Expected<std::vector<pe::DebugEntry>> Entries = In.Image->debugEntries();
   if (!Entries)
     return NotUpdated(toString(Entries.takeError()));
-  const std::array<uint8_t, 20> &Id = (*Pdb)->id();
+
+  // The PDB's bytes: the file, or the embedded one inflated.
+  std::unique_ptr<MemoryBuffer> File;
+  std::vector<uint8_t> Inflated;
+  ArrayRef<uint8_t> Old;
+  bool Embedded = false;
+  if (sys::fs::exists(PdbPath)) {
+    auto Buf = MemoryBuffer::getFile(PdbPath, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!Buf)
+      return NotUpdated(Buf.getError().message());
+    File = std::move(*Buf);
+    Old = arrayRefFromStringRef(File->getBuffer());
+    if (!metadata::looksLikePortablePdb(Old))
+      return NotUpdated("a Windows PDB");
+  } else {
+    for (const pe::DebugEntry &E : *Entries)
+      if (E.Embedded) {
+        Where = "'" + In.Path + "' (embedded PDB)";
+        Expected<std::vector<uint8_t>> Bytes =
+            inflateRaw(E.Embedded->Compressed, E.Embedded->UncompressedSize,
+                       64 * uint64_t(In.Image->bytes().size()) + (1 << 20), "embedded portable PDB",
+                       E.PointerToRawData + 8);
+        if (!Bytes)
+          return NotUpdated(toString(Bytes.takeError()));
+        Inflated = std::move(*Bytes);
+        Old = Inflated;
+        Embedded = true;
+      }
+    if (!Embedded)
+      return std::nullopt;
+  }
+  Expected<std::unique_ptr<metadata::Module>> Pdb = metadata::Module::create(Old, 0);
+  if (!Pdb)
+    return NotUpdated(toString(Pdb.takeError()));
+  if (!(*Pdb)->pdb())
+    return NotUpdated("not a portable PDB (no #Pdb stream)");
+  const std::array<uint8_t, 20> &Id = (*Pdb)->pdb()->Id;
   bool Named = false;
+  // The id is the GUID and the stamp of the CodeView entry.
+  uint32_t Stamp =
+      uint32_t(Id[16]) | uint32_t(Id[17]) << 8 | uint32_t(Id[18]) << 16 | uint32_t(Id[19]) << 24;
   for (const pe::DebugEntry &E : *Entries)
-    if (E.CV && std::equal(E.CV->Guid.begin(), E.CV->Guid.end(), Id.begin()))
+    if (E.CV && std::equal(E.CV->Guid.begin(), E.CV->Guid.end(), Id.begin()) &&
+        E.TimeDateStamp == Stamp)
       Named = true;
   if (!Named)
     return NotUpdated("its id is not the one the assembly's CodeView entry names");
-  Expected<std::vector<uint8_t>> Bytes = metadata::pdb::rewritePdb((*Pdb)->module(), Remaps);
+  Expected<std::vector<uint8_t>> Bytes = metadata::pdb::rewritePdb(**Pdb, Remaps);
   if (!Bytes)
     return NotUpdated(toString(Bytes.takeError()));
   PdbUpdate U;
   U.Bytes = std::move(*Bytes);
+  U.Embedded = Embedded;
   for (const pe::DebugEntry &E : *Entries) {
     if (!E.Checksum)
       continue;
@@ -112,6 +164,15 @@ std::optional<PdbUpdate> updatePdb(const Input &In, StringRef PdbPath,
     Data.push_back(0);
     Data.insert(Data.end(), Sum->begin(), Sum->end());
     U.DebugData[pe::DebugPdbChecksum] = std::move(Data);
+  }
+  if (Embedded) {
+    // "MPDB", the size inflated, the deflate stream.
+    std::vector<uint8_t> Data{'M', 'P', 'D', 'B'};
+    for (int I = 0; I < 4; ++I)
+      Data.push_back(uint8_t(U.Bytes.size() >> (8 * I)));
+    std::vector<uint8_t> Deflated = deflateRaw(U.Bytes);
+    Data.insert(Data.end(), Deflated.begin(), Deflated.end());
+    U.DebugData[pe::DebugEmbeddedPortablePdb] = std::move(Data);
   }
   return U;
 }
@@ -197,7 +258,7 @@ int run(const WeaveOptions &Opt) {
     WO.Resolver = &Resolver;
     SmallString<256> Pdb(Opt.File);
     sys::path::replace_extension(Pdb, "pdb");
-    WO.KeepRemaps = sys::fs::exists(Pdb);
+    WO.KeepRemaps = sys::fs::exists(Pdb) || hasEmbeddedPdb(*In->Image);
     WO.InputPath = Opt.File;
     Expected<passes::WeaveOutcome> Out = passes::weave(*In->Image, Editor, *Sel, WO);
     if (!Out)
@@ -221,7 +282,7 @@ int run(const WeaveOptions &Opt) {
   sys::path::replace_extension(InPdb, "pdb");
   sys::path::replace_extension(OutPdb, "pdb");
   std::optional<PdbUpdate> Pdb;
-  if (!Woven.Remaps.empty() && sys::fs::exists(InPdb))
+  if (!Woven.Remaps.empty())
     Pdb = updatePdb(*In, InPdb, Woven.Remaps);
   Expected<WrittenModule> W = writeModule(*In->Image, Editor, Woven.Bodies, Key ? &*Key : nullptr,
                                           Pdb ? Pdb->DebugData : pe::DebugDataOverrides{});
@@ -245,7 +306,7 @@ int run(const WeaveOptions &Opt) {
     if (Error E = writeFileAtomically(Output + Suffix, arrayRefFromStringRef(Contents)))
       return reportError(std::move(E));
 
-  if (Pdb) {
+  if (Pdb && !Pdb->Embedded) {
     if (Error E = writeFileAtomically(OutPdb, Pdb->Bytes))
       return reportError(std::move(E));
   } else if (InPdb != OutPdb && sys::fs::exists(InPdb) && Woven.Remaps.empty()) {

@@ -6,8 +6,9 @@
 //  - for every corpus program and pass, every sequence point of the woven PDB lies on an
 //    instruction of the woven body, the visible points are the original ones in the same order,
 //    added code starts with a hidden point, the PDB id is the one the woven assembly's CodeView
-//    entry names and the PDB checksum entry matches the file. (That stack traces show the same
-//    files and lines is checked by running the woven programs: tests/corpus/WeaveTest.cpp.)
+//    entry names and the PDB checksum entry matches the file; and the independent checker of
+//    tests/pdb-check (System.Reflection.Metadata's PDB reader) agrees. (That stack traces show the
+//    same files and lines is checked by running the woven programs: tests/corpus/WeaveTest.cpp.)
 //
 //===----------------------------------------------------------------------===//
 #include "metadata/Module.h"
@@ -22,6 +23,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 #include <set>
@@ -45,13 +47,24 @@ std::string probesDll() {
   return std::string(P);
 }
 
+std::string externalDir() {
+  SmallString<256> External(test::sourceDir());
+  sys::path::append(External, "..", "shared", "corpus-external", "cecil");
+  return std::string(External);
+}
+
+std::string checkerDll() {
+  SmallString<256> Checker(test::binaryDir());
+  sys::path::append(Checker, "pdb-check", "bin", "PdbCheck");
+  sys::path::append(Checker, "debug", "PdbCheck.dll");
+  return std::string(Checker);
+}
+
 std::vector<std::string> portablePdbs() {
   std::vector<std::string> Out;
   for (const std::string &P : test::corpusPrograms())
     Out.push_back(pdbOf(test::corpusDll(P)));
-  SmallString<256> External(test::sourceDir());
-  sys::path::append(External, "..", "shared", "corpus-external", "cecil");
-  for (std::string &F : test::filesUnder(External, {".pdb"}))
+  for (std::string &F : test::filesUnder(externalDir(), {".pdb"}))
     if (pdb::PortablePdb::open(F))
       Out.push_back(F);
     else
@@ -160,6 +173,97 @@ TEST_P(WovenPdb, MatchesTheWovenBodies) {
   }
   EXPECT_GT(Methods, 0u);
   EXPECT_GT(Hidden, 0u) << "added code has no hidden sequence points";
+
+  // The same, read by System.Reflection.Metadata (tests/pdb-check).
+  test::CommandResult C = test::run("dotnet", {checkerDll(), In, Out}, {}, 120);
+  EXPECT_EQ(C.ExitCode, 0) << C.Out << C.Err;
+}
+
+// The assemblies of ../shared/corpus-external/cecil that have a portable PDB, next to them or
+// embedded, woven with trace (which changes every method): the PDB is rewritten (or re-embedded)
+// and the independent checker accepts it.
+TEST(PdbRewrite, ExternalAssembliesKeepTheirPdbs) {
+  std::string Dir = test::scratchDir("pdb-external");
+  unsigned Separate = 0, Embedded = 0, Mismatched = 0;
+  for (const std::string &F : test::filesUnder(externalDir(), {".dll", ".exe"})) {
+    Expected<std::unique_ptr<pe::Image>> Img = pe::Image::open(F);
+    if (!Img) {
+      consumeError(Img.takeError());
+      continue;
+    }
+    Expected<std::vector<pe::DebugEntry>> Entries = (*Img)->debugEntries();
+    if (!Entries) {
+      consumeError(Entries.takeError());
+      continue;
+    }
+    bool HasEmbedded = false;
+    for (const pe::DebugEntry &E : *Entries)
+      HasEmbedded |= bool(E.Embedded);
+    std::string Pdb = pdbOf(F);
+    bool HasPortable = false;
+    if (sys::fs::exists(Pdb)) {
+      Expected<std::unique_ptr<pdb::PortablePdb>> P = pdb::PortablePdb::open(Pdb);
+      HasPortable = bool(P);
+      if (!P)
+        consumeError(P.takeError());
+    }
+    if (!HasEmbedded && !HasPortable)
+      continue;
+    std::string Out = Dir + "/" + sys::path::filename(F).str();
+    test::CommandResult W =
+        test::run(test::weftTool(), {"weave", F, "-o", Out, "--pass", "trace", "-v"});
+    if (W.ExitCode != 0)
+      continue; // inputs weave refuses (C++/CLI and the like) are tested elsewhere
+    if (W.Err.find("weft: 0 methods changed") != std::string::npos)
+      continue; // the PDB is copied as it is
+    if (W.Err.find("is not the one the assembly's CodeView entry names") != std::string::npos) {
+      EXPECT_FALSE(sys::fs::exists(pdbOf(Out))) << F << ": a PDB of another build was written";
+      ++Mismatched;
+      continue;
+    }
+    EXPECT_EQ(W.Err.find("symbols were not updated"), std::string::npos) << F << ": " << W.Err;
+    test::CommandResult C = test::run("dotnet", {checkerDll(), F, Out}, {}, 120);
+    EXPECT_EQ(C.ExitCode, 0) << F << ":\n" << C.Out << C.Err;
+    (HasPortable ? Separate : Embedded)++;
+  }
+  EXPECT_GE(Separate, 5u);
+  EXPECT_GE(Embedded, 2u);
+  outs() << Separate << " separate and " << Embedded << " embedded external PDBs rewritten, "
+         << Mismatched << " of another build left alone\n";
+}
+
+// Every PDB of ../shared/corpus-external/cecil reads (every method's sequence points decode) or is
+// refused with a message that names the file; so does `weft dump --source` of every assembly
+// there, whose PDB may be next to it or embedded.
+TEST(PdbRead, ExternalPdbsReadOrAreRefusedClearly) {
+  unsigned Read = 0, Shown = 0;
+  for (const std::string &F : test::filesUnder(externalDir(), {".pdb"})) {
+    Expected<std::unique_ptr<pdb::PortablePdb>> P = pdb::PortablePdb::open(F);
+    if (!P) {
+      std::string Msg = toString(P.takeError());
+      EXPECT_NE(Msg.find(sys::path::filename(F).str()), std::string::npos) << Msg;
+      continue;
+    }
+    for (uint32_t Row = 1; Row <= (*P)->methodCount(); ++Row) {
+      Expected<std::vector<pdb::SequencePoint>> Points =
+          pdb::methodSequencePoints((*P)->module(), Row);
+      EXPECT_TRUE(bool(Points)) << F << " row " << Row << ": "
+                                << (Points ? "" : toString(Points.takeError()));
+      if (!Points)
+        consumeError(Points.takeError());
+    }
+    ++Read;
+  }
+  for (const std::string &F : test::filesUnder(externalDir(), {".dll", ".exe"})) {
+    test::CommandResult R = test::run(test::weftTool(), {"dump", F, "--source", "-o", "/dev/null"});
+    if (R.ExitCode == 0)
+      ++Shown;
+    else // the message names the assembly or its PDB
+      EXPECT_NE(R.Err.find(sys::path::stem(F).str()), std::string::npos) << R.Err;
+  }
+  EXPECT_GE(Read, 10u);
+  EXPECT_GE(Shown, 10u);
+  outs() << Read << " external PDBs read, " << Shown << " assemblies dumped with --source\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, WovenPdb,

@@ -7,6 +7,7 @@
 #include "metadata/Names.h"
 #include "metadata/Signature.h"
 #include "metadata/TypeLayout.h"
+#include "metadata/pdb/SequencePoints.h"
 #include "pe/Image.h"
 #include "support/Format.h"
 #include "weaver/il/BodyReader.h"
@@ -188,6 +189,8 @@ private:
   }
 
   bool filtered() const { return !Opts.Types.empty() || !Opts.Methods.empty(); }
+  /// The document of the last `.line` written, which later ones leave out while it is the same.
+  uint32_t LineDocument = 0;
   std::string plainTypeName(uint32_t Row) const;
   bool typeSelected(uint32_t Row) const;
   bool methodSelected(uint32_t TypeRow, uint32_t MethodRow) const;
@@ -1007,6 +1010,18 @@ void Writer::instructions(const il::RawMethodBody &Body, const GenericContext &C
       Open.pop_back();
     }
   };
+  // Sequence points from the PDB, shown before the instruction each one starts at.
+  std::vector<metadata::pdb::SequencePoint> Points;
+  if (Opts.Pdb) {
+    Expected<std::vector<metadata::pdb::SequencePoint>> P =
+        metadata::pdb::methodSequencePoints(*Opts.Pdb, MethodRow);
+    if (P)
+      Points = std::move(*P);
+    else
+      problem(P.takeError());
+  }
+  size_t NextPoint = 0;
+  LineDocument = 0; // each method names its file first
   for (const il::Instruction &Ins : Insts) {
     CloseUntil(Ins.Offset);
     while (Next < Blocks.size() && Blocks[Next].Start == Ins.Offset) {
@@ -1027,6 +1042,25 @@ void Writer::instructions(const il::RawMethodBody &Body, const GenericContext &C
       indent() << "{\n";
       ++Depth;
       Open.push_back(&B);
+    }
+    while (NextPoint < Points.size() && Points[NextPoint].ILOffset <= Ins.Offset) {
+      const metadata::pdb::SequencePoint &P = Points[NextPoint++];
+      if (P.ILOffset != Ins.Offset) {
+        indent() << "// sequence point at IL_" << format_hex_no_prefix(P.ILOffset, 4)
+                 << " is not on an instruction\n";
+        continue;
+      }
+      indent() << ".line " << P.StartLine << ',' << P.EndLine << " : " << P.StartColumn << ','
+               << P.EndColumn;
+      if (P.Document != LineDocument) {
+        LineDocument = P.Document;
+        Expected<std::string> Name = metadata::pdb::documentName(*Opts.Pdb, P.Document);
+        OS << ' ';
+        writeSingleQuoted(OS, Name ? *Name : std::string());
+        if (!Name)
+          problem(Name.takeError());
+      }
+      OS << '\n';
     }
     indent() << "IL_" << format_hex_no_prefix(Ins.Offset, 4) << ":  ";
     const il::OpcodeInfo &Info = Ins.info();

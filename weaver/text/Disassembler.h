@@ -37,6 +37,9 @@ struct DisassemblerOptions {
   metadata::AssemblyResolver *Resolver = nullptr;
   /// The most IL code to show over all methods; 0 for il::methodCodeBudget of the file's size.
   uint64_t CodeBudget = 0;
+  /// A portable PDB of the module: its sequence points are shown before the instructions they
+  /// start at, as ildasm's `.line` directives (`.line 12,12 : 9,30 'Program.cs'`).
+  const metadata::Module *Pdb = nullptr;
 };
 
 /// Writes the module. Problems in single items (a method body that does not decode, a blob that is

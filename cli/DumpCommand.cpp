@@ -77,10 +77,8 @@ int run(const DumpOptions &Opt) {
     std::unique_ptr<metadata::Module> EmbeddedPdb;
     if (Opt.Source || !Opt.PdbPath.empty()) {
       SmallString<256> Path(Opt.PdbPath);
-      if (Path.empty()) {
-        Path = Opt.File;
-        sys::path::replace_extension(Path, "pdb");
-      }
+      if (Path.empty())
+        Path = separatePdbPath(*In);
       if (Opt.PdbPath.empty() && !sys::fs::exists(Path)) {
         Expected<std::vector<pe::DebugEntry>> Entries = In->Image->debugEntries();
         if (!Entries)

@@ -5,6 +5,7 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -25,6 +26,32 @@ int reportError(const Twine &Message) {
 }
 
 void reportWarning(const Twine &Message) { WithColor::warning(errs(), "weft") << Message << '\n'; }
+
+std::string separatePdbPath(const Input &In) {
+  SmallString<256> Same(In.Path);
+  sys::path::replace_extension(Same, "pdb");
+  if (sys::fs::exists(Same))
+    return std::string(Same);
+  Expected<std::vector<pe::DebugEntry>> Entries = In.Image->debugEntries();
+  if (!Entries) {
+    consumeError(Entries.takeError());
+    return std::string(Same);
+  }
+  for (const pe::DebugEntry &E : *Entries) {
+    if (!E.CV || E.CV->Path.empty())
+      continue;
+    // The compiler's path may be a Windows one.
+    StringRef Name = StringRef(E.CV->Path).rsplit('\\').second;
+    if (Name.empty())
+      Name = E.CV->Path;
+    Name = sys::path::filename(Name);
+    SmallString<256> Named(sys::path::parent_path(In.Path));
+    sys::path::append(Named, Name);
+    if (sys::fs::exists(Named))
+      return std::string(Named);
+  }
+  return std::string(Same);
+}
 
 Expected<Input> openInput(const std::string &Path, bool AllowNative, bool AllowPdb) {
   Input In;

@@ -256,9 +256,7 @@ int run(const WeaveOptions &Opt) {
     WO.VerifyEach = Opt.VerifyEach;
     WO.Force = Opt.Force;
     WO.Resolver = &Resolver;
-    SmallString<256> Pdb(Opt.File);
-    sys::path::replace_extension(Pdb, "pdb");
-    WO.KeepRemaps = sys::fs::exists(Pdb) || hasEmbeddedPdb(*In->Image);
+    WO.KeepRemaps = sys::fs::exists(separatePdbPath(*In)) || hasEmbeddedPdb(*In->Image);
     WO.InputPath = Opt.File;
     Expected<passes::WeaveOutcome> Out = passes::weave(*In->Image, Editor, *Sel, WO);
     if (!Out)
@@ -278,8 +276,7 @@ int run(const WeaveOptions &Opt) {
   }
   // A separate portable PDB next to the input goes next to the output: rewritten when method
   // bodies changed, copied as it is when none did (IL offsets and the PDB id are the same).
-  SmallString<256> InPdb(Opt.File), OutPdb(Output);
-  sys::path::replace_extension(InPdb, "pdb");
+  SmallString<256> InPdb(separatePdbPath(*In)), OutPdb(Output);
   sys::path::replace_extension(OutPdb, "pdb");
   std::optional<PdbUpdate> Pdb;
   if (!Woven.Remaps.empty())

@@ -37,6 +37,10 @@ std::string separatePdbPath(const Input &In) {
     consumeError(Entries.takeError());
     return std::string(Same);
   }
+  // An embedded PDB is the assembly's own; a file by the CodeView name may be another build's.
+  for (const pe::DebugEntry &E : *Entries)
+    if (E.Embedded)
+      return std::string(Same);
   for (const pe::DebugEntry &E : *Entries) {
     if (!E.CV || E.CV->Path.empty())
       continue;

@@ -7,6 +7,7 @@
 #include "cli/Tool.h"
 #include "metadata/Editor.h"
 #include "metadata/Resolver.h"
+#include "metadata/pdb/Read.h"
 #include "metadata/pdb/Rewrite.h"
 #include "metadata/pdb/SequencePoints.h"
 #include "pe/StrongName.h"
@@ -144,6 +145,10 @@ std::optional<PdbUpdate> updatePdb(const Input &In, StringRef PdbPath,
       Named = true;
   if (!Named)
     return NotUpdated("its id is not the one the assembly's CodeView entry names");
+  // Read whole first: a damaged PDB is left alone rather than half rewritten.
+  metadata::pdb::PdbStats Stats;
+  if (Error E = metadata::pdb::readPortablePdb(**Pdb, Stats))
+    return NotUpdated(toString(std::move(E)));
   Expected<std::vector<uint8_t>> Bytes = metadata::pdb::rewritePdb(**Pdb, Remaps);
   if (!Bytes)
     return NotUpdated(toString(Bytes.takeError()));

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "metadata/Module.h"
+#include "metadata/pdb/Read.h"
 #include "metadata/pdb/Rewrite.h"
 #include "metadata/pdb/SequencePoints.h"
 #include "pe/Image.h"
@@ -77,6 +78,9 @@ TEST(PdbRewrite, NothingToMoveGivesTheSameBytes) {
   for (const std::string &Path : portablePdbs()) {
     Expected<std::unique_ptr<pdb::PortablePdb>> Pdb = pdb::PortablePdb::open(Path);
     ASSERT_TRUE(bool(Pdb)) << toString(Pdb.takeError());
+    pdb::PdbStats Stats;
+    Error Read = pdb::readPortablePdb((*Pdb)->module(), Stats);
+    EXPECT_FALSE(bool(Read)) << Path << ": " << toString(std::move(Read));
     Expected<std::vector<uint8_t>> Bytes = pdb::rewritePdb((*Pdb)->module(), {});
     ASSERT_TRUE(bool(Bytes)) << Path << ": " << toString(Bytes.takeError());
     std::string Original = test::readFile(Path);
@@ -232,11 +236,12 @@ TEST(PdbRewrite, ExternalAssembliesKeepTheirPdbs) {
          << Mismatched << " of another build left alone\n";
 }
 
-// Every PDB of ../shared/corpus-external/cecil reads (every method's sequence points decode) or is
-// refused with a message that names the file; so does `weft dump --source` of every assembly
+// Every PDB of ../shared/corpus-external/cecil reads (every table and every blob: documents,
+// sequence points, constants, imports, custom debug information) or is refused with a message
+// that names the file; so does `weft dump --source` of every assembly
 // there, whose PDB may be next to it or embedded.
 TEST(PdbRead, ExternalPdbsReadOrAreRefusedClearly) {
-  unsigned Read = 0, Shown = 0;
+  unsigned Read = 0, Shown = 0, Imports = 0, Constants = 0, Debug = 0;
   for (const std::string &F : test::filesUnder(externalDir(), {".pdb"})) {
     Expected<std::unique_ptr<pdb::PortablePdb>> P = pdb::PortablePdb::open(F);
     if (!P) {
@@ -244,14 +249,12 @@ TEST(PdbRead, ExternalPdbsReadOrAreRefusedClearly) {
       EXPECT_NE(Msg.find(sys::path::filename(F).str()), std::string::npos) << Msg;
       continue;
     }
-    for (uint32_t Row = 1; Row <= (*P)->methodCount(); ++Row) {
-      Expected<std::vector<pdb::SequencePoint>> Points =
-          pdb::methodSequencePoints((*P)->module(), Row);
-      EXPECT_TRUE(bool(Points)) << F << " row " << Row << ": "
-                                << (Points ? "" : toString(Points.takeError()));
-      if (!Points)
-        consumeError(Points.takeError());
-    }
+    pdb::PdbStats Stats;
+    Error E = pdb::readPortablePdb((*P)->module(), Stats);
+    EXPECT_FALSE(bool(E)) << F << ": " << toString(std::move(E));
+    Imports += Stats.Imports;
+    Constants += Stats.Constants;
+    Debug += Stats.CustomDebugInformation - Stats.UnknownCustomDebugInformation;
     ++Read;
   }
   for (const std::string &F : test::filesUnder(externalDir(), {".dll", ".exe"})) {
@@ -263,6 +266,9 @@ TEST(PdbRead, ExternalPdbsReadOrAreRefusedClearly) {
   }
   EXPECT_GE(Read, 10u);
   EXPECT_GE(Shown, 10u);
+  EXPECT_GT(Imports, 0u);
+  EXPECT_GT(Constants, 0u);
+  EXPECT_GT(Debug, 0u);
   outs() << Read << " external PDBs read, " << Shown << " assemblies dumped with --source\n";
 }
 

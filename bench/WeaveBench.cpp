@@ -25,6 +25,7 @@
 #include "support/Allocator.h"
 #include "weaver/ModuleWriter.h"
 #include "weaver/ReadAll.h"
+#include "weaver/Symbols.h"
 #include "weaver/passes/Pass.h"
 #include "weaver/passes/Weaver.h"
 #include "weaver/spec/Spec.h"
@@ -137,57 +138,6 @@ Error writeFileAtomically(StringRef Path, ArrayRef<uint8_t> Bytes) {
   return Error::success();
 }
 
-struct PdbUpdate {
-  std::vector<uint8_t> Bytes;
-  pe::DebugDataOverrides DebugData;
-};
-
-/// cli/WeaveCommand.cpp's updatePdb: the portable PDB next to the input rewritten for the woven
-/// bodies, with its checksum entry; nothing (and a warning) when there is none weft can update.
-std::optional<PdbUpdate> updatePdb(const pe::Image &Img, StringRef PdbPath,
-                                   const std::map<uint32_t, metadata::pdb::BodyRemap> &Remaps,
-                                   Totals &T) {
-  auto NotUpdated = [&](const Twine &Why) {
-    T.warn("'" + PdbPath.str() + "': " + Why.str() + "; the symbols were not updated");
-    return std::nullopt;
-  };
-  Expected<std::unique_ptr<metadata::pdb::PortablePdb>> Pdb =
-      metadata::pdb::PortablePdb::open(PdbPath);
-  if (!Pdb)
-    return NotUpdated(toString(Pdb.takeError()));
-  Expected<std::vector<pe::DebugEntry>> Entries = Img.debugEntries();
-  if (!Entries)
-    return NotUpdated(toString(Entries.takeError()));
-  const std::array<uint8_t, 20> &Id = (*Pdb)->id();
-  bool Named = false;
-  for (const pe::DebugEntry &E : *Entries)
-    if (E.CV && std::equal(E.CV->Guid.begin(), E.CV->Guid.end(), Id.begin()))
-      Named = true;
-  if (!Named)
-    return NotUpdated("its id is not the one the assembly's CodeView entry names");
-  Expected<std::vector<uint8_t>> Bytes = metadata::pdb::rewritePdb((*Pdb)->module(), Remaps);
-  if (!Bytes)
-    return NotUpdated(toString(Bytes.takeError()));
-  PdbUpdate U;
-  U.Bytes = std::move(*Bytes);
-  for (const pe::DebugEntry &E : *Entries) {
-    if (!E.Checksum)
-      continue;
-    Expected<std::unique_ptr<metadata::Module>> M = metadata::Module::create(U.Bytes, 0);
-    if (!M)
-      return NotUpdated("the rewritten PDB does not read back: " + toString(M.takeError()));
-    Expected<std::vector<uint8_t>> Sum =
-        metadata::pdb::pdbChecksum(U.Bytes, **M, E.Checksum->Algorithm);
-    if (!Sum)
-      return NotUpdated(toString(Sum.takeError()));
-    std::vector<uint8_t> Data(E.Checksum->Algorithm.begin(), E.Checksum->Algorithm.end());
-    Data.push_back(0);
-    Data.insert(Data.end(), Sum->begin(), Sum->end());
-    U.DebugData[pe::DebugPdbChecksum] = std::move(Data);
-  }
-  return U;
-}
-
 void weaveOne(const std::string &Path, const std::string &Probe, unsigned Threads,
               const std::string &OutDir, Totals &T) {
   auto Fail = [&](Error E) {
@@ -242,9 +192,7 @@ void weaveOne(const std::string &Path, const std::string &Probe, unsigned Thread
   WO.Threads = Threads;
   WO.Resolver = &Resolver;
   WO.InputPath = Path;
-  SmallString<256> PdbNext(Path);
-  sys::path::replace_extension(PdbNext, "pdb");
-  WO.KeepRemaps = sys::fs::exists(PdbNext); // as the CLI
+  WO.KeepRemaps = sys::fs::exists(separatePdbPath(**Img, Path)) || hasEmbeddedPdb(**Img);
   T.lap(Totals::Select);
   Expected<passes::WeaveOutcome> Woven = passes::weave(**Img, Editor, *Sel, WO);
   if (!Woven)
@@ -255,12 +203,15 @@ void weaveOne(const std::string &Path, const std::string &Probe, unsigned Thread
 
   SmallString<256> Out(OutDir);
   sys::path::append(Out, sys::path::filename(Path));
-  SmallString<256> InPdb(Path), OutPdb(Out);
-  sys::path::replace_extension(InPdb, "pdb");
+  SmallString<256> InPdb(separatePdbPath(**Img, Path)), OutPdb(Out);
   sys::path::replace_extension(OutPdb, "pdb");
   std::optional<PdbUpdate> Pdb;
-  if (!Woven->Remaps.empty() && sys::fs::exists(InPdb))
-    Pdb = updatePdb(**Img, InPdb, Woven->Remaps, T);
+  if (!Woven->Remaps.empty()) {
+    std::string Warning;
+    Pdb = updatePdb(**Img, Path, InPdb, Woven->Remaps, Warning);
+    if (!Warning.empty())
+      T.warn(Warning);
+  }
   T.lap(Totals::Pdb);
 
   Expected<WrittenModule> W = writeModule(**Img, Editor, Woven->Bodies, nullptr,
@@ -273,7 +224,7 @@ void weaveOne(const std::string &Path, const std::string &Probe, unsigned Thread
   for (const auto &[Suffix, Contents] : Woven->SideFiles)
     if (Error E = writeFileAtomically((Out + Suffix).str(), arrayRefFromStringRef(Contents)))
       return Fail(std::move(E));
-  if (Pdb) {
+  if (Pdb && !Pdb->Embedded) {
     if (Error E = writeFileAtomically(OutPdb, Pdb->Bytes))
       return Fail(std::move(E));
   } else if (sys::fs::exists(InPdb) && Woven->Remaps.empty()) {

@@ -8,6 +8,7 @@
 #include "metadata/pdb/SequencePoints.h"
 #include "support/Deflate.h"
 #include "support/Error.h"
+#include "weaver/Symbols.h"
 #include "weaver/text/Disassembler.h"
 #include "weaver/text/RawDump.h"
 
@@ -78,7 +79,7 @@ int run(const DumpOptions &Opt) {
     if (Opt.Source || !Opt.PdbPath.empty()) {
       SmallString<256> Path(Opt.PdbPath);
       if (Path.empty())
-        Path = separatePdbPath(*In);
+        Path = separatePdbPath(*In->Image, Opt.File);
       if (Opt.PdbPath.empty() && !sys::fs::exists(Path)) {
         Expected<std::vector<pe::DebugEntry>> Entries = In->Image->debugEntries();
         if (!Entries)

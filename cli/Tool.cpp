@@ -27,36 +27,6 @@ int reportError(const Twine &Message) {
 
 void reportWarning(const Twine &Message) { WithColor::warning(errs(), "weft") << Message << '\n'; }
 
-std::string separatePdbPath(const Input &In) {
-  SmallString<256> Same(In.Path);
-  sys::path::replace_extension(Same, "pdb");
-  if (sys::fs::exists(Same))
-    return std::string(Same);
-  Expected<std::vector<pe::DebugEntry>> Entries = In.Image->debugEntries();
-  if (!Entries) {
-    consumeError(Entries.takeError());
-    return std::string(Same);
-  }
-  // An embedded PDB is the assembly's own; a file by the CodeView name may be another build's.
-  for (const pe::DebugEntry &E : *Entries)
-    if (E.Embedded)
-      return std::string(Same);
-  for (const pe::DebugEntry &E : *Entries) {
-    if (!E.CV || E.CV->Path.empty())
-      continue;
-    // The compiler's path may be a Windows one.
-    StringRef Name = StringRef(E.CV->Path).rsplit('\\').second;
-    if (Name.empty())
-      Name = E.CV->Path;
-    Name = sys::path::filename(Name);
-    SmallString<256> Named(sys::path::parent_path(In.Path));
-    sys::path::append(Named, Name);
-    if (sys::fs::exists(Named))
-      return std::string(Named);
-  }
-  return std::string(Same);
-}
-
 Expected<Input> openInput(const std::string &Path, bool AllowNative, bool AllowPdb) {
   Input In;
   In.Path = Path;

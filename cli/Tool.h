@@ -39,11 +39,6 @@ llvm::Expected<Input> openInput(const std::string &Path, bool AllowNative = fals
 
 /// Writes \p Bytes to \p Path through a temporary file renamed into place: a reader never sees a
 /// partial file, and on an error nothing is left behind.
-/// Where the separate PDB of an assembly is: next to it with its name and `.pdb`, or else (if it
-/// embeds no PDB) next to it with the file name its CodeView entry gives (the path the compiler
-/// wrote it to). The first of these if neither exists.
-std::string separatePdbPath(const Input &In);
-
 llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::ArrayRef<uint8_t> Bytes);
 
 /// Each subcommand adds itself to the application; the callback runs it and returns an ExitCode.

@@ -14,6 +14,7 @@
 #include "support/Deflate.h"
 #include "weaver/ModuleWriter.h"
 #include "weaver/ReadAll.h"
+#include "weaver/Symbols.h"
 #include "weaver/passes/Pass.h"
 #include "weaver/passes/Weaver.h"
 #include "weaver/spec/Spec.h"
@@ -60,124 +61,6 @@ Expected<spec::PassUse> parsePassOption(StringRef Text) {
       return createStringError(inconvertibleErrorCode(), "--pass '" + Text + "': option '" + Item +
                                                              "' is not of the form key=value");
     U.Options.emplace_back(K.trim().str(), V.trim().str());
-  }
-  return U;
-}
-
-bool hasEmbeddedPdb(const pe::Image &Img) {
-  Expected<std::vector<pe::DebugEntry>> Entries = Img.debugEntries();
-  if (!Entries) {
-    consumeError(Entries.takeError());
-    return false;
-  }
-  for (const pe::DebugEntry &E : *Entries)
-    if (E.Embedded)
-      return true;
-  return false;
-}
-
-struct PdbUpdate {
-  std::vector<uint8_t> Bytes; // the PDB file to write, when it is a separate one
-  bool Embedded = false;
-  pe::DebugDataOverrides DebugData;
-};
-
-/// The portable PDB of the input rewritten for the woven bodies: the file \p PdbPath if it
-/// exists, else the PDB embedded in the debug directory; with the debug entries that change with
-/// it (the embedded PDB itself, the PDB checksum). Nothing, with a warning that says why, when
-/// there is no PDB weft can update: a missing or Windows PDB, or one of another build, is not an
-/// error.
-std::optional<PdbUpdate> updatePdb(const Input &In, StringRef PdbPath,
-                                   const std::map<uint32_t, metadata::pdb::BodyRemap> &Remaps) {
-  std::string Where = ("'" + PdbPath + "'").str();
-  auto NotUpdated = [&](const Twine &Why) {
-    reportWarning(Where + ": " + Why + "; the symbols were not updated for the changed method " +
-                  "bodies");
-    return std::nullopt;
-  };
-  Expected<std::vector<pe::DebugEntry>> Entries = In.Image->debugEntries();
-  if (!Entries)
-    return NotUpdated(toString(Entries.takeError()));
-
-  // The PDB's bytes: the file, or the embedded one inflated.
-  std::unique_ptr<MemoryBuffer> File;
-  std::vector<uint8_t> Inflated;
-  ArrayRef<uint8_t> Old;
-  bool Embedded = false;
-  if (sys::fs::exists(PdbPath)) {
-    auto Buf = MemoryBuffer::getFile(PdbPath, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-    if (!Buf)
-      return NotUpdated(Buf.getError().message());
-    File = std::move(*Buf);
-    Old = arrayRefFromStringRef(File->getBuffer());
-    if (!metadata::looksLikePortablePdb(Old))
-      return NotUpdated("a Windows PDB");
-  } else {
-    for (const pe::DebugEntry &E : *Entries)
-      if (E.Embedded) {
-        Where = "'" + In.Path + "' (embedded PDB)";
-        Expected<std::vector<uint8_t>> Bytes =
-            inflateRaw(E.Embedded->Compressed, E.Embedded->UncompressedSize,
-                       64 * uint64_t(In.Image->bytes().size()) + (1 << 20), "embedded portable PDB",
-                       E.PointerToRawData + 8);
-        if (!Bytes)
-          return NotUpdated(toString(Bytes.takeError()));
-        Inflated = std::move(*Bytes);
-        Old = Inflated;
-        Embedded = true;
-      }
-    if (!Embedded)
-      return std::nullopt;
-  }
-  Expected<std::unique_ptr<metadata::Module>> Pdb = metadata::Module::create(Old, 0);
-  if (!Pdb)
-    return NotUpdated(toString(Pdb.takeError()));
-  if (!(*Pdb)->pdb())
-    return NotUpdated("not a portable PDB (no #Pdb stream)");
-  const std::array<uint8_t, 20> &Id = (*Pdb)->pdb()->Id;
-  bool Named = false;
-  // The id is the GUID and the stamp of the CodeView entry.
-  uint32_t Stamp =
-      uint32_t(Id[16]) | uint32_t(Id[17]) << 8 | uint32_t(Id[18]) << 16 | uint32_t(Id[19]) << 24;
-  for (const pe::DebugEntry &E : *Entries)
-    if (E.CV && std::equal(E.CV->Guid.begin(), E.CV->Guid.end(), Id.begin()) &&
-        E.TimeDateStamp == Stamp)
-      Named = true;
-  if (!Named)
-    return NotUpdated("its id is not the one the assembly's CodeView entry names");
-  // Read whole first: a damaged PDB is left alone rather than half rewritten.
-  metadata::pdb::PdbStats Stats;
-  if (Error E = metadata::pdb::readPortablePdb(**Pdb, Stats))
-    return NotUpdated(toString(std::move(E)));
-  Expected<std::vector<uint8_t>> Bytes = metadata::pdb::rewritePdb(**Pdb, Remaps);
-  if (!Bytes)
-    return NotUpdated(toString(Bytes.takeError()));
-  PdbUpdate U;
-  U.Bytes = std::move(*Bytes);
-  U.Embedded = Embedded;
-  for (const pe::DebugEntry &E : *Entries) {
-    if (!E.Checksum)
-      continue;
-    Expected<std::unique_ptr<metadata::Module>> M = metadata::Module::create(U.Bytes, 0);
-    if (!M)
-      return NotUpdated("the rewritten PDB does not read back: " + toString(M.takeError()));
-    Expected<std::vector<uint8_t>> Sum =
-        metadata::pdb::pdbChecksum(U.Bytes, **M, E.Checksum->Algorithm);
-    if (!Sum)
-      return NotUpdated(toString(Sum.takeError()));
-    std::vector<uint8_t> Data(E.Checksum->Algorithm.begin(), E.Checksum->Algorithm.end());
-    Data.push_back(0);
-    Data.insert(Data.end(), Sum->begin(), Sum->end());
-    U.DebugData[pe::DebugPdbChecksum] = std::move(Data);
-  }
-  if (Embedded) {
-    // "MPDB", the size inflated, the deflate stream.
-    std::vector<uint8_t> Data{'M', 'P', 'D', 'B'};
-    for (int I = 0; I < 4; ++I)
-      Data.push_back(uint8_t(U.Bytes.size() >> (8 * I)));
-    std::vector<uint8_t> Deflated = deflateRaw(U.Bytes);
-    Data.insert(Data.end(), Deflated.begin(), Deflated.end());
-    U.DebugData[pe::DebugEmbeddedPortablePdb] = std::move(Data);
   }
   return U;
 }
@@ -261,7 +144,8 @@ int run(const WeaveOptions &Opt) {
     WO.VerifyEach = Opt.VerifyEach;
     WO.Force = Opt.Force;
     WO.Resolver = &Resolver;
-    WO.KeepRemaps = sys::fs::exists(separatePdbPath(*In)) || hasEmbeddedPdb(*In->Image);
+    WO.KeepRemaps =
+        sys::fs::exists(separatePdbPath(*In->Image, Opt.File)) || hasEmbeddedPdb(*In->Image);
     WO.InputPath = Opt.File;
     Expected<passes::WeaveOutcome> Out = passes::weave(*In->Image, Editor, *Sel, WO);
     if (!Out)
@@ -281,11 +165,22 @@ int run(const WeaveOptions &Opt) {
   }
   // A separate portable PDB next to the input goes next to the output: rewritten when method
   // bodies changed, copied as it is when none did (IL offsets and the PDB id are the same).
-  SmallString<256> InPdb(separatePdbPath(*In)), OutPdb(Output);
-  sys::path::replace_extension(OutPdb, "pdb");
+  SmallString<256> InPdb(separatePdbPath(*In->Image, Opt.File)), OutPdb(Output);
+  // A PDB named after the assembly is named after the output; one the CodeView entry names keeps
+  // its name, next to the output.
+  if (sys::path::filename(InPdb) == (sys::path::stem(Opt.File) + ".pdb").str()) {
+    sys::path::replace_extension(OutPdb, "pdb");
+  } else {
+    OutPdb = sys::path::parent_path(Output);
+    sys::path::append(OutPdb, sys::path::filename(InPdb));
+  }
   std::optional<PdbUpdate> Pdb;
-  if (!Woven.Remaps.empty())
-    Pdb = updatePdb(*In, InPdb, Woven.Remaps);
+  if (!Woven.Remaps.empty()) {
+    std::string Warning;
+    Pdb = updatePdb(*In->Image, Opt.File, InPdb, Woven.Remaps, Warning);
+    if (!Warning.empty())
+      reportWarning(Warning);
+  }
   Expected<WrittenModule> W = writeModule(*In->Image, Editor, Woven.Bodies, Key ? &*Key : nullptr,
                                           Pdb ? Pdb->DebugData : pe::DebugDataOverrides{});
   if (!W)

@@ -249,14 +249,25 @@ uint32_t Editor::blob(ArrayRef<uint8_t> B) {
   auto It = BlobIndex.find(Key);
   if (It != BlobIndex.end())
     return It->second;
+  uint32_t Off = appendBlob(B);
+  BlobIndex.emplace(std::move(Key), Off);
+  return Off;
+}
+
+uint32_t Editor::appendBlob(ArrayRef<uint8_t> B) {
   if (Blobs.OriginalSize == 0 && Blobs.Added.empty())
     Blobs.Added.push_back(0); // offset 0 is the empty blob
   uint32_t Off = Blobs.OriginalSize + uint32_t(Blobs.Added.size());
   appendCompressed(Blobs.Added, uint32_t(B.size()));
   Blobs.Added.insert(Blobs.Added.end(), B.begin(), B.end());
-  BlobIndex.emplace(std::move(Key), Off);
   Modified = true;
   return Off;
+}
+
+uint32_t Editor::newBlob(ArrayRef<uint8_t> B) {
+  if (!BlobsIndexed)
+    return appendBlob(B);
+  return blob(B);
 }
 
 uint32_t Editor::guid(const std::array<uint8_t, 16> &G) {

@@ -57,6 +57,9 @@ public:
   // --- heaps: the offset of an equal existing entry, or of a new one ---
   uint32_t string(llvm::StringRef S);
   uint32_t blob(llvm::ArrayRef<uint8_t> B);
+  /// A new blob, without looking for an equal one (for blobs known to be new, such as the
+  /// rewritten sequence points of a method: looking would index the whole heap).
+  uint32_t newBlob(llvm::ArrayRef<uint8_t> B);
   uint32_t guid(const std::array<uint8_t, 16> &G);
   /// An ldstr token (0x70xxxxxx) for a UTF-8 string.
   llvm::Expected<Token> userString(llvm::StringRef Utf8);
@@ -122,6 +125,7 @@ private:
   bool StringsIndexed = false, BlobsIndexed = false;
   void indexStrings();
   void indexBlobs();
+  uint32_t appendBlob(llvm::ArrayRef<uint8_t> B);
 };
 
 /// The byte encoding of a signature's TypeDefOrRefOrSpec token (ECMA-335 II.23.2.8).

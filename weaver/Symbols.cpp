@@ -2,7 +2,6 @@
 #include "weaver/Symbols.h"
 
 #include "metadata/Module.h"
-#include "metadata/pdb/Read.h"
 #include "pe/Image.h"
 #include "support/Deflate.h"
 
@@ -86,10 +85,6 @@ std::optional<PdbUpdate> updatePdb(const pe::Image &Img, StringRef AssemblyPath,
       Named = true;
   if (!Named)
     return NotUpdated("its id is not the one the assembly's CodeView entry names");
-  // Read whole first: a damaged PDB is left alone rather than half rewritten.
-  metadata::pdb::PdbStats Stats;
-  if (Error E = metadata::pdb::readPortablePdb(**Pdb, Stats))
-    return NotUpdated(toString(std::move(E)));
   Expected<std::vector<uint8_t>> Bytes = metadata::pdb::rewritePdb(**Pdb, Remaps);
   if (!Bytes)
     return NotUpdated(toString(Bytes.takeError()));

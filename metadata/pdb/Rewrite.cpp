@@ -133,7 +133,7 @@ rewritePdb(const Module &Pdb, const std::map<uint32_t, BodyRemap> &Bodies, PdbRe
         Unique.push_back(P);
     }
     E.set(TableId::MethodDebugInformation, Row, MethodDebugInformationCol::SequencePoints,
-          E.blob(encodeSequencePoints(Unique, R.LocalSignature, Document)));
+          E.newBlob(encodeSequencePoints(Unique, R.LocalSignature, Document)));
     ++S.Methods;
   }
 
@@ -175,7 +175,7 @@ rewritePdb(const Module &Pdb, const std::map<uint32_t, BodyRemap> &Bodies, PdbRe
       continue;
     if (!New)
       return addContext(New.takeError(), "CustomDebugInformation row " + Twine(Row));
-    E.set(TableId::CustomDebugInformation, Row, CustomDebugInformationCol::Value, E.blob(*New));
+    E.set(TableId::CustomDebugInformation, Row, CustomDebugInformationCol::Value, E.newBlob(*New));
   }
   return E.serialize();
 }

@@ -296,9 +296,9 @@ int main(int argc, char **argv) {
       [&](const std::string &F) { weaveOne(F, Probe, O.Threads, std::string(OutDir), T); });
   sys::fs::remove_directories(OutDir);
   outs() << "weft weave entry-exit (" << ProbeType
-         << ": OnEnter/OnExit(int token) through trampolines, one exit block): " << O.Label << ": "
-         << T.Files << " assemblies, " << T.Changed << " methods changed, " << T.Skipped
-         << " left alone, " << T.Lengthened << " short branches made long, "
+         << ": OnEnter/OnExit(int token), called directly as they cannot throw; one exit block): "
+         << O.Label << ": " << T.Files << " assemblies, " << T.Changed << " methods changed, "
+         << T.Skipped << " left alone, " << T.Lengthened << " short branches made long, "
          << format("%.1f MiB in, %.1f MiB written", T.InBytes / 1048576.0, T.OutBytes / 1048576.0)
          << '\n';
   bench::printTiming(O, Time, T.Failures);

@@ -236,6 +236,33 @@ TEST(PdbRewrite, ExternalAssembliesKeepTheirPdbs) {
          << Mismatched << " of another build left alone\n";
 }
 
+// A Windows PDB is no error: the assembly is woven and the message says the symbols were not
+// updated. The same input woven twice gives the same PDB.
+TEST(PdbRewrite, WindowsPdbsAreLeftAloneAndOutputIsDeterministic) {
+  std::string Dir = test::scratchDir("pdb-windows");
+  SmallString<256> Lib(externalDir());
+  sys::path::append(Lib, "libpdb.dll");
+  test::CommandResult W = test::run(
+      test::weftTool(), {"weave", std::string(Lib), "-o", Dir + "/libpdb.dll", "--pass", "trace"});
+  EXPECT_EQ(W.ExitCode, 0) << W.Err;
+  EXPECT_NE(W.Err.find("a Windows PDB"), std::string::npos) << W.Err;
+  EXPECT_NE(W.Err.find("the symbols were not updated"), std::string::npos) << W.Err;
+  EXPECT_FALSE(sys::fs::exists(Dir + "/libpdb.pdb"));
+
+  std::string In = test::corpusDll("AsyncAwait");
+  std::string Pdbs[2];
+  for (int I = 0; I < 2; ++I) {
+    std::string Out = Dir + "/run" + std::to_string(I) + "/AsyncAwait.dll";
+    sys::fs::create_directories(sys::path::parent_path(Out));
+    test::CommandResult R = test::run(
+        test::weftTool(), {"weave", In, "-o", Out, "--pass", "trace", "--threads", I ? "1" : "2"});
+    ASSERT_EQ(R.ExitCode, 0) << R.Err;
+    Pdbs[I] = test::readFile(pdbOf(Out));
+  }
+  EXPECT_FALSE(Pdbs[0].empty());
+  EXPECT_TRUE(Pdbs[0] == Pdbs[1]);
+}
+
 // Every PDB of ../shared/corpus-external/cecil reads (every table and every blob: documents,
 // sequence points, constants, imports, custom debug information) or is refused with a message
 // that names the file; so does `weft dump --source` of every assembly

@@ -23,6 +23,7 @@
 #include "metadata/pdb/SequencePoints.h"
 #include "pe/Image.h"
 #include "support/Allocator.h"
+#include "support/AtomicFile.h"
 #include "weaver/ModuleWriter.h"
 #include "weaver/ReadAll.h"
 #include "weaver/Symbols.h"
@@ -112,30 +113,6 @@ std::string newestSdkCSharp() {
       Found = std::string(P);
   }
   return Found;
-}
-
-/// cli/Tool.cpp's writeFileAtomically: the output goes through a temporary file renamed into
-/// place, which is part of what the command costs.
-Error writeFileAtomically(StringRef Path, ArrayRef<uint8_t> Bytes) {
-  Expected<sys::fs::TempFile> Temp = sys::fs::TempFile::create(Path + ".weft-%%%%%%");
-  if (!Temp)
-    return Temp.takeError();
-  {
-    raw_fd_ostream OS(Temp->FD, /*shouldClose=*/false);
-    OS.write(reinterpret_cast<const char *>(Bytes.data()), Bytes.size());
-    OS.flush();
-    if (OS.has_error()) {
-      std::error_code EC = OS.error();
-      OS.clear_error();
-      consumeError(Temp->discard());
-      return errorCodeToError(EC);
-    }
-  }
-  if (Error E = Temp->keep(Path)) {
-    consumeError(Temp->discard());
-    return E;
-  }
-  return Error::success();
 }
 
 void weaveOne(const std::string &Path, const std::string &Probe, unsigned Threads,

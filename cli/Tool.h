@@ -4,6 +4,7 @@
 
 #include "metadata/Module.h"
 #include "pe/Image.h"
+#include "support/AtomicFile.h"
 
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
@@ -39,7 +40,6 @@ llvm::Expected<Input> openInput(const std::string &Path, bool AllowNative = fals
 
 /// Writes \p Bytes to \p Path through a temporary file renamed into place: a reader never sees a
 /// partial file, and on an error nothing is left behind.
-llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::ArrayRef<uint8_t> Bytes);
 
 /// Each subcommand adds itself to the application; the callback runs it and returns an ExitCode.
 using Runner = std::function<int()>;

@@ -389,18 +389,7 @@ private:
       il::MethodBody B;
       Emitter E(B, nullptr);
       E.tok(il::Opcode::Call, FlushMethod);
-      il::Instr *Ret = B.create(il::Opcode::Ret);
-      E.branch(il::Opcode::Leave_S, Ret);
-      il::Instr *Handler = E.op(il::Opcode::Pop);
-      E.branch(il::Opcode::Leave_S, Ret);
-      B.insertBefore(nullptr, Ret);
-      il::ExceptionRegion R;
-      R.Kind = il::RegionKind::Catch;
-      R.TryStart = E.first();
-      R.TryEnd = R.HandlerStart = Handler;
-      R.HandlerEnd = Ret;
-      R.CatchType = ObjectType;
-      B.Regions.push_back(R);
+      dropExceptionsAndReturn(B, E.first(), ObjectType);
       if (Error Err = MC.setBody(ExitMethod, std::move(B), false))
         return Err;
     }

@@ -59,6 +59,25 @@ private:
   il::Instr *First = nullptr;
 };
 
+/// Makes the code from \p TryFirst to the end of \p B a try block whose exceptions (those of
+/// \p CatchType: System.Object for all) are caught and dropped, and returns after it:
+/// `leave RET; catch { pop; leave RET } RET: ret`.
+inline void dropExceptionsAndReturn(il::MethodBody &B, il::Instr *TryFirst, uint32_t CatchType) {
+  Emitter E(B, nullptr);
+  il::Instr *Ret = B.create(il::Opcode::Ret);
+  E.branch(il::Opcode::Leave, Ret);
+  il::Instr *Handler = E.op(il::Opcode::Pop);
+  E.branch(il::Opcode::Leave, Ret);
+  B.insertBefore(nullptr, Ret);
+  il::ExceptionRegion R;
+  R.Kind = il::RegionKind::Catch;
+  R.TryStart = TryFirst;
+  R.TryEnd = R.HandlerStart = Handler;
+  R.HandlerEnd = Ret;
+  R.CatchType = CatchType;
+  B.Regions.push_back(R);
+}
+
 /// Turns \p I (already in the body) into \p Op with local or argument number \p N, in place: what
 /// branched to it still does.
 inline void rewriteAsStloc(il::Instr *I, uint32_t N) {

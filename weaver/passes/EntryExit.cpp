@@ -242,18 +242,7 @@ public:
       for (uint32_t A = 0; A < Args; ++A)
         E.ldarg(A);
       E.tok(il::Opcode::Call, Target);
-      il::Instr *Ret = B.create(il::Opcode::Ret);
-      E.branch(il::Opcode::Leave_S, Ret);
-      il::Instr *Handler = E.op(il::Opcode::Pop);
-      E.branch(il::Opcode::Leave_S, Ret);
-      B.insertBefore(nullptr, Ret);
-      il::ExceptionRegion R;
-      R.Kind = il::RegionKind::Catch;
-      R.TryStart = E.first();
-      R.TryEnd = R.HandlerStart = Handler;
-      R.HandlerEnd = Ret;
-      R.CatchType = ObjectType;
-      B.Regions.push_back(R);
+      dropExceptionsAndReturn(B, E.first(), ObjectType);
       if (Error Err = MC.setBody(Method, std::move(B), false))
         return Err;
     }

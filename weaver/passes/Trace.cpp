@@ -428,19 +428,8 @@ private:
     E.ldloc(7);
     E.tok(il::Opcode::Callvirt, ObjectToString);
     E.tok(il::Opcode::Call, WriteAllText);
-    il::Instr *Ret = B.create(il::Opcode::Ret);
-    E.branch(il::Opcode::Leave, Ret);
     // A trace that cannot be written does not stop the program from exiting as it would.
-    il::Instr *Handler = E.op(il::Opcode::Pop);
-    E.branch(il::Opcode::Leave, Ret);
-    B.insertBefore(nullptr, Ret);
-    il::ExceptionRegion R;
-    R.Kind = il::RegionKind::Catch;
-    R.TryStart = TryFirst;
-    R.TryEnd = R.HandlerStart = Handler;
-    R.HandlerEnd = Ret;
-    R.CatchType = ObjectType;
-    B.Regions.push_back(R);
+    dropExceptionsAndReturn(B, TryFirst, ObjectType);
     return MC.setBody(FlushMethod, std::move(B), false);
   }
 

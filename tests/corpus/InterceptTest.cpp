@@ -16,6 +16,7 @@
 #include "metadata/Module.h"
 #include "pe/Image.h"
 #include "tests/support/Env.h"
+#include "tests/support/Weave.h"
 #include "weaver/il/BodyReader.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -27,15 +28,16 @@
 
 using namespace llvm;
 using namespace weft;
+using test::replacementsDll;
+using Woven = test::WovenProgram;
+
+/// Weaves corpus program \p Name with --verify-each into a scratch folder of its own.
+static Woven weaveProgram(StringRef Label, StringRef Name, std::vector<std::string> Args) {
+  Args.insert(Args.begin(), {"--verify-each", "-v"});
+  return test::weaveCorpusProgram(("intercept-" + Label + "-" + Name).str(), Name, Args);
+}
 
 namespace {
-
-std::string replacementsDll() {
-  SmallString<256> P(test::binaryDir());
-  sys::path::append(P, "replacements", "bin", "Replacements");
-  sys::path::append(P, "debug", "Replacements.dll");
-  return std::string(P);
-}
 
 std::string expectedOutput(StringRef Program) {
   SmallString<256> P(test::sourceDir());
@@ -60,27 +62,6 @@ size_t occurrences(StringRef Text, StringRef What) {
   for (size_t At = Text.find(What); At != StringRef::npos; At = Text.find(What, At + 1))
     ++N;
   return N;
-}
-
-struct Woven {
-  std::string Dir, Dll;
-  test::CommandResult Weave;
-};
-
-/// Weaves corpus program \p Name with --verify-each into a fresh folder with the replacements
-/// and its runtime config (no deps.json, so the host loads Replacements.dll from the folder).
-Woven weaveProgram(StringRef Label, StringRef Name, std::vector<std::string> Args) {
-  Woven W;
-  W.Dir = test::scratchDir(("intercept-" + Label + "-" + Name).str());
-  W.Dll = W.Dir + "/" + Name.str() + ".dll";
-  std::string In = test::corpusDll(Name);
-  Args.insert(Args.begin(), {"weave", In, "-o", W.Dll, "--verify-each", "-v"});
-  W.Weave = test::run(test::weftTool(), Args);
-  SmallString<256> Config(sys::path::parent_path(In));
-  sys::path::append(Config, Name + ".runtimeconfig.json");
-  sys::fs::copy_file(Config, W.Dir + "/" + Name.str() + ".runtimeconfig.json");
-  sys::fs::copy_file(replacementsDll(), W.Dir + "/Replacements.dll");
-  return W;
 }
 
 /// Weaves \p Name with \p Pass, checks the result verifies and returns what it prints.

@@ -17,6 +17,7 @@
 #include "metadata/pdb/SequencePoints.h"
 #include "pe/Image.h"
 #include "tests/support/Env.h"
+#include "tests/support/Weave.h"
 #include "weaver/il/BodyReader.h"
 #include "weaver/il/MethodBody.h"
 
@@ -38,13 +39,6 @@ namespace {
 std::string pdbOf(StringRef Dll) {
   SmallString<256> P(Dll);
   sys::path::replace_extension(P, "pdb");
-  return std::string(P);
-}
-
-std::string probesDll() {
-  SmallString<256> P(test::binaryDir());
-  sys::path::append(P, "probes", "bin", "Probes");
-  sys::path::append(P, "debug", "Probes.dll");
   return std::string(P);
 }
 
@@ -112,7 +106,7 @@ TEST_P(WovenPdb, MatchesTheWovenBodies) {
   std::string In = test::corpusDll(Name);
   std::string Dir = test::scratchDir("pdb-" + Name + "-" + Pass);
   std::string Out = Dir + "/" + Name + ".dll";
-  std::string PassArg = Pass == "entry-exit" ? "entry-exit:probe-assembly=" + probesDll() +
+  std::string PassArg = Pass == "entry-exit" ? "entry-exit:probe-assembly=" + test::probesDll() +
                                                    ",probe-type=Weft.Probes.Recorder"
                                              : Pass;
   test::CommandResult W = test::run(test::weftTool(), {"weave", In, "-o", Out, "--pass", PassArg});

@@ -12,6 +12,8 @@
 //    bytes.
 //
 //===----------------------------------------------------------------------===//
+#include "tests/support/Weave.h"
+
 #include "tests/support/Compiler.h"
 #include "tests/support/Env.h"
 
@@ -30,22 +32,17 @@
 
 using namespace llvm;
 using namespace weft;
+using test::probesDll;
+using test::replacementsDll;
+using test::WovenProgram;
+
+// Each case weaves into a scratch folder of its own.
+static WovenProgram weaveProgram(StringRef Label, StringRef Name,
+                                 const std::vector<std::string> &Args) {
+  return test::weaveCorpusProgram(("weave-" + Label + "-" + Name).str(), Name, Args);
+}
 
 namespace {
-
-std::string probesDll() {
-  SmallString<256> P(test::binaryDir());
-  sys::path::append(P, "probes", "bin", "Probes");
-  sys::path::append(P, "debug", "Probes.dll");
-  return std::string(P);
-}
-
-std::string replacementsDll() {
-  SmallString<256> P(test::binaryDir());
-  sys::path::append(P, "replacements", "bin", "Replacements");
-  sys::path::append(P, "debug", "Replacements.dll");
-  return std::string(P);
-}
 
 std::string expectedOutput(StringRef Program) {
   SmallString<256> P(test::sourceDir());
@@ -60,28 +57,6 @@ std::string probeOption(StringRef Type) {
 // The probe used on a program: CallHeavy makes millions of calls, which the recorder would keep.
 std::string recorderFor(StringRef Program) {
   return probeOption(Program == "CallHeavy" ? "Empty" : "Recorder");
-}
-
-struct WovenProgram {
-  std::string Dir, Dll;
-  test::CommandResult Weave;
-};
-
-/// Weaves corpus program \p Name into a fresh folder with the probes and its runtime config
-/// (no deps.json, so the host loads the probe assembly from the folder).
-WovenProgram weaveProgram(StringRef Label, StringRef Name, std::vector<std::string> Args) {
-  WovenProgram W;
-  W.Dir = test::scratchDir(("weave-" + Label + "-" + Name).str());
-  W.Dll = W.Dir + "/" + Name.str() + ".dll";
-  std::string In = test::corpusDll(Name);
-  Args.insert(Args.begin(), {"weave", In, "-o", W.Dll});
-  W.Weave = test::run(test::weftTool(), Args);
-  SmallString<256> Config(sys::path::parent_path(In));
-  sys::path::append(Config, Name + ".runtimeconfig.json");
-  sys::fs::copy_file(Config, W.Dir + "/" + Name.str() + ".runtimeconfig.json");
-  sys::fs::copy_file(probesDll(), W.Dir + "/Probes.dll");
-  sys::fs::copy_file(replacementsDll(), W.Dir + "/Replacements.dll");
-  return W;
 }
 
 struct PassCase {

@@ -67,8 +67,6 @@ std::string scratchDir(llvm::StringRef Name);
 
 } // namespace weft::test
 
-#endif
-
 namespace weft::pe {
 class Image;
 }
@@ -86,3 +84,5 @@ struct LoadedAssembly {
 const LoadedAssembly &frameworkAssembly(llvm::StringRef FileName);
 
 } // namespace weft::test
+
+#endif

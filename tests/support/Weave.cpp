@@ -1,0 +1,38 @@
+//===- tests/support/Weave.cpp - Weaving corpus programs in tests ---------===//
+#include "tests/support/Weave.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace weft::test {
+
+static std::string helperDll(StringRef Project) {
+  SmallString<256> P(binaryDir());
+  sys::path::append(P, Project.lower(), "bin", Project);
+  sys::path::append(P, "debug", Project + ".dll");
+  return std::string(P);
+}
+
+std::string probesDll() { return helperDll("Probes"); }
+std::string replacementsDll() { return helperDll("Replacements"); }
+
+WovenProgram weaveCorpusProgram(StringRef Folder, StringRef Name, ArrayRef<std::string> Args) {
+  WovenProgram W;
+  W.Dir = scratchDir(Folder);
+  W.Dll = W.Dir + "/" + Name.str() + ".dll";
+  std::string In = corpusDll(Name);
+  std::vector<std::string> All{"weave", In, "-o", W.Dll};
+  All.insert(All.end(), Args.begin(), Args.end());
+  W.Weave = run(weftTool(), All);
+  SmallString<256> Config(sys::path::parent_path(In));
+  sys::path::append(Config, Name + ".runtimeconfig.json");
+  sys::fs::copy_file(Config, W.Dir + "/" + Name.str() + ".runtimeconfig.json");
+  sys::fs::copy_file(probesDll(), W.Dir + "/Probes.dll");
+  sys::fs::copy_file(replacementsDll(), W.Dir + "/Replacements.dll");
+  return W;
+}
+
+} // namespace weft::test

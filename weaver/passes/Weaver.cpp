@@ -76,7 +76,6 @@ bool carriesByRefLike(const Module &M, uint32_t Row) {
 
 /// What the method contexts share: facts about the module computed once.
 struct Shared {
-  const pe::Image &Img;
   const Module &M;
   Editor &E;
   AssemblyResolver *Resolver;
@@ -86,8 +85,8 @@ struct Shared {
   std::mutex Lock;
   DenseMap<uint32_t, bool> ByRefLikeRefs; // by TypeRef row
 
-  Shared(const pe::Image &Img, Editor &E, AssemblyResolver *R)
-      : Img(Img), M(E.original()), E(E), Resolver(R), Shapes(E), Names(M) {}
+  Shared(Editor &E, AssemblyResolver *R)
+      : M(E.original()), E(E), Resolver(R), Shapes(E), Names(M) {}
 
   bool isValueTypeDef(uint32_t Row) const {
     Token Extends = M.getToken(TableId::TypeDef, Row, TypeDefCol::Extends);
@@ -477,7 +476,7 @@ Expected<WeaveOutcome> weave(const pe::Image &Img, Editor &E, const spec::Select
   if (M.streamBytes("#US").size() >= Provisional)
     return Fail("the user-string heap is too large to weave");
 
-  Shared S(Img, E, Options.Resolver);
+  Shared S(E, Options.Resolver);
   S.CoreScope = findCoreScope(M);
   if (S.CoreScope == 0xFFFFFFFF)
     return Fail("the module references no core library (System.Runtime, netstandard, "

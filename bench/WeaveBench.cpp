@@ -159,12 +159,7 @@ void weaveOne(const std::string &Path, const std::string &Probe, unsigned Thread
   Expected<spec::Selection> Sel = spec::select(Spec, **M);
   if (!Sel)
     return Fail(Sel.takeError());
-  std::vector<std::string> Dirs{std::string(sys::path::parent_path(Path))};
-  if (Dirs.front().empty())
-    Dirs.front() = ".";
-  for (std::string &D : metadata::AssemblyResolver::sharedFrameworkDirs())
-    Dirs.push_back(std::move(D));
-  metadata::AssemblyResolver Resolver(Dirs);
+  metadata::AssemblyResolver Resolver(metadata::AssemblyResolver::searchDirsFor(Path));
   passes::WeaveOptions WO;
   WO.Threads = Threads;
   WO.Resolver = &Resolver;

@@ -63,14 +63,8 @@ int run(const DumpOptions &Opt) {
                               "bad --method pattern '" + P + "': " + toString(G.takeError())));
       DO.Methods.push_back(std::move(*G));
     }
-    std::vector<std::string> Dirs = Opt.RefDirs;
-    Dirs.insert(Dirs.begin(), sys::path::parent_path(Opt.File).empty()
-                                  ? std::string(".")
-                                  : sys::path::parent_path(Opt.File).str());
-    if (!Opt.NoFramework)
-      for (std::string &D : metadata::AssemblyResolver::sharedFrameworkDirs())
-        Dirs.push_back(std::move(D));
-    metadata::AssemblyResolver Resolver(Dirs);
+    metadata::AssemblyResolver Resolver(
+        metadata::AssemblyResolver::searchDirsFor(Opt.File, Opt.RefDirs, !Opt.NoFramework));
     DO.Resolver = &Resolver;
     // --source: the portable PDB given, the one next to the input, or the one embedded in it.
     std::unique_ptr<metadata::pdb::PortablePdb> Pdb;

@@ -29,12 +29,7 @@ int run(const VerifyOptions &Opt) {
   Expected<Input> In = openInput(Opt.File);
   if (!In)
     return reportError(In.takeError());
-  std::vector<std::string> Dirs{sys::path::parent_path(Opt.File).empty()
-                                    ? std::string(".")
-                                    : sys::path::parent_path(Opt.File).str()};
-  for (std::string &D : metadata::AssemblyResolver::sharedFrameworkDirs())
-    Dirs.push_back(std::move(D));
-  metadata::AssemblyResolver Resolver(Dirs);
+  metadata::AssemblyResolver Resolver(metadata::AssemblyResolver::searchDirsFor(Opt.File));
   ReadStats Stats;
   ReadOptions RO;
   RO.Resolver = &Resolver;

@@ -133,12 +133,7 @@ int run(const WeaveOptions &Opt) {
     if (!Sel)
       return reportError(
           createFileError(Opt.SpecFile.empty() ? Opt.File : Opt.SpecFile, Sel.takeError()));
-    std::vector<std::string> Dirs{std::string(sys::path::parent_path(Opt.File))};
-    if (Dirs.front().empty())
-      Dirs.front() = ".";
-    for (std::string &D : metadata::AssemblyResolver::sharedFrameworkDirs())
-      Dirs.push_back(std::move(D));
-    metadata::AssemblyResolver Resolver(Dirs);
+    metadata::AssemblyResolver Resolver(metadata::AssemblyResolver::searchDirsFor(Opt.File));
     passes::WeaveOptions WO;
     WO.Threads = Opt.Threads;
     WO.VerifyEach = Opt.VerifyEach;

@@ -62,6 +62,18 @@ void AssemblyResolver::addSearchDir(StringRef Dir) {
     Dirs.push_back(Dir.str());
 }
 
+std::vector<std::string> AssemblyResolver::searchDirsFor(StringRef AssemblyPath,
+                                                         ArrayRef<std::string> Extra,
+                                                         bool Frameworks) {
+  StringRef Own = sys::path::parent_path(AssemblyPath);
+  std::vector<std::string> Dirs{Own.empty() ? std::string(".") : Own.str()};
+  Dirs.insert(Dirs.end(), Extra.begin(), Extra.end());
+  if (Frameworks)
+    for (std::string &D : sharedFrameworkDirs())
+      Dirs.push_back(std::move(D));
+  return Dirs;
+}
+
 std::vector<std::string> AssemblyResolver::sharedFrameworkDirs() {
   std::string Root;
   if (Optional<std::string> Env = sys::Process::GetEnv("DOTNET_ROOT"))

@@ -47,6 +47,11 @@ public:
   /// The folders of the newest installed version of each shared framework
   /// (<dotnet root>/shared/<name>/<version>), found through DOTNET_ROOT or the `dotnet` on PATH.
   static std::vector<std::string> sharedFrameworkDirs();
+  /// Where to look for the references of the assembly at \p AssemblyPath: its own folder, then
+  /// \p Extra, then (with \p Frameworks) the installed shared frameworks.
+  static std::vector<std::string> searchDirsFor(llvm::StringRef AssemblyPath,
+                                                llvm::ArrayRef<std::string> Extra = {},
+                                                bool Frameworks = true);
 
   /// The loaded module of the assembly with this simple name, or null if none of the search
   /// directories has a readable one.

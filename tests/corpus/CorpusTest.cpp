@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tests/support/Env.h"
+#include "tests/support/Golden.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -21,19 +22,6 @@ using namespace weft;
 
 namespace {
 
-std::string firstDifference(StringRef Expected, StringRef Actual) {
-  SmallVector<StringRef, 0> E, A;
-  Expected.split(E, '\n');
-  Actual.split(A, '\n');
-  for (size_t I = 0; I < std::max(E.size(), A.size()); ++I) {
-    StringRef L = I < E.size() ? E[I] : "<end>", R = I < A.size() ? A[I] : "<end>";
-    if (L != R)
-      return "line " + std::to_string(I + 1) + ":\n  expected: " + L.str() +
-             "\n  actual:   " + R.str();
-  }
-  return "";
-}
-
 class CorpusProgram : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CorpusProgram, RunsWithItsExpectedOutput) {
@@ -45,7 +33,7 @@ TEST_P(CorpusProgram, RunsWithItsExpectedOutput) {
   sys::path::append(Expected, "corpus", GetParam(), "expected.txt");
   std::string Want = test::readFile(Expected);
   ASSERT_FALSE(Want.empty()) << "missing " << Expected.str();
-  EXPECT_EQ(R.Out, Want) << firstDifference(Want, R.Out);
+  EXPECT_EQ(R.Out, Want) << test::firstDifference(Want, R.Out);
 }
 
 TEST_P(CorpusProgram, DumpMatchesGoldenText) {
@@ -54,18 +42,7 @@ TEST_P(CorpusProgram, DumpMatchesGoldenText) {
   test::CommandResult R = test::run(test::weftTool(), {"dump", Dll});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_TRUE(R.Err.empty()) << R.Err;
-  SmallString<256> Golden(test::sourceDir());
-  sys::path::append(Golden, "tests", "golden", GetParam() + ".il");
-  if (sys::Process::GetEnv("WEFT_UPDATE_GOLDEN")) {
-    ASSERT_TRUE(test::writeFile(Golden, R.Out)) << "cannot write " << Golden.str();
-    outs() << "updated " << Golden << '\n';
-    return;
-  }
-  std::string Want = test::readFile(Golden);
-  ASSERT_FALSE(Want.empty()) << "missing " << Golden.str() << " (run with WEFT_UPDATE_GOLDEN=1)";
-  EXPECT_TRUE(R.Out == Want) << "weft dump differs from " << Golden.str() << " at "
-                             << firstDifference(Want, R.Out)
-                             << "\n(WEFT_UPDATE_GOLDEN=1 rewrites it)";
+  test::expectGolden(R.Out, GetParam() + ".il", "weft dump");
 }
 
 // The dump is the same every time: no addresses, no hash order, no time.

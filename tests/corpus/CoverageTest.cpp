@@ -11,6 +11,7 @@
 #include "metadata/pdb/SequencePoints.h"
 #include "pe/Image.h"
 #include "tests/support/Env.h"
+#include "tests/support/Golden.h"
 #include "weaver/coverage/Report.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -26,19 +27,6 @@ using namespace llvm;
 using namespace weft;
 
 namespace {
-
-std::string firstDifference(StringRef Expected, StringRef Actual) {
-  SmallVector<StringRef, 0> E, A;
-  Expected.split(E, '\n');
-  Actual.split(A, '\n');
-  for (size_t I = 0; I < std::max(E.size(), A.size()); ++I) {
-    StringRef L = I < E.size() ? E[I] : "<end>", R = I < A.size() ? A[I] : "<end>";
-    if (L != R)
-      return "line " + std::to_string(I + 1) + ":\n  expected: " + L.str() +
-             "\n  actual:   " + R.str();
-  }
-  return "";
-}
 
 struct Woven {
   std::string Dir, Dll, Map, Hits;
@@ -132,7 +120,7 @@ TEST_P(CoveredProgram, VerifiesRunsAndCounts) {
   EXPECT_EQ(W.Run.ExitCode, 0) << W.Run.Err.substr(0, 3000);
   std::string Want = expectedOutput(Name);
   ASSERT_FALSE(Want.empty());
-  EXPECT_TRUE(W.Run.Out == Want) << firstDifference(Want, W.Run.Out);
+  EXPECT_TRUE(W.Run.Out == Want) << test::firstDifference(Want, W.Run.Out);
 
   // The hits belong to this map, and the entry point ran once.
   ASSERT_TRUE(sys::fs::exists(W.Hits)) << "the program wrote no hits file";
@@ -176,19 +164,7 @@ TEST_P(GoldenReport, LcovMatchesGolden) {
   run(W);
   ASSERT_EQ(W.Run.ExitCode, 0) << W.Run.Err;
   std::string Lcov = report(W, "lcov");
-  SmallString<256> Golden(test::sourceDir());
-  sys::path::append(Golden, "tests", "golden", "coverage", Name + ".lcov");
-  if (sys::Process::GetEnv("WEFT_UPDATE_GOLDEN")) {
-    sys::fs::create_directories(sys::path::parent_path(Golden));
-    ASSERT_TRUE(test::writeFile(Golden, Lcov)) << "cannot write " << Golden.str();
-    outs() << "updated " << Golden << '\n';
-    return;
-  }
-  std::string Want = test::readFile(Golden);
-  ASSERT_FALSE(Want.empty()) << "missing " << Golden.str() << " (run with WEFT_UPDATE_GOLDEN=1)";
-  EXPECT_TRUE(Lcov == Want) << "the LCOV report differs from " << Golden.str() << " at "
-                            << firstDifference(Want, Lcov)
-                            << "\n(WEFT_UPDATE_GOLDEN=1 rewrites it)";
+  test::expectGolden(Lcov, "coverage/" + Name + ".lcov", "the LCOV report");
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, GoldenReport,

@@ -16,6 +16,7 @@
 
 #include "tests/support/Compiler.h"
 #include "tests/support/Env.h"
+#include "tests/support/Golden.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -160,17 +161,7 @@ TEST_P(ProbeLog, MatchesTheCheckedInSequence) {
   test::CommandResult Run = test::run("dotnet", {W.Dll}, {"WEFT_PROBE_LOG=" + Log}, 300);
   ASSERT_EQ(Run.ExitCode, 0) << Run.Err.substr(0, 2000);
   std::string Got = test::readFile(Log);
-  SmallString<256> Golden(test::sourceDir());
-  sys::path::append(Golden, "tests", "golden", "probes", Name + ".log");
-  if (sys::Process::GetEnv("WEFT_UPDATE_GOLDEN")) {
-    sys::fs::create_directories(sys::path::parent_path(Golden));
-    ASSERT_TRUE(test::writeFile(Golden, Got));
-    return;
-  }
-  std::string Want = test::readFile(Golden);
-  ASSERT_FALSE(Want.empty()) << "missing " << Golden.str() << " (run with WEFT_UPDATE_GOLDEN=1)";
-  EXPECT_TRUE(Got == Want) << "the probe calls differ from " << Golden.str()
-                           << "\n(WEFT_UPDATE_GOLDEN=1 rewrites it)";
+  test::expectGolden(Got, "probes/" + Name + ".log", "the probe calls");
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, ProbeLog,
@@ -243,16 +234,7 @@ TEST_P(TraceCounts, MatchTheCheckedInCounts) {
     ASSERT_EQ(Cells.size(), 3u) << Lines[I];
     Got += (Cells[0] + "\t" + Cells[2] + "\n").str();
   }
-  SmallString<256> Golden(test::sourceDir());
-  sys::path::append(Golden, "tests", "golden", "trace", Name + ".calls");
-  if (sys::Process::GetEnv("WEFT_UPDATE_GOLDEN")) {
-    sys::fs::create_directories(sys::path::parent_path(Golden));
-    ASSERT_TRUE(test::writeFile(Golden, Got));
-    return;
-  }
-  std::string Want = test::readFile(Golden);
-  ASSERT_FALSE(Want.empty()) << "missing " << Golden.str() << " (run with WEFT_UPDATE_GOLDEN=1)";
-  EXPECT_TRUE(Got == Want) << "the call counts differ from " << Golden.str();
+  test::expectGolden(Got, "trace/" + Name + ".calls", "the call counts");
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, TraceCounts,

@@ -9,7 +9,7 @@ using namespace llvm;
 
 namespace weft::test {
 
-static std::string helperDll(StringRef Project) {
+std::string helperDll(StringRef Project) {
   SmallString<256> P(binaryDir());
   sys::path::append(P, Project.lower(), "bin", Project);
   sys::path::append(P, "debug", Project + ".dll");

@@ -16,6 +16,10 @@
 
 namespace weft::test {
 
+/// The assembly a C# project of tests/ builds (tests/<project>/<Project>.csproj, built by its
+/// CTest fixture into the build tree).
+std::string helperDll(llvm::StringRef Project);
+
 /// The probe assembly of tests/probes and the replacements of tests/replacements, as the
 /// probes.build and replacements.build tests build them.
 std::string probesDll();

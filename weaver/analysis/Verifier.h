@@ -1,12 +1,19 @@
 //===- weaver/analysis/Verifier.h - Is this module well formed? -*- C++ -*-===//
 //
-// Checks what the runtime relies on and a rewriter can break: for every method body, that branches
-// land on instructions, the stack depth is the same on every path into an instruction, never
-// negative and within max-stack, exception clauses nest and are ordered inner first, leave,
-// endfinally, endfilter and rethrow appear only where they are allowed, control neither falls
-// into nor out of a handler, tokens name rows of the tables their instruction accepts, and local
-// and argument numbers are in range; for the metadata, that sorted tables are sorted (everything
-// the reader validates, such as coded indices and member ranges, is checked when it is opened).
+// Checks what the runtime relies on and a rewriter can break (ECMA-335 III.1 and III.2, as CoreCLR
+// enforces them): for every method body, that branches land on instructions and never on one that
+// follows a prefix; the stack depth is the same on every path into an instruction, never negative
+// and within max-stack; ret leaves exactly the return value, endfilter exactly its result,
+// localloc exactly its size, and leave, endfinally and jmp nothing; a try block is entered with an
+// empty stack; exception clauses nest and are ordered inner first, no region boundary splits a
+// prefix from its instruction; leave, endfinally, endfilter, rethrow, ret, jmp and localloc appear
+// only where they are allowed; control neither falls into nor out of a handler; each prefix
+// precedes an instruction it applies to (a tail call is followed by ret and lies in no protected
+// region; constrained. before call or ldftn names a static method; unaligned. gives 1, 2 or 4);
+// tokens name rows of the tables their instruction accepts; local and argument numbers are in
+// range and arglist appears only in vararg methods. For the metadata, that sorted tables are
+// sorted (everything the reader validates, such as coded indices and member ranges, is checked
+// when it is opened).
 //
 //===----------------------------------------------------------------------===//
 #ifndef WEFT_WEAVER_ANALYSIS_VERIFIER_H

@@ -6,7 +6,9 @@
 //   ldstr "hello: enter Ns.Type::Method"
 //   call  void [System.Console]System.Console::WriteLine(string)
 //
-// before its first instruction. Build it as a shared library against the headers of the weft
+// before its first instruction, and with the option exit=true a line "hello: leave ..." before
+// every way out of the method (each ret, and each tail call, which must stay one: Returns.h).
+// Build it as a shared library against the headers of the weft
 // that loads it (this directory's CMakeLists.txt), then
 //
 //   weft weave app.dll -o woven/app.dll --load weft-hello.so --pass hello
@@ -15,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "weaver/passes/Emit.h"
 #include "weaver/passes/Pass.h"
+#include "weaver/passes/Returns.h"
 #include "weaver/plugin/Plugin.h"
 
 #include "llvm/Support/ErrorHandling.h"
@@ -27,7 +30,8 @@ namespace {
 
 class Hello final : public Pass {
 public:
-  explicit Hello(const PassOptions &O) : Prefix(O.get("prefix", "hello").str()) {}
+  explicit Hello(const PassOptions &O)
+      : Prefix(O.get("prefix", "hello").str()), Exit(O.get("exit") == "true") {}
 
   // The serial phase makes the reference every method uses: a real token, which runOnMethod may
   // place in bodies as it is.
@@ -49,18 +53,27 @@ public:
     Emitter E(B, B.instructions().empty() ? nullptr : B.instructions().front());
     E.tok(il::Opcode::Ldstr, C.userString(Prefix + ": enter " + C.displayName()));
     E.tok(il::Opcode::Call, WriteLine);
+    if (Exit) {
+      metadata::Token Leave = C.userString(Prefix + ": leave " + C.displayName());
+      beforeEachExit(B, [&](Emitter &X, bool) {
+        X.tok(il::Opcode::Ldstr, Leave);
+        X.tok(il::Opcode::Call, WriteLine);
+      });
+    }
     return Error::success();
   }
 
 private:
   std::string Prefix;
+  bool Exit;
   metadata::Token WriteLine = 0;
 };
 
 PassInfo helloPass() {
   return {"hello",
           "Example plugin pass: every method prints 'hello: enter Type::Method' when entered",
-          {{"prefix", "what the lines start with (default hello)"}},
+          {{"prefix", "what the lines start with (default hello)"},
+           {"exit", "true: also print 'hello: leave Type::Method' before each way out"}},
           [](const PassOptions &O) -> Expected<std::unique_ptr<Pass>> {
             return std::make_unique<Hello>(O);
           }};

@@ -13,6 +13,8 @@ public static class Rules
     public static int TailCallInTryBlock() => 0;
     public static int TailCallInCatchHandler() => 0;
     public static void TailCallInFilter() { }
+    public static int TailCallWithValuesBeneath() => 0;
+    public static int TailCallOfVoidMethod() => 0;
     public static string ConstrainedCallOfInstanceMethod() => "";
     public static int VolatileBeforeAdd() => 0;
     public static int ReadonlyBeforeLdelem() => 0;

@@ -7,6 +7,8 @@
 // taken are refused with a message and exit code 1.
 //
 //===----------------------------------------------------------------------===//
+#include "weaver/plugin/Plugin.h"
+
 #include "tests/support/Env.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -41,7 +43,8 @@ TEST(Plugin, PassesListsThePluginsPass) {
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_TRUE(StringRef(R.Out).contains(
       "hello\n  Example plugin pass: every method prints 'hello: enter Type::Method' when "
-      "entered\n    prefix: what the lines start with (default hello)\n"))
+      "entered\n    prefix: what the lines start with (default hello)\n    exit: true: also "
+      "print 'hello: leave Type::Method' before each way out\n"))
       << R.Out;
   // Built-in passes are still there, and without --load the plugin's is not.
   EXPECT_TRUE(StringRef(R.Out).contains("\nintercept-call\n")) << R.Out;
@@ -95,8 +98,9 @@ TEST(Plugin, WrongApiVersionIsRefused) {
       weft({"weave", test::corpusDll("ManyLocals"), "-o", Out, "--load", WrongVersion});
   EXPECT_EQ(R.ExitCode, 1);
   EXPECT_EQ(R.Err, "weft: error: '" + WrongVersion +
-                       "' was built for weft plugin API version 999; this weft supports version "
-                       "1 (rebuild the plugin against this weft's headers)\n");
+                       "' was built for weft plugin API version 999; this weft supports version " +
+                       std::to_string(WEFT_PLUGIN_API_VERSION) +
+                       " (rebuild the plugin against this weft's headers)\n");
   EXPECT_FALSE(sys::fs::exists(Out));
   R = weft({"passes", "--load", WrongVersion});
   EXPECT_EQ(R.ExitCode, 1);

@@ -131,6 +131,22 @@ std::vector<Rule> rules() {
          X.region(il::RegionKind::Filter, Try, H, Out, F);
        },
        "a tail call inside a filter", "InvalidProgramException"},
+      {"TailCallWithValuesBeneath",
+       [](Builder &X) {
+         X.ldc(1);
+         X.op(Opcode::Tail);
+         X.tok(Opcode::Call, X.T.Nop);
+         X.op(Opcode::Ret);
+       },
+       "a tail call with 1 value on the stack beneath its arguments", "InvalidProgramException"},
+      {"TailCallOfVoidMethod",
+       [](Builder &X) {
+         X.op(Opcode::Tail);
+         X.tok(Opcode::Call, X.T.Nop);
+         X.op(Opcode::Ret);
+       },
+       "a tail call of a method that returns nothing from one that returns a value",
+       "InvalidProgramException"},
       {"ConstrainedCallOfInstanceMethod",
        [](Builder &X) {
          X.tok(Opcode::Ldsflda, X.T.Field);

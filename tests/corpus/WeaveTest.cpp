@@ -51,57 +51,9 @@ std::string expectedOutput(StringRef Program) {
   return test::readFile(P);
 }
 
-std::string probeOption(StringRef Type) {
-  return "entry-exit:probe-assembly=" + probesDll() + ",probe-type=Weft.Probes." + Type.str();
-}
-
-// The probe used on a program: CallHeavy makes millions of calls, which the recorder would keep.
-std::string recorderFor(StringRef Program) {
-  return probeOption(Program == "CallHeavy" ? "Empty" : "Recorder");
-}
-
-struct PassCase {
-  std::string Label;
-  std::function<std::vector<std::string>(StringRef Program)> Args;
-};
-
-std::vector<PassCase> passCases() {
-  return {
-      {"single_ret",
-       [](StringRef) {
-         return std::vector<std::string>{"--pass", "single-ret"};
-       }},
-      {"entry_exit",
-       [](StringRef P) {
-         return std::vector<std::string>{"--pass", recorderFor(P)};
-       }},
-      {"trace",
-       [](StringRef) {
-         return std::vector<std::string>{"--pass", "trace"};
-       }},
-      {"coverage",
-       [](StringRef) {
-         return std::vector<std::string>{"--pass", "coverage"};
-       }},
-      // Every built-in pass at once; intercept-call redirects a method no corpus program calls,
-      // since a real redirection changes the output (tests/corpus/InterceptTest.cpp checks those).
-      {"all",
-       [](StringRef P) {
-         return std::vector<std::string>{
-             "--pass",
-             "single-ret",
-             "--pass",
-             recorderFor(P),
-             "--pass",
-             "trace",
-             "--pass",
-             "coverage",
-             "--pass",
-             "intercept-call:target=System.IO.File::ReadAllText,replacement-assembly=" +
-                 replacementsDll() + ",replacement-type=Weft.Replacements.Console"};
-       }},
-  };
-}
+using test::PassCase;
+using test::passCases;
+using test::probeOption;
 
 using Param = std::tuple<std::string, unsigned>;
 class WovenCorpus : public ::testing::TestWithParam<Param> {};

@@ -35,4 +35,48 @@ WovenProgram weaveCorpusProgram(StringRef Folder, StringRef Name, ArrayRef<std::
   return W;
 }
 
+std::string probeOption(StringRef Type) {
+  return "entry-exit:probe-assembly=" + probesDll() + ",probe-type=Weft.Probes." + Type.str();
+}
+
+static std::string recorderFor(StringRef Program) {
+  return probeOption(Program == "CallHeavy" ? "Empty" : "Recorder");
+}
+
+std::vector<PassCase> passCases() {
+  using Args = std::vector<std::string>;
+  return {
+      {"single_ret",
+       [](StringRef) {
+         return Args{"--pass", "single-ret"};
+       }},
+      {"entry_exit",
+       [](StringRef P) {
+         return Args{"--pass", recorderFor(P)};
+       }},
+      {"trace",
+       [](StringRef) {
+         return Args{"--pass", "trace"};
+       }},
+      {"coverage",
+       [](StringRef) {
+         return Args{"--pass", "coverage"};
+       }},
+      {"all",
+       [](StringRef P) {
+         return Args{"--pass",
+                     "single-ret",
+                     "--pass",
+                     recorderFor(P),
+                     "--pass",
+                     "trace",
+                     "--pass",
+                     "coverage",
+                     "--pass",
+                     "intercept-call:target=System.IO.File::ReadAllText,replacement-assembly=" +
+                         replacementsDll() + ",replacement-type=Weft.Replacements.Console"};
+       }},
+  };
+}
+
 } // namespace weft::test

@@ -12,7 +12,9 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace weft::test {
 
@@ -35,6 +37,22 @@ struct WovenProgram {
 /// assemblies beside the output (no deps.json: the host then loads every assembly of the folder).
 WovenProgram weaveCorpusProgram(llvm::StringRef Folder, llvm::StringRef Name,
                                 llvm::ArrayRef<std::string> Args);
+
+/// `--pass entry-exit:...` with probe type Weft.Probes.<Type> of the probe assembly.
+std::string probeOption(llvm::StringRef Type);
+
+/// One way of weaving a program with the built-in passes: a label for test names and the
+/// arguments of `weft weave` for a program (the probe kind depends on it: CallHeavy makes
+/// millions of calls, which the recording probe would keep).
+struct PassCase {
+  std::string Label;
+  std::function<std::vector<std::string>(llvm::StringRef Program)> Args;
+};
+
+/// single-ret, entry-exit (recording probes), trace, coverage, and all of the built-in passes at
+/// once (intercept-call redirecting a method no test program calls, so that the output stays the
+/// same).
+std::vector<PassCase> passCases();
 
 } // namespace weft::test
 

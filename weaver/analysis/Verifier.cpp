@@ -442,9 +442,27 @@ private:
       const Instr *I = Order[K];
       if (I->info().isPrefix())
         checkPrefix(K);
-      else if (isTailCall(Order, K) && (K + 1 >= Order.size() || Order[K + 1]->Op != Opcode::Ret))
-        report(I, Twine("the tail call ") + I->info().Name + " is not followed by ret");
+      else if (isTailCall(Order, K))
+        checkTailCall(K);
     }
+  }
+
+  /// A tail call hands the method's frame over: it is followed by ret, nothing but its arguments
+  /// is on the stack, and it returns a value exactly when the method does.
+  void checkTailCall(uint32_t K) {
+    const Instr *I = Order[K];
+    if (K + 1 >= Order.size() || Order[K + 1]->Op != Opcode::Ret)
+      report(I, Twine("the tail call ") + I->info().Name + " is not followed by ret");
+    int Pop = 0, Push = 0;
+    if (!stackEffect(*I, Shapes, returnsValue(), Pop, Push))
+      return; // reported with the stack
+    int Depth = Stack.DepthIn[K];
+    if (Depth > Pop)
+      report(I, Twine("a tail call with ") + values(Depth - Pop) +
+                    " on the stack beneath its arguments");
+    if (Own && (Push == 1) != returnsValue())
+      report(I, Twine("a tail call of a method that returns ") + (Push ? "a value" : "nothing") +
+                    " from one that returns " + (returnsValue() ? "a value" : "nothing"));
   }
 
   void checkPrefix(uint32_t K) {

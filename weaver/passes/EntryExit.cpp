@@ -8,6 +8,10 @@
 //   catch System.Exception { stloc e; call OnException(..., e); rethrow }
 //   EXIT: call Exit(..., v); ldloc v; ret
 //
+// A tail call stays one (weaver/passes/Returns.h): the exit probe runs before it with a null
+// return value, and with an exception probe the call moves out of the try block to a stub after
+// the epilogue; exceptions the callee throws are not seen (the method's frame is gone by then).
+//
 // The calls go through trampolines the pass adds to the module (one static method per probe, in
 // the type `<weft>.EntryExit`), which call the probe inside a try block that catches everything:
 // a probe that throws does not change what the woven program does.
@@ -258,37 +262,47 @@ public:
       C.skip(WhyNot);
       return Error::success();
     }
-    il::Instr *CoreFirst = Order[*Start];
-
     const Probe &Exc = Probes[2];
     bool Wrap = Exc.Present;
+    // At a tail call the method's frame ends before the callee returns: the exit probe runs
+    // before the call and sees no return value.
+    auto ExitAtTailCall = [&](Emitter &E) {
+      if (Probes[1].Present)
+        callProbe(C, E, Probes[1], Frame());
+    };
+    Expected<SingleExit> Exit = makeSingleExit(C, /*Wrap=*/Wrap, ExitAtTailCall);
+    if (!Exit) {
+      C.skip(toString(Exit.takeError()));
+      return Error::success();
+    }
     Frame X;
-    static_cast<SingleExit &>(X) = makeSingleExit(C, /*AlwaysLeave=*/Wrap);
+    static_cast<SingleExit &>(X) = *Exit;
+    // Nothing before the start moved; what is there now (a tail call's stores, say) begins the
+    // wrapped code.
+    il::Instr *CoreFirst = Order[*Start];
 
-    // Enter, outside the try.
+    // Enter, outside the try (and before the exit code of a tail call at the start).
     if (Probes[0].Present) {
       Emitter E(B, CoreFirst);
-      for (ProbeArg A : Probes[0].Args)
-        loadProbeArg(C, E, A, X);
-      E.tok(il::Opcode::Call, Probes[0].Trampoline);
+      callProbe(C, E, Probes[0], X);
     }
+    if (!Wrap)
+      beforeTailCalls(B, tailCalls(B), ExitAtTailCall);
 
-    // The handler, between the body and the epilogue.
+    // The handler, between the body and what follows it.
     il::Instr *HandlerFirst = nullptr;
-    il::Instr *TailFirst = X.Epilogue;
+    il::Instr *TailFirst = X.End;
     if (Wrap) {
       std::vector<uint8_t> ExcSig{uint8_t(ElementType::Class)};
       appendTypeDefOrRefEncoded(ExcSig, ExceptionType);
       X.ExceptionLocal = C.addLocal(ExcSig);
-      Emitter E(B, X.Epilogue);
+      Emitter E(B, X.End);
       E.stloc(X.ExceptionLocal);
-      for (ProbeArg A : Exc.Args)
-        loadProbeArg(C, E, A, X);
-      E.tok(il::Opcode::Call, Exc.Trampoline);
+      callProbe(C, E, Exc, X);
       E.op(il::Opcode::Rethrow);
       HandlerFirst = E.first();
       TailFirst = HandlerFirst;
-      // Regions that reached the end of the code (when there is no epilogue) end before it.
+      // Regions that reached the end of the code (when nothing follows the body) end before it.
       for (il::ExceptionRegion &R : B.Regions) {
         if (!R.TryEnd)
           R.TryEnd = HandlerFirst;
@@ -299,7 +313,7 @@ public:
       R.Kind = il::RegionKind::Catch;
       R.TryStart = CoreFirst;
       R.TryEnd = R.HandlerStart = HandlerFirst;
-      R.HandlerEnd = X.Epilogue;
+      R.HandlerEnd = X.End;
       R.CatchType = ExceptionType;
       B.Regions.push_back(R);
     }
@@ -307,9 +321,7 @@ public:
     // Exit, at the head of the epilogue.
     if (Probes[1].Present && X.Epilogue) {
       Emitter E(B, X.Epilogue);
-      for (ProbeArg A : Probes[1].Args)
-        loadProbeArg(C, E, A, X);
-      E.tok(il::Opcode::Call, Probes[1].Trampoline);
+      callProbe(C, E, Probes[1], X);
       il::Instr *ExitFirst = E.first();
       for (il::Instr *I : B.instructions())
         if (I->Target == X.Epilogue && I != ExitFirst)
@@ -319,12 +331,12 @@ public:
       TailFirst = HandlerFirst ? HandlerFirst : ExitFirst;
     }
     // The method's own regions that reached the end of the code end where the added code starts
-    // (makeSingleExit pointed them at the epilogue, before which the code above was placed).
-    if (X.Epilogue && TailFirst != X.Epilogue)
+    // (makeSingleExit pointed them at what follows the body, before which the code above went).
+    if (X.End && TailFirst != X.End)
       for (size_t R = 0; R + (Wrap ? 1 : 0) < B.Regions.size(); ++R) {
-        if (B.Regions[R].TryEnd == X.Epilogue)
+        if (B.Regions[R].TryEnd == X.End)
           B.Regions[R].TryEnd = TailFirst;
-        if (B.Regions[R].HandlerEnd == X.Epilogue)
+        if (B.Regions[R].HandlerEnd == X.End)
           B.Regions[R].HandlerEnd = TailFirst;
       }
     return Error::success();
@@ -441,6 +453,13 @@ private:
     }
     E.ldarg(Arg);
     box(C, E, T);
+  }
+
+  /// Calls probe \p P with the arguments it takes.
+  void callProbe(MethodContext &C, Emitter &E, const Probe &P, const Frame &X) {
+    for (ProbeArg A : P.Args)
+      loadProbeArg(C, E, A, X);
+    E.tok(il::Opcode::Call, P.Trampoline);
   }
 
   void loadProbeArg(MethodContext &C, Emitter &E, ProbeArg A, const Frame &X) {

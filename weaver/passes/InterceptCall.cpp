@@ -23,6 +23,7 @@
 #include "pe/Image.h"
 #include "pe/StrongName.h"
 #include "support/Format.h"
+#include "weaver/il/Prefixes.h"
 #include "weaver/passes/Builtins.h"
 #include "weaver/passes/Emit.h"
 
@@ -42,6 +43,12 @@ namespace weft::passes {
 namespace {
 
 constexpr unsigned MaxNameDepth = 32;
+
+/// Takes \p I out of the order without retargeting what pointed at it (the caller has).
+void eraseFromOrder(il::MethodBody &B, il::Instr *I) {
+  std::vector<il::Instr *> &Order = B.instructions();
+  Order.erase(Order.begin() + B.indexOf(I));
+}
 
 /// "Ns.Outer/Inner" for a TypeDef or TypeRef, unquoted and without its assembly; empty for
 /// anything else.
@@ -254,7 +261,7 @@ public:
   Error runOnMethod(MethodContext &C) override {
     il::MethodBody &B = C.body();
     struct Site {
-      il::Instr *Call, *Prefix, *Tail; // Tail: a `tail.` before the `constrained.` prefix
+      il::Instr *Call, *Prefix, *Tail; // Prefix: constrained.; Tail: tail.
       const Decision *D;
     };
     std::vector<Site> Sites;
@@ -266,9 +273,14 @@ public:
       auto It = Decisions.find(In->Token);
       if (It == Decisions.end())
         continue;
-      il::Instr *Prefix = I && Order[I - 1]->Op == il::Opcode::Constrained ? Order[I - 1] : nullptr;
-      il::Instr *Tail =
-          Prefix && I > 1 && Order[I - 2]->Op == il::Opcode::Tail ? Order[I - 2] : nullptr;
+      // The call's prefixes: constrained. and tail., in either order.
+      il::Instr *Prefix = nullptr, *Tail = nullptr;
+      for (size_t P = il::prefixedStart(Order, I); P < I; ++P) {
+        if (Order[P]->Op == il::Opcode::Constrained)
+          Prefix = Order[P];
+        else if (Order[P]->Op == il::Opcode::Tail)
+          Tail = Order[P];
+      }
       Sites.push_back({In, Prefix, Tail, &It->second});
     }
     if (Sites.empty()) {
@@ -319,8 +331,9 @@ public:
           E.tok(il::Opcode::Box, S.Prefix->Token);
           for (uint32_t K = 0; K < D.Args; ++K)
             E.ldloc(Locals[K]);
-          if (S.Tail) { // `tail.` must stay right before the call
-            B.remove(S.Tail);
+          if (S.Tail) { // `tail.` must stay right before the call, which must stay before its ret
+            B.retarget(S.Tail, E.first());
+            eraseFromOrder(B, S.Tail);
             E.op(il::Opcode::Tail);
           }
         }

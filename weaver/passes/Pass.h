@@ -146,6 +146,11 @@ public:
   virtual Token coreScope() const = 0;
   /// A token for `box`, `ldobj` and the like of \p T: its TypeDef or TypeRef, or a TypeSpec.
   Token typeToken(const metadata::TypeSig &T);
+  /// The types of the values the call instruction \p Call takes from the stack, as local
+  /// variable types of this method (weaver/passes/CallOperands.h); \p Constrained is the type
+  /// token of its constrained. prefix, or 0. Fails, saying why, when a type cannot be known.
+  virtual llvm::Expected<std::vector<metadata::TypeSig>> callOperandTypes(const il::Instr &Call,
+                                                                          Token Constrained) = 0;
 
   /// A new local of type \p T (its signature bytes); returns its number.
   virtual uint32_t addLocal(llvm::ArrayRef<uint8_t> Type) = 0;

@@ -1,9 +1,10 @@
-//===- weaver/passes/Returns.cpp - One way out of a method ----------------===//
+//===- weaver/passes/Returns.cpp - The ways out of a method ---------------===//
 #include "weaver/passes/Returns.h"
 
-#include "weaver/passes/Emit.h"
+#include "weaver/il/Prefixes.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace weft::metadata;
 
@@ -121,6 +122,11 @@ std::optional<size_t> wrapStart(MethodContext &C, std::string &WhyNot) {
       WhyNot = "control flow crosses the base constructor call";
       return std::nullopt;
     }
+    for (const il::TailCallSite &T : il::tailCallSites(Order))
+      if (T.First < Split) {
+        WhyNot = "a tail call comes before the base constructor call";
+        return std::nullopt;
+      }
   }
   if (Split >= Order.size()) {
     WhyNot = "nothing follows the base constructor call";
@@ -129,21 +135,72 @@ std::optional<size_t> wrapStart(MethodContext &C, std::string &WhyNot) {
   return Split;
 }
 
-SingleExit makeSingleExit(MethodContext &C, bool AlwaysLeave) {
-  il::MethodBody &B = C.body();
-  std::vector<il::Instr *> Rets, After;
-  std::vector<bool> Inside = protectedPositions(B);
-  std::vector<bool> RetInside;
-  const std::vector<il::Instr *> &Order = B.instructions();
-  for (size_t I = 0; I < Order.size(); ++I)
-    if (Order[I]->Op == il::Opcode::Ret) {
-      Rets.push_back(Order[I]);
-      After.push_back(I + 1 < Order.size() ? Order[I + 1] : nullptr);
-      RetInside.push_back(Inside[I]);
-    }
-  SingleExit Out;
-  if (Rets.empty())
+std::vector<TailCall> tailCalls(il::MethodBody &B) {
+  std::vector<il::Instr *> &Order = B.instructions();
+  std::vector<TailCall> Out;
+  for (const il::TailCallSite &S : il::tailCallSites(Order))
+    Out.push_back({Order[S.First], Order[S.Call], Order[S.Ret]});
+  if (Out.empty())
     return Out;
+  llvm::DenseSet<const il::Instr *> Targeted;
+  for (const il::Instr *I : Order) {
+    if (I->Target)
+      Targeted.insert(I->Target);
+    for (const il::Instr *T : I->Targets)
+      Targeted.insert(T);
+  }
+  for (TailCall &T : Out) {
+    if (!Targeted.count(T.Ret))
+      continue;
+    il::Instr *Own = B.create(il::Opcode::Ret);
+    for (il::Instr *I : Order) {
+      if (I->Target == T.Ret)
+        I->Target = Own;
+      for (il::Instr *&X : I->Targets)
+        if (X == T.Ret)
+          X = Own;
+    }
+    B.insertAt(B.indexOf(T.Ret) + 1, Own);
+  }
+  return Out;
+}
+
+void beforeTailCalls(il::MethodBody &B, llvm::ArrayRef<TailCall> Calls,
+                     llvm::function_ref<void(Emitter &)> Emit) {
+  for (const TailCall &T : Calls) {
+    Emitter E(B, T.First);
+    Emit(E);
+    if (E.first())
+      B.retarget(T.First, E.first());
+  }
+}
+
+void beforeEachExit(il::MethodBody &B, llvm::function_ref<void(Emitter &, bool)> Emit) {
+  std::vector<TailCall> Calls = tailCalls(B);
+  llvm::DenseSet<const il::Instr *> TailRets;
+  for (const TailCall &T : Calls)
+    TailRets.insert(T.Ret);
+  std::vector<il::Instr *> Rets;
+  for (il::Instr *I : B.instructions())
+    if (I->Op == il::Opcode::Ret && !TailRets.count(I))
+      Rets.push_back(I);
+  for (il::Instr *Ret : Rets) {
+    Emitter E(B, Ret);
+    Emit(E, false);
+    if (E.first())
+      B.retarget(Ret, E.first());
+  }
+  beforeTailCalls(B, Calls, [&](Emitter &E) { Emit(E, true); });
+}
+
+namespace {
+
+/// Makes the epilogue (`ldloc value; ret`, or `ret`) at the end and sends each of \p Rets to it:
+/// `stloc value; br` (`leave` inside a protected region, or everywhere with \p AlwaysLeave).
+void sendRetsToEpilogue(MethodContext &C, const std::vector<il::Instr *> &Rets,
+                        const std::vector<il::Instr *> &After, const std::vector<bool> &RetInside,
+                        bool AlwaysLeave, SingleExit &Out) {
+  il::MethodBody &B = C.body();
   // Modifiers are left off the local (init-only setters return `void modreq(IsExternalInit)`).
   const TypeSig &Return = C.signature().Return.stripped();
   if (Return.Kind != ElementType::Void) {
@@ -151,20 +208,10 @@ SingleExit makeSingleExit(MethodContext &C, bool AlwaysLeave) {
     encodeTypeSig(Return, Type);
     Out.ValueLocal = C.addLocal(Type);
   }
-  // Regions that reached the end of the code end where the epilogue begins.
-  std::vector<il::Instr **> OpenEnds;
-  for (il::ExceptionRegion &R : B.Regions) {
-    if (!R.TryEnd)
-      OpenEnds.push_back(&R.TryEnd);
-    if (!R.HandlerEnd)
-      OpenEnds.push_back(&R.HandlerEnd);
-  }
   Emitter End(B, nullptr);
   Out.Epilogue = Out.ValueLocal ? End.ldloc(*Out.ValueLocal) : End.op(il::Opcode::Ret);
   if (Out.ValueLocal)
     End.op(il::Opcode::Ret);
-  for (il::Instr **E : OpenEnds)
-    *E = Out.Epilogue;
   for (size_t K = 0; K < Rets.size(); ++K) {
     il::Opcode Jump = AlwaysLeave || RetInside[K] ? il::Opcode::Leave_S : il::Opcode::Br_S;
     il::Instr *Ret = Rets[K];
@@ -176,6 +223,105 @@ SingleExit makeSingleExit(MethodContext &C, bool AlwaysLeave) {
       Ret->Target = Out.Epilogue;
     }
   }
+}
+
+/// The token of the constrained. prefix among a tail call's prefixes, or 0.
+Token constrainedType(const il::MethodBody &B, const TailCall &T) {
+  const std::vector<il::Instr *> &Order = B.instructions();
+  for (size_t I = B.indexOf(T.First); I < Order.size() && Order[I] != T.Call; ++I)
+    if (Order[I]->Op == il::Opcode::Constrained)
+      return Order[I]->Token;
+  return 0;
+}
+
+/// Moves one tail call out to a stub at the end of the code: its arguments are stored in new
+/// locals and a `leave` goes to the stub, which runs \p StubExit's code, loads them and makes the
+/// call. Returns the stub's first instruction.
+il::Instr *moveOut(MethodContext &C, const TailCall &T, llvm::ArrayRef<TypeSig> Operands,
+                   llvm::function_ref<void(Emitter &)> StubExit) {
+  il::MethodBody &B = C.body();
+  std::vector<uint32_t> Locals;
+  for (const TypeSig &Ty : Operands) {
+    std::vector<uint8_t> Sig;
+    encodeTypeSig(Ty, Sig);
+    Locals.push_back(C.addLocal(Sig));
+  }
+  Emitter Site(B, T.First);
+  for (size_t K = Locals.size(); K-- > 0;)
+    Site.stloc(Locals[K]);
+  il::Instr *Leave = Site.branch(il::Opcode::Leave, nullptr);
+
+  // The prefixes, the call and the ret leave their place; what branched there reaches the stores.
+  std::vector<il::Instr *> &Order = B.instructions();
+  size_t From = B.indexOf(T.First), To = B.indexOf(T.Ret) + 1;
+  std::vector<il::Instr *> Moved(Order.begin() + From, Order.begin() + To);
+  Order.erase(Order.begin() + From, Order.begin() + To);
+  B.retarget(T.First, Site.first());
+
+  Emitter Stub(B, nullptr);
+  if (StubExit)
+    StubExit(Stub);
+  for (uint32_t L : Locals)
+    Stub.ldloc(L);
+  for (il::Instr *I : Moved)
+    B.insertBefore(nullptr, I);
+  Leave->Target = Stub.first() ? Stub.first() : Moved.front();
+  return Leave->Target;
+}
+
+} // namespace
+
+llvm::Expected<SingleExit> makeSingleExit(MethodContext &C, bool Wrap,
+                                          llvm::function_ref<void(Emitter &)> StubExit) {
+  il::MethodBody &B = C.body();
+  std::vector<TailCall> Calls = tailCalls(B);
+  // The tail calls' operand types first, so that nothing changes if one cannot be known.
+  std::vector<std::vector<TypeSig>> Operands;
+  if (Wrap)
+    for (const TailCall &T : Calls) {
+      llvm::Expected<std::vector<TypeSig>> Types =
+          C.callOperandTypes(*T.Call, constrainedType(B, T));
+      if (!Types)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "the arguments of a tail call cannot be held in locals: " +
+                                           toString(Types.takeError()));
+      Operands.push_back(std::move(*Types));
+    }
+  llvm::DenseSet<const il::Instr *> TailRets;
+  for (const TailCall &T : Calls)
+    TailRets.insert(T.Ret);
+
+  std::vector<il::Instr *> Rets, After;
+  std::vector<bool> Inside = protectedPositions(B);
+  std::vector<bool> RetInside;
+  const std::vector<il::Instr *> &Order = B.instructions();
+  for (size_t I = 0; I < Order.size(); ++I)
+    if (Order[I]->Op == il::Opcode::Ret && !TailRets.count(Order[I])) {
+      Rets.push_back(Order[I]);
+      After.push_back(I + 1 < Order.size() ? Order[I + 1] : nullptr);
+      RetInside.push_back(Inside[I]);
+    }
+  SingleExit Out;
+  // Regions that reached the end of the code end where the added code begins.
+  std::vector<il::Instr **> OpenEnds;
+  for (il::ExceptionRegion &R : B.Regions) {
+    if (!R.TryEnd)
+      OpenEnds.push_back(&R.TryEnd);
+    if (!R.HandlerEnd)
+      OpenEnds.push_back(&R.HandlerEnd);
+  }
+  if (!Rets.empty())
+    sendRetsToEpilogue(C, Rets, After, RetInside, Wrap, Out);
+  il::Instr *FirstStub = nullptr;
+  if (Wrap)
+    for (size_t K = 0; K < Calls.size(); ++K) {
+      il::Instr *Stub = moveOut(C, Calls[K], Operands[K], StubExit);
+      if (!FirstStub)
+        FirstStub = Stub;
+    }
+  Out.End = Out.Epilogue ? Out.Epilogue : FirstStub;
+  for (il::Instr **E : OpenEnds)
+    *E = Out.End;
   return Out;
 }
 

@@ -1,9 +1,11 @@
 //===- weaver/passes/SingleRet.cpp - single-ret ---------------------------===//
 //
 // One epilogue per method: every `ret` becomes a branch to it (a `leave` inside a protected
-// region), the return value kept in a new local.
+// region), the return value kept in a new local. The `ret` of a tail call stays where it is: the
+// call must be followed by it.
 //
 //===----------------------------------------------------------------------===//
+#include "weaver/il/Prefixes.h"
 #include "weaver/passes/Builtins.h"
 #include "weaver/passes/Returns.h"
 
@@ -16,19 +18,20 @@ namespace {
 class SingleRet final : public Pass {
 public:
   Error runOnMethod(MethodContext &C) override {
+    const std::vector<il::Instr *> &Order = C.body().instructions();
     unsigned Rets = 0;
-    for (il::Instr *I : C.body().instructions())
-      Rets += I->Op == il::Opcode::Ret;
+    for (size_t I = 0; I < Order.size(); ++I)
+      Rets += Order[I]->Op == il::Opcode::Ret && !il::isTailCallReturn(Order, I);
     if (Rets == 0) {
-      C.skip("it never returns");
+      C.skip("it never returns but through tail calls, if at all");
       return Error::success();
     }
-    if (Rets == 1 && C.body().instructions().back()->Op == il::Opcode::Ret) {
+    if (Rets == 1 && Order.back()->Op == il::Opcode::Ret &&
+        !il::isTailCallReturn(Order, Order.size() - 1)) {
       C.skip("it already returns only at its end");
       return Error::success();
     }
-    makeSingleExit(C, /*AlwaysLeave=*/false);
-    return Error::success();
+    return makeSingleExit(C, /*Wrap=*/false).takeError();
   }
 };
 

@@ -12,6 +12,9 @@
 //             Interlocked.Increment(ref Calls[K]) }
 //   EXIT: ldloc v; ret
 //
+// A tail call moves out of the try block to a stub after the epilogue (weaver/passes/Returns.h),
+// so the time counted ends at the call: the callee's time is its own.
+//
 // The counters live in the type `<weft>.Trace`, whose static constructor also registers the
 // writer for AppDomain.ProcessExit; `<weft>.Trace::Flush()` writes the files at any time.
 //
@@ -165,16 +168,22 @@ public:
       return Error::success();
     }
     il::MethodBody &B = C.body();
-    il::Instr *CoreFirst = B.instructions()[*Start];
+    // Tail calls move out of the try block: the finally block times the method up to the call.
+    Expected<SingleExit> Exit = makeSingleExit(C, /*Wrap=*/true);
+    if (!Exit) {
+      C.skip(toString(Exit.takeError()));
+      return Error::success();
+    }
+    SingleExit X = *Exit;
+    il::Instr *CoreFirst = B.instructions()[*Start]; // after what makeSingleExit inserted
     uint32_t StartLocal = C.addLocal({uint8_t(ElementType::I8)});
-    SingleExit X = makeSingleExit(C, /*AlwaysLeave=*/true);
 
     Emitter Head(B, CoreFirst);
     Head.tok(il::Opcode::Call, GetTimestamp);
     Head.stloc(StartLocal);
 
-    // The finally block, between the body and the epilogue.
-    Emitter Fin(B, X.Epilogue);
+    // The finally block, between the body and what follows it.
+    Emitter Fin(B, X.End);
     Fin.tok(il::Opcode::Ldsfld, Ticks);
     il::Instr *Index1 = Fin.ldc(0);
     Fin.tok(il::Opcode::Ldelema, C.typeToken(TypeSig(ElementType::I8)));
@@ -192,16 +201,16 @@ public:
     il::Instr *FinFirst = Fin.first();
     // The method's regions that reached the end of the code stop before the finally block.
     for (il::ExceptionRegion &R : B.Regions) {
-      if (!R.TryEnd || R.TryEnd == X.Epilogue)
+      if (!R.TryEnd || R.TryEnd == X.End)
         R.TryEnd = FinFirst;
-      if (!R.HandlerEnd || R.HandlerEnd == X.Epilogue)
+      if (!R.HandlerEnd || R.HandlerEnd == X.End)
         R.HandlerEnd = FinFirst;
     }
     il::ExceptionRegion R;
     R.Kind = il::RegionKind::Finally;
     R.TryStart = CoreFirst;
     R.TryEnd = R.HandlerStart = FinFirst;
-    R.HandlerEnd = X.Epilogue;
+    R.HandlerEnd = X.End;
     B.Regions.push_back(R);
     // The counter index is given in row order in finishMethod.
     C.Marks = {Index1, Index2};

@@ -13,6 +13,7 @@
 #include "weaver/il/BodyReader.h"
 #include "weaver/il/CallShapes.h"
 #include "weaver/il/Encoder.h"
+#include "weaver/passes/CallOperands.h"
 #include "weaver/passes/Pass.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -21,6 +22,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <optional>
 
@@ -74,6 +76,17 @@ bool carriesByRefLike(const Module &M, uint32_t Row) {
   return false;
 }
 
+/// Whether TypeDef \p Row of \p M is a value type (extends System.ValueType, but is not
+/// System.Enum, or extends System.Enum).
+bool isValueTypeDefOf(const Module &M, uint32_t Row) {
+  Token Extends = M.getToken(TableId::TypeDef, Row, TypeDefCol::Extends);
+  auto [Ns, Name] = typeName(M, Extends);
+  if (Ns != "System")
+    return false;
+  auto [OwnNs, OwnName] = typeName(M, makeToken(TableId::TypeDef, Row));
+  return Name == "ValueType" ? !(OwnNs == "System" && OwnName == "Enum") : Name == "Enum";
+}
+
 /// What the method contexts share: facts about the module computed once.
 struct Shared {
   const Module &M;
@@ -83,19 +96,50 @@ struct Shared {
   NamePrinter Names;
   Token CoreScope = 0; // 0: the module is the core library
   std::mutex Lock;
-  DenseMap<uint32_t, bool> ByRefLikeRefs; // by TypeRef row
+  DenseMap<uint32_t, bool> ByRefLikeRefs;                // by TypeRef row
+  DenseMap<uint32_t, std::optional<bool>> ValueTypeRefs; // by TypeRef row
 
   Shared(Editor &E, AssemblyResolver *R)
       : M(E.original()), E(E), Resolver(R), Shapes(E), Names(M) {}
 
-  bool isValueTypeDef(uint32_t Row) const {
-    Token Extends = M.getToken(TableId::TypeDef, Row, TypeDefCol::Extends);
-    auto [Ns, Name] = typeName(M, Extends);
-    if (Ns != "System")
-      return false;
-    auto [OwnNs, OwnName] = typeName(M, makeToken(TableId::TypeDef, Row));
-    return Name == "ValueType" ? !(OwnNs == "System" && OwnName == "Enum") : Name == "Enum";
+  bool isValueTypeDef(uint32_t Row) const { return isValueTypeDefOf(M, Row); }
+
+  /// Whether a TypeDef or TypeRef (original or added) names a value type, if that can be known.
+  std::optional<bool> isValueType(Token T) {
+    uint32_t Row = tokenRow(T);
+    if (tokenTable(T) == TableId::TypeDef)
+      return Row <= M.rowCount(TableId::TypeDef) ? isValueTypeDef(Row) : false; // added: classes
+    if (tokenTable(T) != TableId::TypeRef || Row > M.rowCount(TableId::TypeRef) || !Resolver)
+      return std::nullopt;
+    {
+      std::lock_guard<std::mutex> G(Lock);
+      auto It = ValueTypeRefs.find(Row);
+      if (It != ValueTypeRefs.end())
+        return It->second;
+    }
+    std::optional<bool> Result;
+    if (std::optional<ResolvedType> RT = Resolver->resolveTypeRef(M, Row))
+      Result = isValueTypeDefOf(*RT->M, RT->Row);
+    std::lock_guard<std::mutex> G(Lock);
+    ValueTypeRefs[Row] = Result;
+    return Result;
   }
+
+  /// What callOperandTypes reads, from the editor (which also has the rows passes added).
+  std::optional<SignatureFacts> Facts;
+  void prepareFacts() {
+    CellFn = [this](TableId T, uint32_t Row, unsigned Col) { return E.get(T, Row, Col); };
+    BlobFn = [this](uint32_t Offset) { return E.getBlob(Offset); };
+    DeclaringFn = [this](uint32_t Row) {
+      return Row <= M.rowCount(TableId::MethodDef) ? M.declaringTypeOfMethod(Row) : 0;
+    };
+    ValueFn = [this](Token T) { return isValueType(T); };
+    Facts = SignatureFacts{CellFn, BlobFn, DeclaringFn, ValueFn};
+  }
+  std::function<uint32_t(TableId, uint32_t, unsigned)> CellFn;
+  std::function<ArrayRef<uint8_t>(uint32_t)> BlobFn;
+  std::function<uint32_t(uint32_t)> DeclaringFn;
+  std::function<std::optional<bool>(Token)> ValueFn;
 
   bool typeRefIsByRefLike(uint32_t Row) {
     {
@@ -230,6 +274,10 @@ public:
     return (UserStringTokenType << 24) | (T & 0xFFFFFF);
   }
   Token coreScope() const override { return S.CoreScope; }
+  Expected<std::vector<TypeSig>> callOperandTypes(const il::Instr &Call,
+                                                  Token Constrained) override {
+    return passes::callOperandTypes(*S.Facts, Call, Constrained);
+  }
 
   uint32_t addLocal(ArrayRef<uint8_t> Type) override {
     if (!LocalsRead) {
@@ -508,6 +556,7 @@ Expected<WeaveOutcome> weave(const pe::Image &Img, Editor &E, const spec::Select
 
   // After beginModule, which adds the references the method phases call through.
   S.Shapes.prepare();
+  S.prepareFacts();
 
   std::optional<ThreadPool> Pool;
   unsigned Threads =

@@ -8,6 +8,9 @@
 //    of field data, which name Field rows, follow the rows); `weft verify` passes; `weft weave`
 //    writes it back in the same form with no passes (runs, verifies, dumps the same) and with
 //    `trace`, which adds a type with members (runs, verifies, counts the calls of the original).
+//  - a C++/CLI-shaped mixed-mode image (tests/support/MixedModeImage): `weft info` says it is
+//    mixed-mode, `weft weave` refuses it with the reason, exit code 1 and no output, `weft dump`
+//    and `weft verify` read it like the IL-only original, and CoreCLR takes it for x86 code.
 //
 //===----------------------------------------------------------------------===//
 #include "metadata/Module.h"
@@ -15,6 +18,7 @@
 #include "support/Format.h"
 #include "tests/support/Env.h"
 #include "tests/support/Golden.h"
+#include "tests/support/MixedModeImage.h"
 #include "tests/support/PtrTablesImage.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -263,5 +267,101 @@ INSTANTIATE_TEST_SUITE_P(Corpus, PtrTables,
                          ::testing::Values("Records", "Generics", "Attributes", "StructsAndSpans",
                                            "DelegatesEvents"),
                          [](const auto &Info) { return Info.param; });
+
+// --- a mixed-mode image ---
+
+class MixedMode : public ::testing::Test {
+protected:
+  static constexpr const char *Name = "Closures";
+
+  void SetUp() override {
+    Original = test::corpusDll(Name);
+    ASSERT_TRUE(sys::fs::exists(Original))
+        << Original << " was not built (the corpus.build test does that)";
+    Expected<test::MixedModeImage> M = test::makeMixedModeImage(Original);
+    ASSERT_TRUE(bool(M)) << toString(M.takeError());
+    Made = std::move(*M);
+    Dll = writeProgram("mixed-mode", Name, Made.Bytes);
+  }
+
+  std::string Original, Dll;
+  test::MixedModeImage Made;
+};
+
+TEST_F(MixedMode, InfoSaysMixedMode) {
+  json::Object Info = infoJson(Dll);
+  EXPECT_EQ(Info.getBoolean("mixed_mode"), true);
+  EXPECT_EQ(Info.getBoolean("ready_to_run"), false);
+  const json::Object *Cli = Info.getObject("cli");
+  ASSERT_NE(Cli, nullptr);
+  EXPECT_EQ(Cli->getBoolean("il_only"), false);
+  EXPECT_EQ(Cli->getBoolean("native_entry_point"), true);
+  EXPECT_EQ(Cli->getString("entry_point").getValueOr(""),
+            "0x" + hexstr(Made.NativeEntryPoint, false, 8));
+  test::CommandResult Text = weft({"info", Dll});
+  EXPECT_EQ(Text.ExitCode, 0) << Text.Err;
+  EXPECT_TRUE(StringRef(Text.Out).contains("mixed-mode:        yes (native code beside IL)"))
+      << Text.Out;
+  EXPECT_EQ(infoJson(Original).getBoolean("mixed_mode"), false);
+}
+
+TEST_F(MixedMode, WeaveRefusesItWithTheReasonAndWritesNothing) {
+  std::string Dir = sys::path::parent_path(Dll).str();
+  std::string Out = Dir + "/woven.dll";
+  test::CommandResult W = weft({"weave", Dll, "-o", Out});
+  EXPECT_EQ(W.ExitCode, 1);
+  EXPECT_TRUE(StringRef(W.Err).contains("weft: error: '" + Dll +
+                                        "': a mixed-mode (C++/CLI) image: its native code"))
+      << W.Err;
+  EXPECT_FALSE(sys::fs::exists(Out));
+  // In place: refused the same way, and the input is left as it was.
+  W = weft({"weave", Dll, "--in-place", "--pass", "single-ret"});
+  EXPECT_EQ(W.ExitCode, 1);
+  EXPECT_TRUE(StringRef(W.Err).contains("mixed-mode (C++/CLI)")) << W.Err;
+  EXPECT_TRUE(test::readFile(Dll) == toStringRef(Made.Bytes));
+  // Nothing else (no temporary file) is left in the folder.
+  std::error_code EC;
+  std::vector<std::string> Files;
+  for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
+    Files.push_back(sys::path::filename(It->path()).str());
+  std::sort(Files.begin(), Files.end());
+  EXPECT_EQ(Files, (std::vector<std::string>{std::string(Name) + ".dll",
+                                             std::string(Name) + ".runtimeconfig.json"}));
+}
+
+// The IL and metadata are the original's: the dump differs only where the CLI header does (its
+// flags, and the managed entry point that a native one replaced), and the methods verify.
+TEST_F(MixedMode, DumpAndVerifyReadItLikeTheOriginal) {
+  test::CommandResult A = weft({"dump", Original}), B = weft({"dump", Dll});
+  ASSERT_EQ(A.ExitCode, 0) << A.Err;
+  ASSERT_EQ(B.ExitCode, 0) << B.Err;
+  SmallVector<StringRef, 0> LA, LB;
+  StringRef(A.Out).split(LA, '\n');
+  StringRef(B.Out).split(LB, '\n');
+  std::vector<std::string> OnlyA, OnlyB;
+  for (StringRef L : LA)
+    if (!is_contained(LB, L))
+      OnlyA.push_back(L.trim().str());
+  for (StringRef L : LB)
+    if (!is_contained(LA, L))
+      OnlyB.push_back(L.trim().str());
+  EXPECT_EQ(LA.size(), LB.size() + 1);
+  EXPECT_EQ(OnlyA, (std::vector<std::string>{".corflags 0x00000001  // ILONLY", ".entrypoint"}));
+  EXPECT_EQ(OnlyB, (std::vector<std::string>{".corflags 0x00000010  // NATIVE_ENTRYPOINT"}));
+  test::CommandResult V = weft({"verify", Dll});
+  EXPECT_EQ(V.ExitCode, 0) << V.Out << V.Err;
+}
+
+// The runtime's loader takes an x86 image without the IL-only flag for native x86 code, as it
+// takes a C++/CLI one, and does not load it into a 64-bit process. (The original runs.)
+TEST_F(MixedMode, CoreClrDoesNotLoadItIntoA64BitProcess) {
+  test::CommandResult Run = test::run("dotnet", {Dll}, {}, 120);
+  EXPECT_NE(Run.ExitCode, 0);
+  EXPECT_TRUE(StringRef(Run.Err).contains("Could not load file or assembly '" + Dll +
+                                          "'. The assembly architecture is not compatible"))
+      << Run.Err;
+  test::CommandResult Good = test::run("dotnet", {Original}, {}, 120);
+  EXPECT_EQ(Good.ExitCode, 0) << Good.Err;
+}
 
 } // namespace

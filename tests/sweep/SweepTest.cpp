@@ -1,13 +1,14 @@
 //===- tests/sweep/SweepTest.cpp - Read every assembly on the machine -----===//
 //
 // Every managed assembly (and portable PDB) of every installed shared framework, of every installed
-// SDK, of the NuGet package folder and of the external robustness corpus is read completely (all
-// tables, all signatures and blobs, all method bodies) and disassembled. Each one must either read
-// cleanly or be refused with an error that is on the list of expected refusals below. The test
-// prints what it read and why it refused what it refused.
+// SDK, of the NuGet package folder, of the external robustness corpus and of the inputs the suite
+// makes from the corpus (every program with "#-" metadata and *Ptr tables, and a mixed-mode
+// image) is read completely (all tables, all signatures and blobs, all method bodies) and
+// disassembled. Each one must either read cleanly or be refused with an error that is on the list
+// of expected refusals below. The test prints what it read and why it refused what it refused.
 //
-// WEFT_SWEEP_LIMIT=N reads only every k-th file so that about N are read (for quick runs);
-// WEFT_SWEEP_EXTRA=dir1:dir2 adds folders.
+// WEFT_SWEEP_LIMIT=N reads only every k-th file so that about N are read (for quick runs; the made
+// inputs are always read); WEFT_SWEEP_EXTRA=dir1:dir2 adds folders.
 //
 //===----------------------------------------------------------------------===//
 #include "metadata/Editor.h"
@@ -17,6 +18,8 @@
 #include "pe/Image.h"
 #include "support/Format.h"
 #include "tests/support/Env.h"
+#include "tests/support/MixedModeImage.h"
+#include "tests/support/PtrTablesImage.h"
 #include "weaver/ModuleWriter.h"
 #include "weaver/ReadAll.h"
 #include "weaver/analysis/StackDepth.h"
@@ -46,6 +49,7 @@ namespace {
 struct Source {
   std::string Label;
   std::string Dir;
+  bool Sampled = true; // WEFT_SWEEP_LIMIT may leave some of its files out
 };
 
 enum class Outcome { Read, Refused, Native, NotPE, WindowsPdb };
@@ -68,6 +72,46 @@ const ExpectedRefusal ExpectedRefusals[] = {
     {"", ""}, // (none so far; entries look like {"file.dll", "part of the message"})
 };
 
+std::string externalCorpusDir() {
+  SmallString<256> External(test::sourceDir());
+  sys::path::append(External, "..", "shared", "corpus-external", "cecil");
+  if (Optional<std::string> Env = sys::Process::GetEnv("WEFT_EXTERNAL_CORPUS"))
+    External = *Env;
+  return std::string(External);
+}
+
+// The inputs the suite makes from the corpus programs (tests/support), made once per process:
+// each program with its metadata in the "#-" stream with *Ptr tables, and one mixed-mode image.
+struct MadeInputs {
+  std::string Dir, MixedMode;
+  std::vector<std::string> Problems;
+};
+
+const MadeInputs &madeInputs() {
+  static const MadeInputs Made = [] {
+    MadeInputs M;
+    M.Dir = test::scratchDir("sweep-made-inputs");
+    auto Write = [&](StringRef File, ArrayRef<uint8_t> Bytes) {
+      if (!test::writeFile(M.Dir + "/" + File.str(), toStringRef(Bytes)))
+        M.Problems.push_back("cannot write " + File.str());
+    };
+    for (const std::string &Name : test::corpusPrograms()) {
+      if (Expected<test::PtrTablesImage> P = test::makePtrTablesImage(test::corpusDll(Name)))
+        Write(Name + ".ptr-tables.dll", P->Bytes);
+      else
+        M.Problems.push_back(toString(P.takeError()));
+    }
+    M.MixedMode = M.Dir + "/Closures.mixed-mode.dll";
+    if (Expected<test::MixedModeImage> Mixed =
+            test::makeMixedModeImage(test::corpusDll("Closures")))
+      Write(sys::path::filename(M.MixedMode), Mixed->Bytes);
+    else
+      M.Problems.push_back(toString(Mixed.takeError()));
+    return M;
+  }();
+  return Made;
+}
+
 std::vector<Source> sources() {
   std::vector<Source> S;
   for (const test::Installed &F : test::sharedFrameworks())
@@ -77,12 +121,9 @@ std::vector<Source> sources() {
   std::string NuGet = test::nugetPackagesDir();
   if (!NuGet.empty() && sys::fs::is_directory(NuGet))
     S.push_back({"NuGet packages", NuGet});
-  SmallString<256> External(test::sourceDir());
-  sys::path::append(External, "..", "shared", "corpus-external", "cecil");
-  if (Optional<std::string> Env = sys::Process::GetEnv("WEFT_EXTERNAL_CORPUS"))
-    External = *Env;
-  if (sys::fs::is_directory(External))
-    S.push_back({"external corpus", std::string(External)});
+  if (std::string External = externalCorpusDir(); sys::fs::is_directory(External))
+    S.push_back({"external corpus", External});
+  S.push_back({"made from the corpus", madeInputs().Dir, /*Sampled=*/false});
   if (Optional<std::string> Extra = sys::Process::GetEnv("WEFT_SWEEP_EXTRA")) {
     SmallVector<StringRef, 4> Dirs;
     StringRef(*Extra).split(Dirs, ':', -1, false);
@@ -164,32 +205,44 @@ bool expectedRefusal(const Result &R) {
   return false;
 }
 
-// The files of every source, and the stride that samples them (WEFT_SWEEP_LIMIT).
-std::vector<std::pair<std::string, std::string>> sweepFiles(ArrayRef<StringRef> Extensions,
-                                                            size_t &Stride) {
-  std::vector<std::pair<std::string, std::string>> Files; // path, label
+// The files of every source (path and label): every Stride-th of those that are sampled
+// (WEFT_SWEEP_LIMIT), and all of the others.
+struct SweepFiles {
+  std::vector<std::pair<std::string, std::string>> Files;
+  size_t Stride = 1, Total = 0;
+};
+
+SweepFiles sweepFiles(ArrayRef<StringRef> Extensions) {
+  std::vector<std::pair<std::string, std::string>> Sampled, Kept;
   for (const Source &S : sources())
     for (std::string &F : test::filesUnder(S.Dir, Extensions))
-      Files.emplace_back(std::move(F), S.Label);
-  Stride = 1;
+      (S.Sampled ? Sampled : Kept).emplace_back(std::move(F), S.Label);
+  SweepFiles Out;
+  Out.Total = Sampled.size() + Kept.size();
   if (Optional<std::string> Limit = sys::Process::GetEnv("WEFT_SWEEP_LIMIT")) {
     size_t N = std::max<size_t>(1, std::stoul(*Limit));
-    Stride = std::max<size_t>(1, Files.size() / N);
+    Out.Stride = std::max<size_t>(1, Sampled.size() / N);
   }
-  return Files;
+  for (size_t I = 0; I < Sampled.size(); I += Out.Stride)
+    Out.Files.push_back(std::move(Sampled[I]));
+  for (auto &F : Kept)
+    Out.Files.push_back(std::move(F));
+  return Out;
 }
 
 TEST(Sweep, EveryAssemblyOnTheMachineIsReadOrRefusedClearly) {
-  ASSERT_FALSE(sources().empty()) << "no shared framework found through `dotnet --list-runtimes`";
-  size_t Stride = 1;
-  std::vector<std::pair<std::string, std::string>> Files =
-      sweepFiles({".dll", ".exe", ".winmd", ".netmodule", ".pdb"}, Stride);
+  ASSERT_FALSE(test::sharedFrameworks().empty())
+      << "no shared framework found through `dotnet --list-runtimes`";
+  for (const std::string &P : madeInputs().Problems)
+    ADD_FAILURE() << "could not make an input: " << P;
+  SweepFiles Sweep = sweepFiles({".dll", ".exe", ".winmd", ".netmodule", ".pdb"});
+  const auto &Files = Sweep.Files;
 
   metadata::AssemblyResolver Framework(metadata::AssemblyResolver::sharedFrameworkDirs());
   std::vector<Result> Results(Files.size());
   {
     ThreadPool Pool(hardware_concurrency());
-    for (size_t I = 0; I < Files.size(); I += Stride)
+    for (size_t I = 0; I < Files.size(); ++I)
       Pool.async([&, I] { Results[I] = readOne(Files[I].first, Files[I].second, Framework); });
     Pool.wait();
   }
@@ -201,8 +254,7 @@ TEST(Sweep, EveryAssemblyOnTheMachineIsReadOrRefusedClearly) {
   std::map<std::string, Tally> BySource;
   std::vector<const Result *> Unexpected;
   std::map<std::string, std::vector<std::string>> Refusals;
-  for (size_t I = 0; I < Files.size(); I += Stride) {
-    const Result &R = Results[I];
+  for (const Result &R : Results) {
     Tally &T = BySource[R.Label];
     switch (R.What) {
     case Outcome::Read:
@@ -225,9 +277,9 @@ TEST(Sweep, EveryAssemblyOnTheMachineIsReadOrRefusedClearly) {
     case Outcome::WindowsPdb: ++T.WindowsPdb; break;
     }
   }
-  outs() << "Sweep of " << (Files.size() + Stride - 1) / Stride << " files";
-  if (Stride > 1)
-    outs() << " (every " << Stride << "th of " << Files.size() << ")";
+  outs() << "Sweep of " << Files.size() << " files";
+  if (Sweep.Stride > 1)
+    outs() << " (every " << Sweep.Stride << "th of the machine's, of " << Sweep.Total << ")";
   outs() << ":\n";
   for (auto &[Label, T] : BySource) {
     outs() << "  " << left_justify(Label, 34) << " read " << T.Read << ", refused " << T.Refused
@@ -363,14 +415,13 @@ void reencodeOne(const std::string &Path, ReencodeTally &T, std::mutex &Lock) {
 }
 
 TEST(Sweep, EveryMethodBodyReencodesToItsOwnBytes) {
-  size_t Stride = 1;
   std::vector<std::pair<std::string, std::string>> Files =
-      sweepFiles({".dll", ".exe", ".winmd", ".netmodule"}, Stride);
+      sweepFiles({".dll", ".exe", ".winmd", ".netmodule"}).Files;
   ReencodeTally T;
   std::mutex Lock;
   {
     ThreadPool Pool(hardware_concurrency());
-    for (size_t I = 0; I < Files.size(); I += Stride)
+    for (size_t I = 0; I < Files.size(); ++I)
       Pool.async([&, I] { reencodeOne(Files[I].first, T, Lock); });
     Pool.wait();
   }
@@ -461,14 +512,13 @@ void rewriteOne(const std::string &Path, RewriteTally &T, std::mutex &Lock) {
 }
 
 TEST(Sweep, EveryModuleRewritesItsMetadata) {
-  size_t Stride = 1;
   std::vector<std::pair<std::string, std::string>> Files =
-      sweepFiles({".dll", ".exe", ".winmd", ".netmodule"}, Stride);
+      sweepFiles({".dll", ".exe", ".winmd", ".netmodule"}).Files;
   RewriteTally T;
   std::mutex Lock;
   {
     ThreadPool Pool(hardware_concurrency());
-    for (size_t I = 0; I < Files.size(); I += Stride)
+    for (size_t I = 0; I < Files.size(); ++I)
       Pool.async([&, I] { rewriteOne(Files[I].first, T, Lock); });
     Pool.wait();
   }
@@ -585,15 +635,14 @@ void roundTripOne(const std::string &Path, metadata::AssemblyResolver &Framework
 }
 
 TEST(Sweep, EveryAssemblyRoundTrips) {
-  size_t Stride = 1;
   std::vector<std::pair<std::string, std::string>> Files =
-      sweepFiles({".dll", ".exe", ".winmd", ".netmodule"}, Stride);
+      sweepFiles({".dll", ".exe", ".winmd", ".netmodule"}).Files;
   metadata::AssemblyResolver Framework(metadata::AssemblyResolver::sharedFrameworkDirs());
   RoundTripTally T;
   std::mutex Lock;
   {
     ThreadPool Pool(hardware_concurrency());
-    for (size_t I = 0; I < Files.size(); I += Stride)
+    for (size_t I = 0; I < Files.size(); ++I)
       Pool.async([&, I] { roundTripOne(Files[I].first, Framework, T, Lock); });
     Pool.wait();
   }
@@ -607,6 +656,19 @@ TEST(Sweep, EveryAssemblyRoundTrips) {
   for (const std::string &F : T.Failures)
     ADD_FAILURE() << F;
   EXPECT_GT(T.Written, 100u);
+  // Mixed-mode images are refused with the reason: the one the suite makes always, and the C++/CLI
+  // library of the external corpus when it is there (and sampled).
+  std::vector<std::string> MixedMode{madeInputs().MixedMode};
+  std::string CppCli = externalCorpusDir() + "/cppcli.dll";
+  if (any_of(Files, [&](const auto &F) { return F.first == CppCli; }))
+    MixedMode.push_back(CppCli);
+  for (const std::string &F : MixedMode) {
+    std::string Prefix = sys::path::filename(F).str() + ": ";
+    EXPECT_TRUE(any_of(
+        T.Refusals,
+        [&](StringRef R) { return R.startswith(Prefix) && R.contains("mixed-mode (C++/CLI)"); }))
+        << F << " was not refused as a mixed-mode image";
+  }
 }
 
 } // namespace

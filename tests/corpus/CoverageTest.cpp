@@ -12,6 +12,7 @@
 #include "pe/Image.h"
 #include "tests/support/Env.h"
 #include "tests/support/Golden.h"
+#include "tests/support/Weave.h"
 #include "weaver/coverage/Report.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -206,6 +207,77 @@ TEST(Coverage, KnownLinesOfSwitches) {
 }
 
 // Without a PDB the reports list blocks: one "line" per counter, the file being the assembly.
+// --- lines after code that throws ---
+
+/// The "// hits: N" comments of a source file: line number -> N.
+std::map<unsigned, uint64_t> annotatedHits(StringRef Source) {
+  std::map<unsigned, uint64_t> Out;
+  SmallVector<StringRef, 0> Lines;
+  Source.split(Lines, '\n');
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    size_t At = Lines[I].find("// hits: ");
+    uint64_t N = 0;
+    if (At != StringRef::npos && !Lines[I].substr(At + 9).trim().getAsInteger(10, N))
+      Out[unsigned(I + 1)] = N;
+  }
+  return Out;
+}
+
+// tests/coverage-lines, built as `dotnet test` builds (Debug): every annotated line has the hits
+// its comment says, so statements after a call, a field access or a division that threw are not
+// credited, while a method in which nothing can throw keeps a single counter.
+TEST(Coverage, LinesAfterCodeThatThrowsAreNotCredited) {
+  std::string In = test::helperDll("CoverageLines");
+  ASSERT_TRUE(sys::fs::exists(In)) << "the coveragelines.build test builds " << In;
+  Woven W;
+  W.Dir = test::scratchDir("coverage-lines");
+  W.Dll = W.Dir + "/CoverageLines.dll";
+  W.Map = W.Dll + ".coverage.json";
+  W.Hits = W.Dir + "/CoverageLines.weft-hits";
+  W.Weave = test::run(test::weftTool(),
+                      {"weave", In, "-o", W.Dll, "--pass", "coverage", "--verify-each"});
+  ASSERT_EQ(W.Weave.ExitCode, 0) << W.Weave.Err;
+  SmallString<256> Config(sys::path::parent_path(In));
+  sys::path::append(Config, "CoverageLines.runtimeconfig.json");
+  ASSERT_FALSE(sys::fs::copy_file(Config, W.Dir + "/CoverageLines.runtimeconfig.json"));
+  run(W);
+  ASSERT_EQ(W.Run.ExitCode, 0) << W.Run.Err;
+  EXPECT_EQ(W.Run.Out, "ok,InvalidOperationException,InvalidOperationException,ok,"
+                       "NullReferenceException,DivideByZeroException,no failure,caught,"
+                       "InvalidOperationException,ok,ArgumentOutOfRangeException,63\n");
+
+  Lcov L = parseLcov(report(W, "lcov"));
+  SmallString<256> Source(test::sourceDir());
+  sys::path::append(Source, "tests", "coverage-lines", "Program.cs");
+  std::map<unsigned, uint64_t> Want = annotatedHits(test::readFile(Source));
+  ASSERT_GT(Want.size(), 25u);
+  for (auto [Line, Hits] : Want) {
+    auto It = L.Lines.find(Line);
+    if (It == L.Lines.end())
+      ADD_FAILURE() << "line " << Line << " is not in the report";
+    else
+      EXPECT_EQ(It->second, Hits) << "line " << Line;
+  }
+
+  // Straight-line code that cannot throw keeps one counter; the method with a call in the middle
+  // of a block has segments that continue it, which are no branches.
+  Expected<coverage::Map> M = coverage::readMap(test::readFile(W.Map));
+  ASSERT_TRUE(bool(M)) << toString(M.takeError());
+  for (const coverage::Method &Me : M->Methods) {
+    unsigned Segments = unsigned(llvm::count_if(Me.Blocks, [](auto &B) { return B.Continues; }));
+    if (Me.Name == "StraightLine")
+      EXPECT_EQ(Segments, 0u);
+    if (Me.Name == "CallThrowsMidBlock")
+      EXPECT_GE(Segments, 2u);
+  }
+  // Its lines hold no branch: a segment is none.
+  SmallVector<StringRef, 0> Records;
+  StringRef(report(W, "lcov")).split(Records, '\n');
+  for (StringRef R : Records)
+    for (unsigned Line : {17u, 18u, 19u, 20u, 21u})
+      EXPECT_FALSE(R.startswith(("BRDA:" + Twine(Line) + ",").str())) << R;
+}
+
 TEST(Coverage, WithoutLinesReportsBlocks) {
   Woven W = weave("Switches", "blocks", "coverage:pdb=");
   ASSERT_EQ(W.Weave.ExitCode, 0) << W.Weave.Err;

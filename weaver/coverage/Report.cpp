@@ -123,6 +123,14 @@ Error readMethod(const json::Value &V, size_t I, Map &M, uint64_t &Next) {
         return joinErrors(S.takeError(), E.takeError());
       B.IL = {*S, *E};
     }
+    if (const json::Value *CV = BO->get("continues")) {
+      llvm::Optional<bool> Continues = CV->getAsBoolean();
+      if (!Continues)
+        return mapError(BWhere + ".continues", "expected true or false");
+      if (*Continues && K == 0)
+        return mapError(BWhere + ".continues", "the first block continues nothing");
+      B.Continues = *Continues;
+    }
     if (const json::Value *LV = BO->get("lines")) {
       const json::Array *Lines = LV->getAsArray();
       if (!Lines)
@@ -312,6 +320,10 @@ using LinesByDocument = std::map<uint32_t, LineMap>; // document -> lines
 /// document 0, numbered by counter from 1.
 LinesByDocument methodLines(const Method &M, bool BlockMode) {
   LinesByDocument Out;
+  // The basic blocks with a point on each line: a block and the segments that continue it are
+  // one branch, whose hits are those of its first counter on the line.
+  std::map<std::pair<uint32_t, uint32_t>, std::set<size_t>> BlocksOnLine;
+  size_t Parent = 0;
   for (size_t K = 0; K < M.Blocks.size(); ++K) {
     const Block &B = M.Blocks[K];
     if (BlockMode) {
@@ -319,13 +331,13 @@ LinesByDocument methodLines(const Method &M, bool BlockMode) {
       L.Hits = B.Hits;
       continue;
     }
-    std::set<std::pair<uint32_t, uint32_t>> Seen; // a block counts once per line
+    if (!B.Continues)
+      Parent = K;
     for (const SourceSpan &S : B.Lines) {
-      if (!Seen.insert({S.Document, S.StartLine}).second)
-        continue;
       LineData &L = Out[S.Document][S.StartLine];
       L.Hits = std::max(L.Hits, B.Hits);
-      L.Branches.push_back(B.Hits);
+      if (BlocksOnLine[{S.Document, S.StartLine}].insert(Parent).second)
+        L.Branches.push_back(B.Hits);
     }
   }
   return Out;

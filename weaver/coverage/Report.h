@@ -6,7 +6,9 @@
 //
 // Lines: each sequence point counts for the line it starts on; a line's hits are the most of the
 // blocks with a sequence point starting on it. A line with points in two or more blocks is a
-// branch line, each of those blocks one branch (Cobertura condition-coverage, LCOV BRDA).
+// branch line, each of those blocks one branch (Cobertura condition-coverage, LCOV BRDA); a
+// segment that continues a block (a statement after code that may throw) has its own hits but is
+// no branch.
 // A method's hits are those of its first block. When the map has no lines at all (no PDB), the
 // reports list blocks instead: "line" N is the module's counter N-1, the file the assembly.
 //
@@ -35,6 +37,9 @@ struct Block {
   std::optional<std::pair<uint32_t, uint32_t>> IL;
   std::vector<SourceSpan> Lines;
   uint64_t Hits = 0;
+  /// A segment that continues the block before it (it starts at a statement after code that may
+  /// throw): its own counter, but no branch of its own.
+  bool Continues = false;
 };
 
 struct Method {

@@ -42,6 +42,33 @@ std::optional<Opcode> twoByteOpcode(uint8_t B) {
   return I < 0 ? std::nullopt : std::optional<Opcode>(Opcode(I));
 }
 
+bool mayThrow(Opcode Op) {
+  if ((Op >= Opcode::Ldarg_0 && Op <= Opcode::Stloc_S) ||
+      (Op >= Opcode::Ldnull && Op <= Opcode::Pop) || (Op >= Opcode::Br_S && Op <= Opcode::Switch) ||
+      (Op >= Opcode::Ceq && Op <= Opcode::Clt_Un) ||
+      (Op >= Opcode::Conv_I1 && Op <= Opcode::Conv_U8) ||
+      (Op >= Opcode::And && Op <= Opcode::Not) || (Op >= Opcode::Ldarg && Op <= Opcode::Stloc) ||
+      info(Op).isPrefix())
+    return false;
+  switch (Op) {
+  case Opcode::Nop:
+  case Opcode::Ret:
+  case Opcode::Add:
+  case Opcode::Sub:
+  case Opcode::Mul:
+  case Opcode::Conv_R_Un:
+  case Opcode::Conv_U2:
+  case Opcode::Conv_U1:
+  case Opcode::Conv_I:
+  case Opcode::Conv_U:
+  case Opcode::Ldstr:
+  case Opcode::Ldftn:
+  case Opcode::Sizeof:
+  case Opcode::Arglist: return false;
+  default: return true;
+  }
+}
+
 unsigned operandSize(OperandKind K) {
   switch (K) {
   case OperandKind::None: return 0;

@@ -63,6 +63,13 @@ inline llvm::StringRef name(Opcode Op) { return info(Op).Name; }
 std::optional<Opcode> oneByteOpcode(uint8_t B);
 std::optional<Opcode> twoByteOpcode(uint8_t B);
 
+/// Whether the instruction can raise an exception itself (ECMA-335 III lists what each raises):
+/// calls, allocation, field, array and indirect access (null references, bounds, type
+/// initializers), checked arithmetic and conversions, division, casts, throw. What only moves,
+/// compares or computes with values of the stack, locals and arguments, and plain control flow,
+/// cannot.
+bool mayThrow(Opcode Op);
+
 /// Size of an operand in bytes; 0 for None, and 4 (the count) for Switch.
 unsigned operandSize(OperandKind K);
 

@@ -14,14 +14,20 @@
 //   conv.i8; add; stind.i8
 //
 // placed so that what branched to the block, and the exception regions that started or ended at
-// it, now do so at the counter. K is numbered per method in runOnMethod and made global in
-// finishMethod (serially, in row order), so the numbering does not depend on the thread count.
-// The counters are 64-bit: a hot loop passes 2^31 in seconds. Increments are not atomic, so
-// threads racing on one block may lose counts.
+// it, now do so at the counter (before the block's prefixes, if it starts with a prefixed
+// instruction). A block's counter counts entries, which credits all of the block only while
+// nothing in it can throw: so where a statement (a sequence point of the input's PDB) follows an
+// instruction that may throw (il::mayThrow: a call, say) within the block, the statement starts a
+// segment with a counter of its own, and a line is reported run only when control reached it.
+// Straight-line code that cannot throw, and loops, keep one counter per block. K is numbered per
+// method in runOnMethod and made global in finishMethod (serially, in row order), so the numbering
+// does not depend on the thread count. The counters are 64-bit: a hot loop passes 2^31 in seconds.
+// Increments are not atomic, so threads racing on one block may lose counts.
 //
 // Beside the output goes a map, OUT.coverage.json: the module's MVID, and for each method its
-// blocks (counter numbers, original IL ranges) and, when the input's portable PDB is found, the
-// sequence points that fall in each block. `weft coverage report` joins the map and a hits file.
+// blocks (counter numbers, original IL ranges, "continues": true for a segment that continues the
+// block before it) and, when the input's portable PDB is found, the sequence points that fall in
+// each block. `weft coverage report` joins the map and a hits file.
 //
 // The hits file (text): "weft-hits 1 <mvid> <counters> <assembly>", then "index count" for every
 // counter that is not zero. Its path is WEFT_COVERAGE_FILE if that is set, else the option
@@ -34,10 +40,12 @@
 #include "pe/Image.h"
 #include "support/Format.h"
 #include "weaver/analysis/BasicBlocks.h"
+#include "weaver/il/Prefixes.h"
 #include "weaver/passes/Builtins.h"
 #include "weaver/passes/Emit.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -108,6 +116,15 @@ struct MethodRecord {
   uint32_t FirstCounter = 0;
   /// The original IL range of each block ([NoOffset, NoOffset) for code an earlier pass added).
   std::vector<std::pair<uint32_t, uint32_t>> Blocks;
+  /// Whether each block is a segment that continues the one before it (after code that may
+  /// throw), rather than a basic block of its own.
+  std::vector<bool> Continues;
+};
+
+/// Where a counter goes: before the instruction at Pos (the start of its prefixes).
+struct CounterPlace {
+  size_t Pos;
+  bool Continues; // a segment of the block before it
 };
 
 class Coverage final : public Pass {
@@ -162,29 +179,27 @@ public:
 
     if (Error E = openPdb(MC))
       return E;
+    // One slot per method, written by runOnMethod for its own method only (methods run at once).
+    ContinuesByRow.assign(MC.module().rowCount(TableId::MethodDef), {});
     return Error::success();
   }
 
   Error runOnMethod(MethodContext &C) override {
     il::MethodBody &B = C.body();
     std::vector<il::Instr *> &Order = B.instructions();
-    std::vector<size_t> Leaders = analysis::blockLeaders(B);
-    // A block that is only the `ret` of a tail call: nothing may come between the two.
-    llvm::erase_if(Leaders, [&](size_t P) {
-      return P >= 2 && Order[P]->Op == il::Opcode::Ret && Order[P - 2]->Op == il::Opcode::Tail;
-    });
-    if (Leaders.empty()) {
+    std::vector<CounterPlace> Places = counterPlaces(C);
+    if (Places.empty()) {
       C.skip("no code");
       return Error::success();
     }
 
     std::vector<il::Instr *> New;
-    New.reserve(Order.size() + Leaders.size() * 9);
+    New.reserve(Order.size() + Places.size() * 9);
     DenseMap<il::Instr *, il::Instr *> CounterOf;
-    CounterOf.reserve(Leaders.size());
+    CounterOf.reserve(Places.size());
     size_t Next = 0;
     for (size_t P = 0; P < Order.size(); ++P) {
-      if (Next < Leaders.size() && Leaders[Next] == P) {
+      if (Next < Places.size() && Places[Next].Pos == P) {
         il::Instr *Load = B.createToken(il::Opcode::Ldsfld, HitsField);
         il::Instr *Index = B.create(il::Opcode::Ldc_I4, int64_t(Next));
         New.push_back(Load);
@@ -193,9 +208,12 @@ public:
         for (il::Opcode Op : {il::Opcode::Dup, il::Opcode::Ldind_I8, il::Opcode::Ldc_I4_1,
                               il::Opcode::Conv_I8, il::Opcode::Add, il::Opcode::Stind_I8})
           New.push_back(B.create(Op));
-        CounterOf[Order[P]] = Load;
+        // Only a block's first counter is where branches and regions lead; a segment is entered
+        // by falling into it.
+        if (!Places[Next].Continues)
+          CounterOf[Order[P]] = Load;
         C.Marks.push_back(Index);
-        C.Marks.push_back(firstOriginal(Order, P, Leaders, Next));
+        C.Marks.push_back(firstOriginal(Order, Places, Next));
         ++Next;
       }
       New.push_back(Order[P]);
@@ -219,7 +237,10 @@ public:
     for (il::ExceptionRegion &R : B.Regions)
       for (il::Instr **P : {&R.TryStart, &R.TryEnd, &R.HandlerStart, &R.HandlerEnd, &R.FilterStart})
         Map(*P);
-    C.Number = uint32_t(Leaders.size());
+    C.Number = uint32_t(Places.size());
+    std::vector<bool> &Flags = ContinuesByRow[C.row() - 1];
+    for (const CounterPlace &P : Places)
+      Flags.push_back(P.Continues);
     return Error::success();
   }
 
@@ -242,6 +263,7 @@ public:
       uint32_t Start = C.Marks[2 * K + 1] ? C.Marks[2 * K + 1]->OriginalOffset : il::NoOffset;
       R.Blocks.push_back({Start, Start});
     }
+    R.Continues = std::move(ContinuesByRow[C.row() - 1]);
     // A block ends where the next block with original code starts.
     uint32_t End = CodeSize;
     for (size_t K = R.Blocks.size(); K-- > 0;) {
@@ -266,14 +288,65 @@ public:
   }
 
 private:
-  /// The first instruction of the block at Order[P] that came from the original body, or null.
-  static il::Instr *firstOriginal(const std::vector<il::Instr *> &Order, size_t P,
-                                  const std::vector<size_t> &Leaders, size_t Block) {
-    size_t End = Block + 1 < Leaders.size() ? Leaders[Block + 1] : Order.size();
-    for (size_t I = P; I < End; ++I)
+  /// The first instruction of counter \p K's block or segment that came from the original body,
+  /// or null.
+  static il::Instr *firstOriginal(const std::vector<il::Instr *> &Order,
+                                  const std::vector<CounterPlace> &Places, size_t K) {
+    size_t End = K + 1 < Places.size() ? Places[K + 1].Pos : Order.size();
+    for (size_t I = Places[K].Pos; I < End; ++I)
       if (Order[I]->OriginalOffset != il::NoOffset)
         return Order[I];
     return nullptr;
+  }
+
+  /// Where the counters of a method go: before every basic block, and before every statement
+  /// that follows, within its block, an instruction that may throw. Never between a tail call
+  /// and its ret.
+  std::vector<CounterPlace> counterPlaces(MethodContext &C) {
+    const std::vector<il::Instr *> &Order = C.body().instructions();
+    std::vector<size_t> Leaders = analysis::blockLeaders(C.body());
+    llvm::erase_if(Leaders, [&](size_t P) { return il::isTailCallReturn(Order, P); });
+    std::vector<bool> Statement = statementStarts(C);
+    std::vector<CounterPlace> Places;
+    for (size_t K = 0; K < Leaders.size(); ++K) {
+      size_t End = K + 1 < Leaders.size() ? Leaders[K + 1] : Order.size();
+      Places.push_back({Leaders[K], false});
+      bool MayHaveThrown = false;
+      for (size_t P = Leaders[K]; P < End; ++P) {
+        if (MayHaveThrown && Statement[P] && P > Leaders[K] && !il::isTailCallReturn(Order, P)) {
+          size_t At = il::prefixedStart(Order, P);
+          if (At > Places.back().Pos) {
+            Places.push_back({At, true});
+            MayHaveThrown = false;
+          }
+        }
+        MayHaveThrown |= il::mayThrow(Order[P]->Op);
+      }
+    }
+    return Places;
+  }
+
+  /// Whether each instruction of the method starts a statement: a visible sequence point of the
+  /// input's PDB is at its original offset. All false without a PDB (blocks are then all the map
+  /// has).
+  std::vector<bool> statementStarts(MethodContext &C) {
+    const std::vector<il::Instr *> &Order = C.body().instructions();
+    std::vector<bool> Out(Order.size(), false);
+    if (!Pdb)
+      return Out;
+    Expected<std::vector<pdb::SequencePoint>> Points =
+        pdb::methodSequencePoints(Pdb->module(), C.row());
+    if (!Points) {
+      consumeError(Points.takeError()); // the map reports the broken PDB
+      return Out;
+    }
+    llvm::DenseSet<uint32_t> Offsets;
+    for (const pdb::SequencePoint &P : *Points)
+      if (!P.isHidden())
+        Offsets.insert(P.ILOffset);
+    for (size_t I = 0; I < Order.size(); ++I)
+      Out[I] = Order[I]->OriginalOffset != il::NoOffset && Offsets.count(Order[I]->OriginalOffset);
+    return Out;
   }
 
   /// Finds the PDB (the option pdb, or the input's name with .pdb) and checks that it describes
@@ -564,6 +637,8 @@ private:
                 J.value(R.Blocks[K].first);
                 J.value(R.Blocks[K].second);
               });
+              if (K < R.Continues.size() && R.Continues[K])
+                J.attribute("continues", true);
               if (Points[K].empty())
                 return;
               J.attributeArray("lines", [&] {
@@ -620,6 +695,9 @@ private:
   uint32_t Counters = 0;
   bool Overflow = false;
   std::vector<MethodRecord> Methods;
+  /// Per MethodDef row - 1: which counters of the method continue a block (runOnMethod to
+  /// finishMethod).
+  std::vector<std::vector<bool>> ContinuesByRow;
 };
 
 } // namespace

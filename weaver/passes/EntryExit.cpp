@@ -74,9 +74,9 @@ struct Probe {
   bool wants(ProbeArg A) const { return std::find(Args.begin(), Args.end(), A) != Args.end(); }
 };
 
-/// Whether a probe's body cannot throw: it only moves and computes values in its arguments and
-/// locals (no calls, allocations, field or array accesses, division or checked arithmetic, and no
-/// exception handling).
+/// Whether a probe's body cannot throw: no instruction of it may (il::mayThrow: no calls,
+/// allocations, field or array accesses, division or checked arithmetic) and it has no exception
+/// handling.
 bool cannotThrow(const pe::Image &Img, const Module &M, uint32_t Row) {
   Expected<std::optional<il::RawMethodBody>> Raw = il::readMethodDefBody(Img, M, Row);
   if (!Raw || !*Raw) {
@@ -91,23 +91,9 @@ bool cannotThrow(const pe::Image &Img, const Module &M, uint32_t Row) {
   }
   if (!Body->Regions.empty())
     return false;
-  for (const il::Instr *I : Body->instructions()) {
-    using il::Opcode;
-    Opcode Op = I->Op;
-    bool Safe = Op == Opcode::Nop || Op == Opcode::Ret || Op == Opcode::Dup || Op == Opcode::Pop ||
-                Op == Opcode::Ldnull || (Op >= Opcode::Ldarg_0 && Op <= Opcode::Stloc_S) ||
-                (Op >= Opcode::Ldc_I4_M1 && Op <= Opcode::Ldc_R8) ||
-                (Op >= Opcode::Br_S && Op <= Opcode::Blt_Un) || Op == Opcode::Add ||
-                Op == Opcode::Sub || Op == Opcode::Mul ||
-                (Op >= Opcode::And && Op <= Opcode::Not) ||
-                (Op >= Opcode::Conv_I1 && Op <= Opcode::Conv_U8) || Op == Opcode::Conv_R_Un ||
-                Op == Opcode::Conv_U2 || Op == Opcode::Conv_U1 || Op == Opcode::Conv_I ||
-                Op == Opcode::Conv_U || (Op >= Opcode::Ceq && Op <= Opcode::Clt_Un) ||
-                (Op >= Opcode::Ldarg && Op <= Opcode::Stloc && Op != Opcode::Ldarga &&
-                 Op != Opcode::Ldloca);
-    if (!Safe)
+  for (const il::Instr *I : Body->instructions())
+    if (il::mayThrow(I->Op))
       return false;
-  }
   return true;
 }
 

@@ -8,6 +8,8 @@
 #ifndef WEFT_SUPPORT_RSA_H
 #define WEFT_SUPPORT_RSA_H
 
+#include "support/Digest.h"
+
 #include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
@@ -15,11 +17,6 @@
 #include <vector>
 
 namespace weft {
-
-enum class DigestKind { SHA1, SHA256 };
-
-/// The digest of the concatenation of \p Pieces.
-std::vector<uint8_t> digest(DigestKind Kind, llvm::ArrayRef<llvm::ArrayRef<uint8_t>> Pieces);
 
 struct RsaPublicKey {
   std::vector<uint8_t> Modulus, Exponent; // big-endian

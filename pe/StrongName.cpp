@@ -155,14 +155,20 @@ Expected<StrongNameKey> StrongNameKey::parse(ArrayRef<uint8_t> Blob) {
                        "truncated: a " + Twine(Bits) + "-bit key pair takes " + Twine(Need) +
                            " bytes here, " + Twine(R.remaining()) + " remain");
   StrongNameKey K;
-  K.Key.Public.Modulus = reversed(R.bytes(Bits / 8));
-  K.Key.Public.Exponent = exponentBytes(Exponent);
-  (void)R.bytes(Bits / 16 *
-                5); // primes, CRT exponents, coefficient: the plain exponent does the work
-  K.Key.PrivateExponent = reversed(R.bytes(Bits / 8));
-  if (!(K.Key.Public.Modulus.back() & 1) || K.Key.Public.Modulus.front() == 0)
+  RsaPrivateKey &Key = K.Key;
+  Key.Public.Modulus = reversed(R.bytes(Bits / 8));
+  Key.Public.Exponent = exponentBytes(Exponent);
+  uint64_t CrtAt = R.fileOffset();
+  for (std::vector<uint8_t> *Part :
+       {&Key.Prime1, &Key.Prime2, &Key.Exponent1, &Key.Exponent2, &Key.Coefficient})
+    *Part = reversed(R.bytes(Bits / 16));
+  Key.PrivateExponent = reversed(R.bytes(Bits / 8));
+  if (!(Key.Public.Modulus.back() & 1) || Key.Public.Modulus.front() == 0)
     return formatError(Structure, 20,
                        "the modulus is not an odd number of " + Twine(Bits) + " bits");
+  // A key whose numbers do not belong together is refused now, before any work is done with it.
+  if (Error E = checkRsaKey(Key))
+    return formatError(Structure, CrtAt, toString(std::move(E)));
   return K;
 }
 
@@ -246,10 +252,9 @@ Error signImage(MutableArrayRef<uint8_t> File, const SignatureSlot &Slot, const 
   Expected<std::vector<uint8_t>> Digest = strongNameDigest(File, Slot.FileOffset, Slot.Size, *Kind);
   if (!Digest)
     return Digest.takeError();
-  std::optional<std::vector<uint8_t>> Signature = rsaSignPkcs1(Key.key(), *Kind, *Digest);
+  Expected<std::vector<uint8_t>> Signature = rsaSignPkcs1(Key.key(), *Kind, *Digest);
   if (!Signature)
-    return plainError("the key pair does not make valid signatures (its numbers do not belong "
-                      "together)");
+    return plainError(Key.name() + ": " + toString(Signature.takeError()));
   std::copy(Signature->rbegin(), Signature->rend(), File.begin() + Slot.FileOffset);
   if (support::endian::read32le(&File[Slot.ChecksumOffset]))
     support::endian::write32le(&File[Slot.ChecksumOffset], peChecksum(File, Slot.ChecksumOffset));

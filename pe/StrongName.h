@@ -16,7 +16,7 @@
 #ifndef WEFT_PE_STRONGNAME_H
 #define WEFT_PE_STRONGNAME_H
 
-#include "support/Rsa.h"
+#include "pe/Rsa.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
@@ -51,7 +51,8 @@ std::string publicKeyToken(llvm::ArrayRef<uint8_t> Blob);
 
 class StrongNameKey {
 public:
-  /// Reads a key file's contents; errors name the key blob structure and offset.
+  /// Reads a key file's contents; errors name the key blob structure and offset. A key whose
+  /// numbers do not belong together (checkRsaKey) is refused here.
   static llvm::Expected<StrongNameKey> parse(llvm::ArrayRef<uint8_t> Blob);
 
   /// The PublicKey blob an assembly signed with this key carries (SHA-1 unless \p HashAlgorithm).

@@ -4,8 +4,8 @@
 #include "metadata/Editor.h"
 #include "metadata/pdb/SequencePoints.h"
 #include "support/ByteReader.h"
+#include "support/Digest.h"
 #include "support/Error.h"
-#include "support/Rsa.h"
 
 #include "llvm/ADT/Twine.h"
 

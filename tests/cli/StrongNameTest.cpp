@@ -190,6 +190,10 @@ TEST_F(StrongName, AnotherKeyIsRefusedAndNothingIsWritten) {
 TEST_F(StrongName, BadKeyFilesAreNamedWithStructureAndOffset) {
   std::string In = test::corpusDll(Program), Out = Dir + "/bad-key.dll";
   std::string Pair = test::readFile(Key1024);
+  ASSERT_EQ(Pair.size(), 596u);
+  // The first prime starts at 0x94, after the header and the 128-byte modulus.
+  std::string OtherPrime = Pair;
+  OtherPrime[0x94 + 10] ^= 1;
   struct Case {
     std::string Bytes, Message;
   } Cases[] = {
@@ -197,6 +201,7 @@ TEST_F(StrongName, BadKeyFilesAreNamedWithStructureAndOffset) {
       {Pair.substr(0, 10), "key blob at offset 0x0: truncated"},
       {test::readFile(Public2048), "key blob at offset 0xc: holds only a public key"},
       {std::string(596, 'k'), "key blob at offset 0x0: blob type 0x6b is not a private key blob"},
+      {OtherPrime, "key blob at offset 0x94: the primes do not multiply to the modulus"},
   };
   for (const Case &C : Cases) {
     std::string Key = Dir + "/bad.snk";

@@ -8,6 +8,11 @@
 //  - instance targets: a reference type's method (the instance as the first parameter), a call
 //    through `constrained.` with an argument, an interface of the program itself (MethodDef
 //    tokens, `constrained. !!T`), a value type's method (the instance by reference);
+//  - every kind of use, in tests/intercept-sites: constructions (newobj of a class, a generic
+//    class and a value type, a value type initialised in place), a generic type's method by a
+//    generic replacement and one instantiation's by a plain one, instantiations of generic
+//    methods, delegates made with ldftn of static and instance methods and with ldvirtftn; what
+//    cannot be redirected is left alone with a note per use;
 //  - a target no program calls changes no method body and adds no reference;
 //  - the same bytes whatever the thread count; paths relative to the spec file;
 //  - bad options: exit 1, a message naming the rule and the problem, no output file.
@@ -103,8 +108,8 @@ TEST_P(InterceptEveryProgram, WriteLineOfStringGetsThePrefix) {
   size_t Others = Name == "Generics" ? 2 : Name == "Records" ? 2 : 0;
   EXPECT_EQ(occurrences(Log, "left alone: no replacement fits void ("), Others) << Log;
   if (Name == "Generics") {
-    EXPECT_EQ(occurrences(Log, "call to System.Console::WriteLine(int32) at IL_"), 1u) << Log;
-    EXPECT_EQ(occurrences(Log, "call to System.Console::WriteLine(object) at IL_"), 1u) << Log;
+    EXPECT_EQ(occurrences(Log, "call System.Console::WriteLine(int32) at IL_"), 1u) << Log;
+    EXPECT_EQ(occurrences(Log, "call System.Console::WriteLine(object) at IL_"), 1u) << Log;
   }
   std::vector<std::string> Want = lines(expectedOutput(Name));
   std::vector<std::string> Got = lines(Out);
@@ -185,6 +190,140 @@ TEST(Intercept, ParameterListPicksOneOverload) {
   EXPECT_EQ(std::count_if(Got.begin(), Got.end(),
                           [](const std::string &L) { return StringRef(L).startswith("| "); }),
             65);
+}
+
+// --- Every kind of use: tests/intercept-sites ---
+
+/// tests/intercept-sites woven with \p Pass into a folder of its own, verified, run; its output.
+std::string weaveSites(StringRef Label, const std::string &Pass, std::string *Log = nullptr) {
+  std::string In = test::helperDll("InterceptSites");
+  EXPECT_TRUE(sys::fs::exists(In)) << "the interceptsites.build test builds " << In;
+  std::string Dir = test::scratchDir(("intercept-sites-" + Label).str());
+  std::string Out = Dir + "/InterceptSites.dll";
+  test::CommandResult W =
+      test::run(test::weftTool(), {"weave", In, "-o", Out, "--pass", Pass, "--verify-each", "-v"});
+  EXPECT_EQ(W.ExitCode, 0) << W.Err;
+  if (Log)
+    *Log = W.Err;
+  test::CommandResult V = test::run(test::weftTool(), {"verify", Out});
+  EXPECT_EQ(V.ExitCode, 0) << V.Err.substr(0, 3000);
+  SmallString<256> Config(sys::path::parent_path(In));
+  sys::path::append(Config, "InterceptSites.runtimeconfig.json");
+  EXPECT_FALSE(sys::fs::copy_file(Config, Dir + "/InterceptSites.runtimeconfig.json"));
+  EXPECT_FALSE(sys::fs::copy_file(replacementsDll(), Dir + "/Replacements.dll"));
+  test::CommandResult Run = test::run("dotnet", {Out}, {}, 120);
+  EXPECT_EQ(Run.ExitCode, 0) << Run.Err.substr(0, 2000);
+  return Run.Out;
+}
+
+const char *SitesOutput = "sb=xy\n"
+                          "ints=1,2 names=a\n"
+                          "day=3\n"
+                          "local day=6\n"
+                          "count=2 first=a\n"
+                          "echo=7,e\n"
+                          "direct=8 delegate=10\n"
+                          "bound=ABC\n"
+                          "virtual=42\n";
+
+struct SiteCase {
+  const char *Label, *Target, *Type;
+  std::vector<std::pair<const char *, const char *>> Changes; // line -> line
+};
+
+class InterceptSites : public ::testing::TestWithParam<SiteCase> {};
+
+TEST_P(InterceptSites, RedirectsEveryUse) {
+  const SiteCase &C = GetParam();
+  std::string Want = SitesOutput;
+  for (auto [From, To] : C.Changes)
+    Want = replaced(Want, From, To);
+  std::string Log;
+  EXPECT_EQ(weaveSites(C.Label, intercept(C.Target, C.Type), &Log), Want);
+  EXPECT_EQ(occurrences(Log, "left alone:"), 0u) << Log;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sites, InterceptSites,
+    ::testing::Values(
+        // newobj of a class's constructor: the factory.
+        SiteCase{"ctor",
+                 "System.Text.StringBuilder::.ctor(string)",
+                 "Factories",
+                 {{"sb=xy", "sb=<x>y"}}},
+        // newobj of a generic class's constructor: a generic factory, per instantiation.
+        SiteCase{
+            "generic-ctor",
+            "System.Collections.Generic.List`1::.ctor()",
+            "Factories",
+            {{"ints=1,2 names=a", "ints=0,1,2 names=,a"}, {"count=2 first=a", "count=3 first="}}},
+        // A value type: newobj, and `call .ctor` on a local's address (the result stored there).
+        SiteCase{"struct-ctor",
+                 "System.DateTime::.ctor",
+                 "Factories",
+                 {{"day=3", "day=4"}, {"local day=6", "local day=7"}}},
+        // A generic type's method, by a generic replacement (every instantiation).
+        SiteCase{"generic-type",
+                 "System.Collections.Generic.List`1::Add",
+                 "Generic",
+                 {{"ints=1,2 names=a", "ints=1,1,2,2 names=a,a"},
+                  {"count=2 first=a", "count=4 first=a"}}},
+        // Instantiations of generic methods, the framework's and the program's own.
+        SiteCase{"generic-method",
+                 "System.Linq.Enumerable::Count",
+                 "Generic",
+                 {{"count=2 first=a", "count=1002 first=a"}}},
+        SiteCase{
+            "own-generic-method", "Weft.Sites.Program::Echo", "Generic", {{"echo=7,e", "echo=0,"}}},
+        // A static method: its calls and the delegate made with ldftn.
+        SiteCase{"ldftn-static",
+                 "Weft.Sites.Program::Twice",
+                 "Delegates",
+                 {{"direct=8 delegate=10", "direct=12 delegate=15"}}},
+        // An instance method made a delegate closed over its instance (ldftn), and a virtual
+        // one (ldvirtftn) as well as its calls.
+        SiteCase{"ldftn-instance",
+                 "System.String::ToUpperInvariant",
+                 "Instance",
+                 {{"bound=ABC", "bound=[abc]"}}},
+        SiteCase{"ldvirtftn",
+                 "System.Object::ToString()",
+                 "Instance",
+                 {{"sb=xy", "sb={xy}"}, {"virtual=42", "virtual={42}"}}}),
+    [](const auto &Info) {
+      std::string N = Info.param.Label;
+      std::replace(N.begin(), N.end(), '-', '_');
+      return N;
+    });
+
+TEST(Intercept, OneInstantiationOfAGenericType) {
+  // A plain replacement fits List<string>.Add; the List<int>.Add calls are left alone, each
+  // with a note.
+  std::string Log;
+  std::string Out =
+      weaveSites("one-instantiation",
+                 intercept("System.Collections.Generic.List`1::Add", "OneInstantiation"), &Log);
+  EXPECT_EQ(Out, replaced(replaced(SitesOutput, "ints=1,2 names=a", "ints=1,2 names=A"),
+                          "count=2 first=a", "count=2 first=A"));
+  EXPECT_EQ(occurrences(Log, "callvirt System.Collections.Generic.List`1<int32>::Add(int32) at "
+                             "IL_"),
+            2u)
+      << Log;
+  EXPECT_EQ(occurrences(Log, "left alone: no replacement fits void (instance, int32)"), 2u) << Log;
+}
+
+TEST(Intercept, GenericReplacementOfAPlainMethodIsNoted) {
+  // A generic replacement takes as many generic arguments as the target's type and method
+  // have: for String::ToUpperInvariant none, so each use is left alone and said why.
+  std::string Log;
+  std::string Out = weaveAndRun("generic-repl", "Closures",
+                                intercept("System.String::ToUpperInvariant", "Bad"), &Log);
+  EXPECT_EQ(Out, expectedOutput("Closures"));
+  EXPECT_NE(Log.find("a generic replacement takes the generic arguments of the target's type, "
+                     "then those of the method: 0"),
+            std::string::npos)
+      << Log;
+  EXPECT_NE(Log.find("weft: 0 methods changed"), std::string::npos) << Log;
 }
 
 // --- A target nobody calls ---
@@ -348,24 +487,23 @@ TEST(Intercept, BadOptionsAreRefused) {
        "(System.Int32 or object; `ref System.Int32` for a value type); it has string "
        "Weft.Replacements.Bad::ToString(int32) (a value type's instance is passed by "
        "reference)"},
-      {"generic replacement", intercept("System.String::ToUpperInvariant", "Bad"),
-       "replacement Weft.Replacements.Bad::ToUpperInvariant is generic; a replacement is a "
-       "public static non-generic method"},
       {"instance replacement", intercept("System.String::ToUpperInvariant", "Bad/Holder"),
-       "replacement Weft.Replacements.Bad/Holder::ToUpperInvariant is not public and static"},
+       "replacement Weft.Replacements.Bad/Holder::ToUpperInvariant is not public and static; a "
+       "replacement is a public static method"},
       {"internal replacement",
        intercept("System.String::Trim", "Bad", ",replacement-method=Internal"),
        "replacement Weft.Replacements.Bad::Internal is not public and static"},
+      {"no factory", intercept("System.Object::.ctor", "Console"),
+       "replacement type Weft.Replacements.Console has no method Create"},
       {"internal type", intercept("System.Console::WriteLine", "Hidden"),
        "replacement type Weft.Replacements.Hidden is not public"},
       {"no method in target", intercept("System.Console", "Console"),
        "target 'System.Console' is not of the form Namespace.Type::Method"},
-      {"generic target", intercept("System.Collections.Generic.List`1::Add", "Console"),
-       "target 'System.Collections.Generic.List`1::Add': generic types and methods cannot be "
-       "intercepted (their calls go through instantiations)"},
-      {"constructor", intercept("System.Object::.ctor", "Console"),
-       "target 'System.Object::.ctor': constructors cannot be intercepted (newobj is never "
-       "redirected)"},
+      {"type arguments", intercept("System.Collections.Generic.List<int32>::Add", "Console"),
+       "target 'System.Collections.Generic.List<int32>::Add': name a generic type by its arity "
+       "(List`1) and a generic method by its name, without type arguments"},
+      {"type initializer", intercept("System.Object::.cctor", "Console"),
+       "target 'System.Object::.cctor': a type initializer is never called"},
       {"missing options", "intercept-call:target=System.Console::WriteLine",
        "intercept-call needs the options target, replacement-assembly and replacement-type"},
   };

@@ -165,7 +165,8 @@ Expected<std::vector<TypeSig>> callOperandTypes(const SignatureFacts &Facts, con
   if (Parent.Kind == ElementType::GenericInst)
     TypeArgs = ArrayRef<TypeSig>(Parent.Args).drop_front();
 
-  if (C->Sig.hasThis() && !C->Sig.explicitThis()) {
+  // newobj makes its instance itself: it takes only the parameters.
+  if (C->Sig.hasThis() && !C->Sig.explicitThis() && Call.Op != il::Opcode::Newobj) {
     Expected<TypeSig> This = [&]() -> Expected<TypeSig> {
       if (!Constrained)
         return thisType(R, Parent, Call.Op == il::Opcode::Callvirt);

@@ -37,8 +37,9 @@ struct SignatureFacts {
   llvm::function_ref<std::optional<bool>(metadata::Token Type)> IsValueType;
 };
 
-/// The operand types of \p Call (call, callvirt or calli), in the order they were pushed (`this`
-/// first, a calli's function pointer last), without custom modifiers. \p Constrained is the type
+/// The operand types of \p Call (call, callvirt, calli or newobj), in the order they were pushed
+/// (`this` first, but for newobj, which makes it; a calli's function pointer last), without custom
+/// modifiers. \p Constrained is the type
 /// token of a constrained. prefix before the call, or 0. Fails, saying why, for a vararg call or
 /// when a type cannot be known.
 llvm::Expected<std::vector<metadata::TypeSig>>

@@ -104,8 +104,6 @@ const char *simpleNativeName(uint8_t T) {
   case NTAsAny: return "as any";
   case NTLPStruct: return "lpstruct";
   case NTError: return "error";
-  case NTHString: return "hstring";
-  case NTLPUTF8Str: return "lpstr utf8";
   default: return nullptr;
   }
 }
@@ -177,7 +175,18 @@ void writeQuoted(raw_ostream &OS, StringRef S) {
   OS << '"';
 }
 
-bool writeNativeType(raw_ostream &OS, ByteReader &R, bool Nested) {
+// Native types ILAsm has no word for: a descriptor with one of them is written as its bytes.
+const char *unwritableNativeName(uint8_t T) {
+  switch (T) {
+  case NTIInspectable: return "iinspectable";
+  case NTHString: return "hstring";
+  case NTLPUTF8Str: return "lpstr utf8";
+  default: return nullptr;
+  }
+}
+
+// Writes one native type; \p Unwritable is set to the name of a type ILAsm cannot write.
+bool writeNativeType(raw_ostream &OS, ByteReader &R, bool Nested, const char *&Unwritable) {
   size_t At = R.pos();
   uint8_t T = R.u8();
   if (!R.ok())
@@ -185,6 +194,13 @@ bool writeNativeType(raw_ostream &OS, ByteReader &R, bool Nested) {
   if (const char *Name = simpleNativeName(T)) {
     OS << Name;
     return true;
+  }
+  if (const char *Name = unwritableNativeName(T)) {
+    OS << Name;
+    Unwritable = Name;
+    if (T == NTIInspectable && !Nested && !R.atEnd())
+      OS << "(iidparam = " << R.compressed() << ')';
+    return R.ok();
   }
   switch (T) {
   case NTFixedSysString:
@@ -196,11 +212,7 @@ bool writeNativeType(raw_ostream &OS, ByteReader &R, bool Nested) {
   case NTIUnknown:
   case NTIDispatch:
   case NTIntf:
-  case NTIInspectable:
-    OS << (T == NTIUnknown    ? "iunknown"
-           : T == NTIDispatch ? "idispatch"
-           : T == NTIntf      ? "interface"
-                              : "iinspectable");
+    OS << (T == NTIUnknown ? "iunknown" : T == NTIDispatch ? "idispatch" : "interface");
     if (!Nested && !R.atEnd())
       OS << "(iidparam = " << R.compressed() << ')';
     return R.ok();
@@ -238,7 +250,7 @@ bool writeNativeType(raw_ostream &OS, ByteReader &R, bool Nested) {
     OS << ']';
     if (R.ok() && !R.atEnd()) {
       OS << ' ';
-      return writeNativeType(OS, R, true);
+      return writeNativeType(OS, R, true, Unwritable);
     }
     return R.ok();
   case NTArray: {
@@ -249,7 +261,7 @@ bool writeNativeType(raw_ostream &OS, ByteReader &R, bool Nested) {
     }
     if (R.data()[R.pos()] == NTMax)
       R.u8();
-    else if (!writeNativeType(OS, R, true))
+    else if (!writeNativeType(OS, R, true, Unwritable))
       return false;
     std::optional<uint32_t> Param, Num, Flags;
     if (!R.atEnd())
@@ -299,10 +311,19 @@ Error writeMarshal(raw_ostream &OS, ArrayRef<uint8_t> Blob, uint64_t FileOffset)
     return formatError("marshalling descriptor", FileOffset, "empty descriptor");
   std::string Text;
   raw_string_ostream S(Text);
-  writeNativeType(S, R, false);
+  const char *Unwritable = nullptr;
+  writeNativeType(S, R, false, Unwritable);
   if (Error E = R.takeError("marshalling descriptor"))
     return E;
-  OS << S.str();
+  if (!Unwritable) {
+    OS << S.str();
+    return Error::success();
+  }
+  // ILAsm's byte form of a descriptor, with the words it lacks in a comment.
+  OS << "{";
+  for (uint8_t B : Blob)
+    OS << ' ' << format_hex_no_prefix(B, 2, /*Upper=*/true);
+  OS << " /* " << S.str() << " */ }";
   return Error::success();
 }
 
@@ -410,7 +431,7 @@ Error writePermissionSet(raw_ostream &OS, const Module &M, ArrayRef<uint8_t> Blo
     if (!Named)
       return Named.takeError();
     if (I)
-      S << ' ';
+      S << ", "; // ILAsm separates the attributes of a set with commas
     S << "class ";
     writeSingleQuoted(S, TypeName);
     S << " = {";

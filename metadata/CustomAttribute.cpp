@@ -6,6 +6,7 @@
 #include "support/ByteReader.h"
 #include "support/Format.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <cstring>
@@ -357,6 +358,11 @@ Expected<std::vector<CANamedArg>> decodeNamedArguments(const Module &M, ArrayRef
 }
 
 // --- printing ---
+//
+// The text is what ILAsm reads back to the same bytes. A System.Type value and an enum type named
+// in the blob are written as `class '...'`, which ILAsm stores as it is: the name in the blob is a
+// serialized (reflection) type name (`Ns.Outer+Inner, Assembly`), which ILAsm's class-name form
+// would look up as a type of its own and fail to find.
 
 void writeCAType(raw_ostream &OS, const CAType &T, const NamePrinter &Names) {
   switch (T.Kind) {
@@ -364,10 +370,12 @@ void writeCAType(raw_ostream &OS, const CAType &T, const NamePrinter &Names) {
   case ElementType::Boxed: OS << "object"; return;
   case ElementType::Enum:
     OS << "enum ";
-    if (T.EnumToken)
+    if (T.EnumToken) {
       Names.typeToken(OS, T.EnumToken, GenericContext{});
-    else
-      writeSingleQuoted(OS, T.EnumName);
+      return;
+    }
+    OS << "class ";
+    writeSingleQuoted(OS, T.EnumName);
     return;
   case ElementType::SZArray:
     writeCAType(OS, *T.Element, Names);
@@ -404,35 +412,54 @@ static void writeScalar(raw_ostream &OS, ElementType K, uint64_t Bits) {
   }
 }
 
+// The kind a value is written as: an enum as its underlying integer type, since the blob holds
+// nothing else (the enum's name, where the blob has one, is written with the argument's type).
+static ElementType valueKind(const CAType &T) {
+  return T.Kind == ElementType::Enum ? T.Underlying : T.Kind;
+}
+
 // An element of an array: ILAsm writes bare numbers and quoted strings there.
 static void writeBare(raw_ostream &OS, const CAValue &V, const NamePrinter &Names) {
-  ElementType K = V.Type.Kind == ElementType::Enum ? V.Type.Underlying : V.Type.Kind;
-  switch (K) {
+  switch (valueKind(V.Type)) {
   case ElementType::String:
-  case ElementType::SystemType:
     if (V.Null)
       OS << "nullref";
     else
       writeSingleQuoted(OS, V.Text);
     return;
+  case ElementType::SystemType:
+    if (V.Null) {
+      OS << "nullref";
+      return;
+    }
+    OS << "class ";
+    writeSingleQuoted(OS, V.Text);
+    return;
   case ElementType::Boxed:
     if (V.Boxed)
       writeCAValue(OS, *V.Boxed, Names);
     return;
-  default: writeScalar(OS, K, V.Bits);
+  default: writeScalar(OS, valueKind(V.Type), V.Bits);
   }
 }
 
 void writeCAValue(raw_ostream &OS, const CAValue &V, const NamePrinter &Names) {
-  ElementType K = V.Type.Kind == ElementType::Enum ? V.Type.Underlying : V.Type.Kind;
+  ElementType K = valueKind(V.Type);
   switch (K) {
   case ElementType::String: OS << "string("; break;
   case ElementType::SystemType: OS << "type("; break;
   case ElementType::Boxed: OS << "object("; break;
-  case ElementType::SZArray:
-    writeCAType(OS, *V.Type.Element, Names);
+  case ElementType::SZArray: {
+    // Elements of an enum array are written as the underlying type's, as single enums are. The
+    // count of a null array is -1 (0xFFFFFFFF, what the blob holds); ILAsm writes the count it is
+    // given.
+    const CAType &E = *V.Type.Element;
+    if (E.Kind == ElementType::Enum)
+      OS << primitiveName(E.Underlying);
+    else
+      writeCAType(OS, E, Names);
     if (V.Null) {
-      OS << "[](nullref)";
+      OS << "[-1]()";
       return;
     }
     OS << '[' << V.Elements.size() << "](";
@@ -443,6 +470,7 @@ void writeCAValue(raw_ostream &OS, const CAValue &V, const NamePrinter &Names) {
     }
     OS << ')';
     return;
+  }
   default:
     if (const char *P = primitiveName(K))
       OS << P << '(';
@@ -478,6 +506,45 @@ void writeCustomAttributeValue(raw_ostream &OS, const CustomAttributeValue &V,
     writeNamedArgument(OS, N, Names);
   }
   OS << '}';
+}
+
+// A boxed value carries its type in the blob, and ILAsm's `object(...)` can give it only for the
+// types its value forms name: primitives, strings, types, and arrays of those.
+static bool boxedTypeWritable(const CAType &T) {
+  if (T.Kind == ElementType::Enum)
+    return false;
+  if (T.Kind == ElementType::SZArray)
+    return boxedTypeWritable(*T.Element);
+  return true;
+}
+
+static bool boxedWritable(const CAValue &V) {
+  if (V.Boxed && (!boxedTypeWritable(V.Boxed->Type) || !boxedWritable(*V.Boxed)))
+    return false;
+  return all_of(V.Elements, boxedWritable);
+}
+
+// ILAsm ends a quoted string at a NUL character.
+static bool hasNul(StringRef S) { return S.contains('\0'); }
+
+static bool stringsWritable(const CAValue &V) {
+  if (hasNul(V.Text) || hasNul(V.Type.EnumName))
+    return false;
+  if (V.Boxed && !stringsWritable(*V.Boxed))
+    return false;
+  return all_of(V.Elements, stringsWritable);
+}
+
+const char *customAttributeNotWritable(const CustomAttributeValue &V) {
+  auto Named = [&](auto Check) {
+    return all_of(V.Named, [&](const CANamedArg &A) { return Check(A.Value); });
+  };
+  if (!all_of(V.Fixed, boxedWritable) || !Named(boxedWritable))
+    return "a boxed enum, which ILAsm's verbal form cannot write";
+  if (!all_of(V.Fixed, stringsWritable) || !Named(stringsWritable) ||
+      any_of(V.Named, [](const CANamedArg &A) { return hasNul(A.Name); }))
+    return "a string with a NUL character, where ILAsm's quoted strings end";
+  return nullptr;
 }
 
 } // namespace weft::metadata

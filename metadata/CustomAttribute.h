@@ -84,13 +84,17 @@ llvm::Expected<std::vector<CANamedArg>> decodeNamedArguments(const Module &M,
                                                              uint64_t FileOffset,
                                                              AssemblyResolver *Resolver);
 
-/// Writes the value in ILAsm's verbal form: `{int32(8) property bool 'X' = bool(true)}`.
+/// Writes the value in ILAsm's verbal form: `{int32(8) property bool 'X' = bool(true)}`, which
+/// ILAsm reads back to the same blob (see customAttributeNotWritable for what it cannot say).
 void writeCustomAttributeValue(llvm::raw_ostream &OS, const CustomAttributeValue &V,
                                const NamePrinter &Names);
 void writeCAValue(llvm::raw_ostream &OS, const CAValue &V, const NamePrinter &Names);
 /// `property int32 'Name' = int32(3)`.
 void writeNamedArgument(llvm::raw_ostream &OS, const CANamedArg &A, const NamePrinter &Names);
 void writeCAType(llvm::raw_ostream &OS, const CAType &T, const NamePrinter &Names);
+/// Why ILAsm's verbal form cannot write \p V, so that its blob must be written as bytes; null
+/// when it can.
+const char *customAttributeNotWritable(const CustomAttributeValue &V);
 
 } // namespace weft::metadata
 

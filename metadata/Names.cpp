@@ -93,6 +93,13 @@ void writeSingleQuoted(raw_ostream &OS, StringRef Text) {
   OS << '\'';
 }
 
+void writeDoubleQuoted(raw_ostream &OS, StringRef Text) {
+  OS << '"';
+  for (char C : Text)
+    writeEscapedChar(OS, (unsigned char)C, '"');
+  OS << '"';
+}
+
 void writeId(raw_ostream &OS, StringRef Name) {
   if (needsQuotes(Name))
     writeSingleQuoted(OS, Name);

@@ -30,6 +30,9 @@ void writeId(llvm::raw_ostream &OS, llvm::StringRef Name);
 bool needsQuotes(llvm::StringRef Name);
 /// Writes a single-quoted string with ILAsm escapes.
 void writeSingleQuoted(llvm::raw_ostream &OS, llvm::StringRef Text);
+/// Writes a double-quoted string with ILAsm escapes (where ILAsm wants a QSTRING: `.locale`,
+/// `pinvokeimpl`).
+void writeDoubleQuoted(llvm::raw_ostream &OS, llvm::StringRef Text);
 /// Writes a UTF-16 string as an ILAsm "..." literal when it is printable ASCII, else as
 /// bytearray (..).
 void writeUserString(llvm::raw_ostream &OS, llvm::ArrayRef<uint8_t> Utf16);

@@ -130,6 +130,28 @@ TEST(Cli, DumpToFileIsAtomicAndEqualToStandardOutput) {
   EXPECT_EQ(Files, 1u);
 }
 
+// ilasm reads an embedded resource from the file of its name beside the text: with -o, dump
+// writes each one there, and the text says how many bytes it holds.
+TEST(Cli, DumpWritesEmbeddedResourcesBesideTheText) {
+  std::string Dll = test::netCoreAppDir() + "/System.Console.dll";
+  std::string Dir = test::scratchDir("cli-dump-resources");
+  std::string Out = Dir + "/console.il";
+  test::CommandResult R = weft({"dump", Dll, "-o", Out});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  std::string Text = test::readFile(Out);
+  std::string Resources = test::readFile(Dir + "/FxResources.System.Console.SR.resources");
+  // A .resources file starts with the resource manager's magic number, 0xBEEFCACE.
+  ASSERT_GT(Resources.size(), 4u);
+  EXPECT_EQ(Resources.substr(0, 4), std::string("\xCE\xCA\xEF\xBE"));
+  EXPECT_TRUE(contains(Text, ".mresource public FxResources.System.Console.SR.resources\n{\n  // " +
+                                 std::to_string(Resources.size()) +
+                                 " bytes, embedded: ILAsm "
+                                 "reads them from the file of this name beside the text\n"))
+      << Text.substr(0, 4000);
+  std::string Xml = test::readFile(Dir + "/ILLink.Substitutions.xml");
+  EXPECT_TRUE(StringRef(Xml).ltrim("\xEF\xBB\xBF").startswith("<linker")) << Xml.substr(0, 100);
+}
+
 TEST(Cli, BadInputLeavesNoOutputFile) {
   std::string Bytes = test::readFile(test::corpusDll("Closures"));
   ASSERT_FALSE(Bytes.empty());

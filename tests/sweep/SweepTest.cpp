@@ -590,13 +590,16 @@ void roundTripOne(const std::string &Path, metadata::AssemblyResolver &Framework
           consumeError(std::move(EB));
           // A ReadyToRun input loses its native code (image base, stack size and CLI flags
           // change with it), and an unsigned output loses the strong-name flag: those header
-          // lines are compared by what the writer reports, the rest must be the same.
+          // lines, and the text's comments about them, are compared by what the writer reports;
+          // the rest must be the same.
           if (W->Report.WasReadyToRun || W->Report.StrongNameRemoved) {
             auto Strip = [](std::string &Text) {
               std::string Kept;
               for (StringRef L : split(Text, '\n'))
                 if (!L.startswith(".imagebase ") && !L.startswith(".stackreserve ") &&
-                    !L.startswith(".corflags "))
+                    !L.startswith(".corflags ") &&
+                    !L.startswith("// the ReadyToRun image has .corflags ") &&
+                    !L.ltrim(' ').startswith("// strong-name signed: "))
                   Kept += L.str() + "\n";
               Text = std::move(Kept);
             };

@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Endian.h"
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
@@ -40,7 +41,8 @@ void writeFlagWords(raw_ostream &OS, uint32_t F, ArrayRef<FlagWord> Words) {
       OS << W.Word << ' ';
 }
 
-// Bits no ILAsm keyword stands for are written as flags(...), so nothing is lost.
+// Bits no ILAsm keyword stands for are written as flags(...), so nothing is lost. ILAsm's
+// flags(...) replaces the bits the words before it set, so it is written first.
 void writeOtherFlags(raw_ostream &OS, uint32_t F, uint32_t Known, unsigned HexWidth) {
   if (F & ~Known)
     OS << "flags(" << format_hex(F & ~Known, HexWidth) << ") ";
@@ -60,12 +62,21 @@ const char *typeVisibility(uint32_t Flags) {
 }
 
 void writeTypeFlags(raw_ostream &OS, uint32_t F) {
-  static const char *const Layout[] = {"auto", "sequential", "explicit", "flags(0x18)"};
-  static const char *const Charset[] = {"ansi", "unicode", "autochar", "flags(0x00030000)"};
+  // The reserved layout (0x18) and string format (0x30000) have no word: flags(...) gives them.
+  static const char *const Layout[] = {"auto", "sequential", "explicit", nullptr};
+  static const char *const Charset[] = {"ansi", "unicode", "autochar", nullptr};
+  const char *L = Layout[(F >> 3) & 3], *C = Charset[(F >> 16) & 3];
+  // 0x40000 (HasSecurity) is implied by the .permissionset entries.
+  uint32_t Known = 0x7 | 0x20 | 0x80 | 0x100 | 0x400 | 0x800 | 0x1000 | 0x2000 | 0x4000 | 0x100000 |
+                   0x40000 | (L ? 0x18 : 0) | (C ? 0x30000 : 0);
+  writeOtherFlags(OS, F, Known, 10);
   writeFlagWords(OS, F, {{0x20, "interface"}});
   OS << typeVisibility(F) << ' ';
   writeFlagWords(OS, F, {{0x80, "abstract"}});
-  OS << Layout[(F >> 3) & 3] << ' ' << Charset[(F >> 16) & 3] << ' ';
+  if (L)
+    OS << L << ' ';
+  if (C)
+    OS << C << ' ';
   writeFlagWords(OS, F,
                  {{0x1000, "import"},
                   {0x2000, "serializable"},
@@ -74,14 +85,13 @@ void writeTypeFlags(raw_ostream &OS, uint32_t F) {
                   {0x400, "specialname"},
                   {0x800, "rtspecialname"},
                   {0x100000, "beforefieldinit"}});
-  // 0x40000 (HasSecurity) is implied by the .permissionset entries.
-  writeOtherFlags(OS, F,
-                  0x7 | 0x18 | 0x20 | 0x80 | 0x100 | 0x400 | 0x800 | 0x1000 | 0x2000 | 0x4000 |
-                      0x30000 | 0x100000 | 0x40000,
-                  10);
 }
 
 void writeFieldFlags(raw_ostream &OS, uint16_t F) {
+  // HasFieldRVA, HasFieldMarshal, PinvokeImpl and HasDefault show as `at`, marshal(),
+  // pinvokeimpl() and `=`.
+  writeOtherFlags(
+      OS, F, 0x7 | 0x10 | 0x20 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x1000 | 0x2000 | 0x8000, 6);
   OS << memberAccess(F) << ' ';
   writeFlagWords(OS, F,
                  {{0x10, "static"},
@@ -90,10 +100,6 @@ void writeFieldFlags(raw_ostream &OS, uint16_t F) {
                   {0x80, "notserialized"},
                   {0x200, "specialname"},
                   {0x400, "rtspecialname"}});
-  // HasFieldRVA, HasFieldMarshal, PinvokeImpl and HasDefault show as `at`, marshal(),
-  // pinvokeimpl() and `=`.
-  writeOtherFlags(
-      OS, F, 0x7 | 0x10 | 0x20 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x1000 | 0x2000 | 0x8000, 6);
 }
 
 void writeMethodFlags(raw_ostream &OS, uint16_t F) {
@@ -116,6 +122,7 @@ void writeMethodFlagsTail(raw_ostream &OS, uint16_t F) {
 
 void writeImplFlags(raw_ostream &OS, uint16_t F) {
   static const char *const Code[] = {"cil", "native", "optil", "runtime"};
+  writeOtherFlags(OS, F, 0x3 | 0x4 | 0x10 | 0x80 | 0x1000 | 0x20 | 0x8 | 0x40 | 0x100 | 0x200, 6);
   OS << Code[F & 3] << ((F & 4) ? " unmanaged" : " managed");
   std::string Words;
   raw_string_ostream W(Words);
@@ -128,7 +135,6 @@ void writeImplFlags(raw_ostream &OS, uint16_t F) {
                   {0x40, "nooptimization"},
                   {0x100, "aggressiveinlining"},
                   {0x200, "aggressiveoptimization"}});
-  writeOtherFlags(W, F, 0x3 | 0x4 | 0x10 | 0x80 | 0x1000 | 0x20 | 0x8 | 0x40 | 0x100 | 0x200, 6);
   if (!W.str().empty())
     OS << ' ' << StringRef(W.str()).rtrim();
 }
@@ -197,13 +203,26 @@ private:
   bool typeHasSelection(uint32_t Row) const;
 
   void customAttributes(Token Parent);
+  void customAttribute(uint32_t Row);
   void declSecurity(Token Parent);
+  void coreLibraryMark();
+  void typeList();
   void assemblyRefs();
   void assembly();
   void manifest();
+  void files();
+  void exportedTypes();
+  void exportedTypeName(uint32_t Row, unsigned Nesting);
+  void implementation(Token Impl, std::optional<uint32_t> ResourceOffset);
+  void manifestResources();
+  void embeddedResourceNote(uint32_t Row, StringRef Name);
   void moduleHeader();
+  void corFlags(uint32_t Flags);
   void genericParams(Token Owner, const GenericContext &Ctx);
   void genericParamAttributes(Token Owner, const GenericContext &Ctx);
+  void interfaceImplAttributes(ArrayRef<uint32_t> Impls, const GenericContext &Ctx);
+  void classLayout(uint32_t Row, uint32_t Flags);
+  void unnamedParamsNote(const MethodSig &Sig, const std::map<uint32_t, uint32_t> &Params);
   void type(uint32_t Row);
   void field(uint32_t Row, const GenericContext &Ctx);
   void method(uint32_t Row, uint32_t TypeRow);
@@ -272,23 +291,33 @@ bool Writer::typeHasSelection(uint32_t Row) const {
 }
 
 void Writer::customAttributes(Token Parent) {
-  for (uint32_t Row : M.customAttributes(Parent)) {
-    indent() << ".custom ";
-    Token Ctor = M.getToken(TableId::CustomAttribute, Row, CustomAttributeCol::Type);
-    Names.methodToken(OS, Ctor, GenericContext{});
-    OS << " = ";
-    Expected<CustomAttributeValue> V = decodeCustomAttribute(M, Row, Opts.Resolver);
-    if (V) {
-      writeCustomAttributeValue(OS, *V, Names);
-      if (V->GuessedEnumSize)
-        OS << "  // an enum type was not found; its size was guessed";
-      OS << '\n';
-      continue;
-    }
+  for (uint32_t Row : M.customAttributes(Parent))
+    customAttribute(Row);
+}
+
+void Writer::customAttribute(uint32_t Row) {
+  indent() << ".custom ";
+  Token Ctor = M.getToken(TableId::CustomAttribute, Row, CustomAttributeCol::Type);
+  Names.methodToken(OS, Ctor, GenericContext{});
+  OS << " = ";
+  Expected<CustomAttributeValue> V = decodeCustomAttribute(M, Row, Opts.Resolver);
+  ArrayRef<uint8_t> Blob =
+      M.getBlob(M.get(TableId::CustomAttribute, Row, CustomAttributeCol::Value));
+  if (!V) {
     std::string Why = toString(V.takeError());
-    writeByteList(OS, M.getBlob(M.get(TableId::CustomAttribute, Row, CustomAttributeCol::Value)));
+    writeByteList(OS, Blob);
     OS << "  // not decoded: " << Why << '\n';
+    return;
   }
+  if (const char *Why = customAttributeNotWritable(*V)) {
+    writeByteList(OS, Blob);
+    OS << "  // as bytes: " << Why << '\n';
+    return;
+  }
+  writeCustomAttributeValue(OS, *V, Names);
+  if (V->GuessedEnumSize)
+    OS << "  // an enum type was not found; its size was guessed";
+  OS << '\n';
 }
 
 void Writer::declSecurity(Token Parent) {
@@ -313,6 +342,34 @@ void Writer::declSecurity(Token Parent) {
     }
     OS << '\n';
   }
+}
+
+// The core library (the module that defines System.Object) is assembled with `.mscorlib`, which
+// tells ILAsm that `string`, `object` and the like are types of this module.
+void Writer::coreLibraryMark() {
+  for (uint32_t Row = 2; Row <= M.rowCount(TableId::TypeDef); ++Row)
+    if (M.getString(M.get(TableId::TypeDef, Row, TypeDefCol::TypeNamespace)) == "System" &&
+        M.getString(M.get(TableId::TypeDef, Row, TypeDefCol::TypeName)) == "Object" &&
+        !M.enclosingType(Row) &&
+        !tokenRow(M.getToken(TableId::TypeDef, Row, TypeDefCol::Extends))) {
+      OS << ".mscorlib\n";
+      return;
+    }
+}
+
+// ILAsm gives a type its TypeDef row when the type is first named, which may be in a member of
+// an earlier type; naming every type up front, in row order, keeps the rows (and so the order of
+// nested types, fields and methods) as they are.
+void Writer::typeList() {
+  if (M.rowCount(TableId::TypeDef) < 2)
+    return;
+  OS << ".typelist\n{\n";
+  for (uint32_t Row = 2; Row <= M.rowCount(TableId::TypeDef); ++Row) {
+    OS << "  ";
+    Names.typeDefName(OS, Row);
+    OS << '\n';
+  }
+  OS << "}\n";
 }
 
 void Writer::assemblyRefs() {
@@ -344,8 +401,8 @@ void Writer::assemblyRefs() {
     OS << '\n';
     StringRef Culture = M.getString(M.get(TableId::AssemblyRef, Row, AssemblyRefCol::Culture));
     if (!Culture.empty()) {
-      indent() << ".culture ";
-      writeSingleQuoted(OS, Culture);
+      indent() << ".locale ";
+      writeDoubleQuoted(OS, Culture);
       OS << '\n';
     }
     customAttributes(makeToken(TableId::AssemblyRef, Row));
@@ -381,6 +438,9 @@ void Writer::assembly() {
     indent() << ".publickey = ";
     writeByteList(OS, Key);
     OS << '\n';
+    // The signature is made with the private key, which no text holds.
+    if (Img.cli() && (Img.cli()->Flags & pe::CliStrongNameSigned))
+      indent() << "// strong-name signed: ilasm signs only with the key pair (-key=FILE.snk)\n";
   }
   indent() << ".hash algorithm "
            << format_hex(M.get(TableId::Assembly, 1, AssemblyCol::HashAlgId), 10) << '\n';
@@ -389,8 +449,8 @@ void Writer::assembly() {
   OS << '\n';
   StringRef Culture = M.getString(M.get(TableId::Assembly, 1, AssemblyCol::Culture));
   if (!Culture.empty()) {
-    indent() << ".culture ";
-    writeSingleQuoted(OS, Culture);
+    indent() << ".locale ";
+    writeDoubleQuoted(OS, Culture);
     OS << '\n';
   }
   uint32_t Other = Flags & ~uint32_t(0x0001 | 0x0100 | 0x0E00);
@@ -401,6 +461,12 @@ void Writer::assembly() {
 }
 
 void Writer::manifest() {
+  files();
+  exportedTypes();
+  manifestResources();
+}
+
+void Writer::files() {
   for (uint32_t Row = 1; Row <= M.rowCount(TableId::File); ++Row) {
     uint32_t Flags = M.get(TableId::File, Row, FileCol::Flags);
     OS << ".file ";
@@ -417,28 +483,52 @@ void Writer::manifest() {
     customAttributes(makeToken(TableId::File, Row));
     Depth = 0;
   }
-  auto Implementation = [&](Token Impl) {
-    uint32_t R = tokenRow(Impl);
-    if (!R)
-      return;
-    indent();
-    switch (tokenTable(Impl)) {
-    case TableId::File:
-      OS << ".file ";
-      writeId(OS, M.getString(M.get(TableId::File, R, FileCol::Name)));
-      break;
-    case TableId::AssemblyRef:
-      OS << ".assembly extern ";
-      writeId(OS, M.getString(M.get(TableId::AssemblyRef, R, AssemblyRefCol::Name)));
-      break;
-    case TableId::ExportedType:
-      OS << ".class extern ";
-      writeId(OS, M.getString(M.get(TableId::ExportedType, R, ExportedTypeCol::TypeName)));
-      break;
-    default: break;
-    }
-    OS << '\n';
-  };
+}
+
+// `Ns.Outer/Inner` of an ExportedType row, as ILAsm names the type a nested one is exported in.
+void Writer::exportedTypeName(uint32_t Row, unsigned Nesting) {
+  Token Impl = M.getToken(TableId::ExportedType, Row, ExportedTypeCol::Implementation);
+  if (tokenTable(Impl) == TableId::ExportedType && tokenRow(Impl) && tokenRow(Impl) != Row &&
+      Nesting < 64) {
+    exportedTypeName(tokenRow(Impl), Nesting + 1);
+    OS << '/';
+  }
+  StringRef Ns = M.getString(M.get(TableId::ExportedType, Row, ExportedTypeCol::TypeNamespace));
+  if (!Ns.empty()) {
+    writeId(OS, Ns);
+    OS << '.';
+  }
+  writeId(OS, M.getString(M.get(TableId::ExportedType, Row, ExportedTypeCol::TypeName)));
+}
+
+// Where an exported type or a resource lives (a File, an AssemblyRef or, for a nested exported
+// type, the type it is nested in); \p ResourceOffset is the resource's offset in a File.
+void Writer::implementation(Token Impl, std::optional<uint32_t> ResourceOffset) {
+  uint32_t R = tokenRow(Impl);
+  if (!R)
+    return;
+  indent();
+  switch (tokenTable(Impl)) {
+  case TableId::File:
+    OS << ".file ";
+    writeId(OS, M.getString(M.get(TableId::File, R, FileCol::Name)));
+    if (ResourceOffset)
+      OS << " at " << *ResourceOffset;
+    break;
+  case TableId::AssemblyRef:
+    OS << ".assembly extern ";
+    writeId(OS, M.getString(M.get(TableId::AssemblyRef, R, AssemblyRefCol::Name)));
+    break;
+  case TableId::ExportedType:
+    OS << ".class extern ";
+    exportedTypeName(R, 0);
+    break;
+  default: break;
+  }
+  OS << '\n';
+}
+
+void Writer::exportedTypes() {
   for (uint32_t Row = 1; Row <= M.rowCount(TableId::ExportedType); ++Row) {
     uint32_t Flags = M.get(TableId::ExportedType, Row, ExportedTypeCol::Flags);
     OS << ".class extern ";
@@ -453,22 +543,47 @@ void Writer::manifest() {
     writeId(OS, M.getString(M.get(TableId::ExportedType, Row, ExportedTypeCol::TypeName)));
     OS << "\n{\n";
     Depth = 1;
-    Implementation(M.getToken(TableId::ExportedType, Row, ExportedTypeCol::Implementation));
+    implementation(M.getToken(TableId::ExportedType, Row, ExportedTypeCol::Implementation),
+                   std::nullopt);
     customAttributes(makeToken(TableId::ExportedType, Row));
     Depth = 0;
     OS << "}\n";
   }
+}
+
+void Writer::manifestResources() {
   for (uint32_t Row = 1; Row <= M.rowCount(TableId::ManifestResource); ++Row) {
     uint32_t Flags = M.get(TableId::ManifestResource, Row, ManifestResourceCol::Flags);
+    StringRef Name = M.getString(M.get(TableId::ManifestResource, Row, ManifestResourceCol::Name));
     OS << ".mresource " << ((Flags & 7) == 1 ? "public " : (Flags & 7) == 2 ? "private " : "");
-    writeId(OS, M.getString(M.get(TableId::ManifestResource, Row, ManifestResourceCol::Name)));
+    writeId(OS, Name);
     OS << "\n{\n";
     Depth = 1;
-    Implementation(M.getToken(TableId::ManifestResource, Row, ManifestResourceCol::Implementation));
+    Token Impl = M.getToken(TableId::ManifestResource, Row, ManifestResourceCol::Implementation);
+    if (tokenRow(Impl))
+      implementation(Impl, M.get(TableId::ManifestResource, Row, ManifestResourceCol::Offset));
+    else
+      embeddedResourceNote(Row, Name);
     customAttributes(makeToken(TableId::ManifestResource, Row));
     Depth = 0;
     OS << "}\n";
   }
+}
+
+// An embedded resource's bytes are not in the text: ILAsm reads them from a file of the
+// resource's name beside the text, which `weft dump -o` writes.
+void Writer::embeddedResourceNote(uint32_t Row, StringRef Name) {
+  Expected<ArrayRef<uint8_t>> Bytes = embeddedResource(Img, M, Row);
+  if (!Bytes) {
+    problem(Bytes.takeError());
+    return;
+  }
+  indent() << "// " << Bytes->size() << " bytes, embedded: ";
+  if (resourceFileNameIsPlain(Name))
+    OS << "ILAsm reads them from the file of this name beside the text\n";
+  else
+    OS << "not written beside the text (the name is not a plain file name), so ILAsm cannot "
+          "read them\n";
 }
 
 void Writer::moduleHeader() {
@@ -479,35 +594,51 @@ void Writer::moduleHeader() {
     customAttributes(makeToken(TableId::Module, 1));
   }
   const pe::OptionalHeader &O = Img.optional();
-  OS << ".imagebase " << format_hex(O.ImageBase, O.PE32Plus ? 18 : 10) << '\n';
+  OS << ".imagebase " << format_hex(O.ImageBase, O.PE32Plus ? 18 : 10);
+  // Nothing in the text makes ILAsm write a PE32+ image; its command line does.
+  if (O.PE32Plus)
+    OS << "  // PE32+: ilasm -pe64";
+  OS << '\n';
   OS << ".file alignment " << format_hex(O.FileAlignment, 10) << '\n';
   OS << ".stackreserve " << format_hex(O.SizeOfStackReserve, O.PE32Plus ? 18 : 10) << '\n';
   OS << ".subsystem " << format_hex(O.Subsystem, 6);
   if (!pe::subsystemName(O.Subsystem).empty())
     OS << "  // " << pe::subsystemName(O.Subsystem);
   OS << '\n';
-  if (Img.cli()) {
-    uint32_t F = Img.cli()->Flags;
-    OS << ".corflags " << format_hex(F, 10);
-    std::string Words;
-    if (F & pe::CliILOnly)
-      Words += " ILONLY";
-    if (F & pe::Cli32BitRequired)
-      Words += " 32BITREQUIRED";
-    if (F & pe::Cli32BitPreferred)
-      Words += " 32BITPREFERRED";
-    if (F & pe::CliStrongNameSigned)
-      Words += " STRONGNAMESIGNED";
-    if (F & pe::CliNativeEntryPoint)
-      Words += " NATIVE_ENTRYPOINT";
-    if (F & pe::CliILLibrary)
-      Words += " IL_LIBRARY";
-    if (F & pe::CliTrackDebugData)
-      Words += " TRACKDEBUGDATA";
-    if (!Words.empty())
-      OS << "  //" << Words;
-    OS << '\n';
+  if (Img.cli())
+    corFlags(Img.cli()->Flags);
+  // The text has no form for an image's Win32 resources (a version resource, icons, a manifest);
+  // ILAsm takes them as a compiled .res file instead.
+  if (uint32_t Size = Img.directory(pe::DirResource).Size)
+    OS << "// Win32 resources (" << Size
+       << " bytes) are not in the text: ilasm -resource=FILE.res adds them\n";
+}
+
+// The flags of the IL: a ReadyToRun image's are those of its IL with the native code's changes
+// (IL_LIBRARY set, ILONLY cleared), which are undone here as weft weave undoes them, so that the
+// text assembles to an IL-only assembly the runtime loads.
+void Writer::corFlags(uint32_t F) {
+  if (Img.isReadyToRun()) {
+    OS << "// the ReadyToRun image has .corflags " << format_hex(F, 10) << '\n';
+    F = (F | pe::CliILOnly) & ~uint32_t(pe::CliILLibrary);
   }
+  OS << ".corflags " << format_hex(F, 10);
+  static const FlagWord Words[] = {{pe::CliILOnly, "ILONLY"},
+                                   {pe::Cli32BitRequired, "32BITREQUIRED"},
+                                   {pe::Cli32BitPreferred, "32BITPREFERRED"},
+                                   {pe::CliStrongNameSigned, "STRONGNAMESIGNED"},
+                                   {pe::CliNativeEntryPoint, "NATIVE_ENTRYPOINT"},
+                                   {pe::CliILLibrary, "IL_LIBRARY"},
+                                   {pe::CliTrackDebugData, "TRACKDEBUGDATA"}};
+  if (F & (pe::CliILOnly | pe::Cli32BitRequired | pe::Cli32BitPreferred | pe::CliStrongNameSigned |
+           pe::CliNativeEntryPoint | pe::CliILLibrary | pe::CliTrackDebugData)) {
+    OS << "  // ";
+    std::string Text;
+    raw_string_ostream W(Text);
+    writeFlagWords(W, F, Words);
+    OS << StringRef(W.str()).rtrim();
+  }
+  OS << '\n';
 }
 
 void Writer::genericParams(Token Owner, const GenericContext &Ctx) {
@@ -519,6 +650,14 @@ void Writer::genericParams(Token Owner, const GenericContext &Ctx) {
     return M.get(TableId::GenericParam, A, GenericParamCol::Number) <
            M.get(TableId::GenericParam, B, GenericParamCol::Number);
   });
+  // The owner's own parameters are named by number in their constraints: ILAsm reads those
+  // before it knows the parameters' names, and an `!T` there makes a second constraint where a
+  // `.param constraint` names the first.
+  GenericContext ConstraintCtx = Ctx;
+  if (tokenTable(Owner) == TableId::MethodDef)
+    ConstraintCtx.MethodRow = 0;
+  else
+    ConstraintCtx.TypeRow = 0;
   OS << '<';
   for (size_t I = 0; I < Sorted.size(); ++I) {
     uint32_t GP = Sorted[I];
@@ -546,7 +685,7 @@ void Writer::genericParams(Token Owner, const GenericContext &Ctx) {
         Names.typeToken(OS,
                         M.getToken(TableId::GenericParamConstraint, Cons[J],
                                    GenericParamConstraintCol::Constraint),
-                        Ctx);
+                        ConstraintCtx);
       }
       OS << ") ";
     }
@@ -580,6 +719,33 @@ void Writer::genericParamAttributes(Token Owner, const GenericContext &Ctx) {
       customAttributes(makeToken(TableId::GenericParamConstraint, C));
       --Depth;
     }
+  }
+}
+
+// The attributes of the interface implementations come before those of the generic parameters:
+// after a `.param type`, ILAsm files an `.interfaceimpl`'s attribute under the parameter too, and
+// then loops for ever on the list it has made circular. An `.interfaceimpl` line takes one
+// attribute (any after it are the type's own), so it is repeated for each.
+void Writer::interfaceImplAttributes(ArrayRef<uint32_t> Impls, const GenericContext &Ctx) {
+  for (uint32_t I : Impls)
+    for (uint32_t Row : M.customAttributes(makeToken(TableId::InterfaceImpl, I))) {
+      indent() << ".interfaceimpl type ";
+      Names.typeToken(OS, M.getToken(TableId::InterfaceImpl, I, InterfaceImplCol::Interface), Ctx);
+      OS << '\n';
+      ++Depth;
+      customAttribute(Row);
+      --Depth;
+    }
+}
+
+void Writer::classLayout(uint32_t Row, uint32_t Flags) {
+  if (uint32_t L = M.classLayout(Row)) {
+    indent() << ".pack " << M.get(TableId::ClassLayout, L, ClassLayoutCol::PackingSize) << '\n';
+    indent() << ".size " << M.get(TableId::ClassLayout, L, ClassLayoutCol::ClassSize) << '\n';
+  } else if ((Flags & 0x18) == 0x10) {
+    // ILAsm sets the field offsets of an explicit type through the call that also makes a
+    // ClassLayout row, so it cannot leave the row out.
+    indent() << "// no .pack or .size: ILAsm adds .pack 0 and .size 0 (the same layout)\n";
   }
 }
 
@@ -621,21 +787,9 @@ void Writer::type(uint32_t Row) {
   if (Members) {
     customAttributes(Tok);
     declSecurity(Tok);
+    interfaceImplAttributes(Impls, Ctx);
     genericParamAttributes(Tok, Ctx);
-    if (uint32_t L = M.classLayout(Row)) {
-      indent() << ".pack " << M.get(TableId::ClassLayout, L, ClassLayoutCol::PackingSize) << '\n';
-      indent() << ".size " << M.get(TableId::ClassLayout, L, ClassLayoutCol::ClassSize) << '\n';
-    }
-    for (uint32_t I : Impls) {
-      if (M.customAttributes(makeToken(TableId::InterfaceImpl, I)).empty())
-        continue;
-      indent() << ".interfaceimpl type ";
-      Names.typeToken(OS, M.getToken(TableId::InterfaceImpl, I, InterfaceImplCol::Interface), Ctx);
-      OS << '\n';
-      ++Depth;
-      customAttributes(makeToken(TableId::InterfaceImpl, I));
-      --Depth;
-    }
+    classLayout(Row, Flags);
   }
   for (uint32_t N : M.nestedTypes(Row))
     if (N != Row)
@@ -671,8 +825,8 @@ void Writer::field(uint32_t Row, const GenericContext &Ctx) {
   if (uint32_t Map = M.implMap(Tok)) {
     OS << "pinvokeimpl(";
     uint32_t Scope = M.get(TableId::ImplMap, Map, ImplMapCol::ImportScope);
-    OS << '"' << (Scope ? M.getString(M.get(TableId::ModuleRef, Scope, ModuleRefCol::Name)) : "")
-       << '"';
+    writeDoubleQuoted(OS, Scope ? M.getString(M.get(TableId::ModuleRef, Scope, ModuleRefCol::Name))
+                                : "");
     writePInvokeFlags(OS, M.get(TableId::ImplMap, Map, ImplMapCol::MappingFlags));
     OS << ") ";
   }
@@ -715,23 +869,48 @@ void Writer::field(uint32_t Row, const GenericContext &Ctx) {
   customAttributes(Tok);
 }
 
+// An argument by name where the name says which one it is: ILAsm looks a name up among the
+// parameters and takes the first match, so a name two parameters share (compilers name discarded
+// lambda parameters `_`) is written as the number.
 std::string Writer::argName(uint32_t MethodRow, const MethodSig &Sig, uint32_t Index) const {
   uint32_t Seq = Sig.hasThis() && !Sig.explicitThis() ? Index : Index + 1;
   if (Seq == 0)
     return "0"; // `this`
+  StringRef Name;
+  unsigned Uses = 0;
   for (uint32_t I : M.methodParams(MethodRow)) {
     uint32_t P = M.param(I);
-    if (M.get(TableId::Param, P, ParamCol::Sequence) == Seq) {
-      StringRef Name = M.getString(M.get(TableId::Param, P, ParamCol::Name));
-      if (Name.empty())
-        break;
-      std::string S;
-      raw_string_ostream O(S);
-      writeId(O, Name);
-      return O.str();
-    }
+    if (M.get(TableId::Param, P, ParamCol::Sequence) == Seq)
+      Name = M.getString(M.get(TableId::Param, P, ParamCol::Name));
   }
-  return std::to_string(Index);
+  if (Name.empty())
+    return std::to_string(Index);
+  for (uint32_t I : M.methodParams(MethodRow)) {
+    uint32_t P = M.param(I);
+    if (M.get(TableId::Param, P, ParamCol::Sequence) != 0 &&
+        M.getString(M.get(TableId::Param, P, ParamCol::Name)) == Name)
+      ++Uses;
+  }
+  if (Uses > 1)
+    return std::to_string(Index);
+  std::string S;
+  raw_string_ostream O(S);
+  writeId(O, Name);
+  return O.str();
+}
+
+// ILAsm gives every parameter a Param row and a name, `A_` and its index, where the text has none.
+void Writer::unnamedParamsNote(const MethodSig &Sig, const std::map<uint32_t, uint32_t> &Params) {
+  std::string Names;
+  for (size_t I = 0; I < Sig.Params.size(); ++I) {
+    auto It = Params.find(uint32_t(I + 1));
+    if (It != Params.end() &&
+        !M.getString(M.get(TableId::Param, It->second, ParamCol::Name)).empty())
+      continue;
+    Names += (Names.empty() ? "A_" : ", A_") + std::to_string(I);
+  }
+  if (!Names.empty())
+    indent() << "// ILAsm names the unnamed parameters: " << Names << '\n';
 }
 
 void Writer::method(uint32_t Row, uint32_t TypeRow) {
@@ -746,10 +925,12 @@ void Writer::method(uint32_t Row, uint32_t TypeRow) {
     OS << "pinvokeimpl(";
     uint32_t Scope = M.get(TableId::ImplMap, Map, ImplMapCol::ImportScope);
     StringRef Lib = Scope ? M.getString(M.get(TableId::ModuleRef, Scope, ModuleRefCol::Name)) : "";
-    OS << '"' << Lib << '"';
+    writeDoubleQuoted(OS, Lib);
     StringRef Import = M.getString(M.get(TableId::ImplMap, Map, ImplMapCol::ImportName));
-    if (Import != M.getString(M.get(TableId::MethodDef, Row, MethodDefCol::Name)))
-      OS << " as \"" << Import << '"';
+    if (Import != M.getString(M.get(TableId::MethodDef, Row, MethodDefCol::Name))) {
+      OS << " as ";
+      writeDoubleQuoted(OS, Import);
+    }
     writePInvokeFlags(OS, M.get(TableId::ImplMap, Map, ImplMapCol::MappingFlags));
     OS << ") ";
   }
@@ -817,8 +998,8 @@ void Writer::method(uint32_t Row, uint32_t TypeRow) {
       }
     }
   }
-  if (Sig.kind() == SigVarArg && Sig.SentinelIndex < 0)
-    OS << (Sig.Params.empty() ? "..." : ", ...");
+  // A vararg method's definition lists only its fixed parameters (`vararg` says the rest); a
+  // `...` here would put a sentinel into the signature ILAsm writes.
   OS << ") ";
   writeImplFlags(OS, Impl);
   OS << '\n';
@@ -826,6 +1007,7 @@ void Writer::method(uint32_t Row, uint32_t TypeRow) {
   ++Depth;
   if (Img.cli() && !(Img.cli()->Flags & pe::CliNativeEntryPoint) && Img.cli()->EntryPoint == Tok)
     indent() << ".entrypoint\n";
+  unnamedParamsNote(Sig, Params);
   customAttributes(Tok);
   declSecurity(Tok);
   for (auto &[Seq, P] : Params) {
@@ -1303,6 +1485,8 @@ void Writer::dataBlocks() {
 
 Error Writer::run() {
   if (!filtered()) {
+    coreLibraryMark();
+    typeList();
     assemblyRefs();
     assembly();
     manifest();
@@ -1331,6 +1515,31 @@ Error Writer::run() {
 }
 
 } // namespace
+
+Expected<ArrayRef<uint8_t>> embeddedResource(const pe::Image &Img, const Module &M, uint32_t Row) {
+  uint64_t At = M.rowOffset(TableId::ManifestResource, Row);
+  const pe::DataDirectory *Dir = Img.cli() ? &Img.cli()->Resources : nullptr;
+  if (!Dir || !Dir->Size)
+    return formatError("manifest resource", At, "embedded, but the CLI header has no resources");
+  uint32_t Offset = M.get(TableId::ManifestResource, Row, ManifestResourceCol::Offset);
+  Expected<ArrayRef<uint8_t>> All = Img.rvaBytes(Dir->RVA, Dir->Size, "CLI resources");
+  if (!All)
+    return All.takeError();
+  if (Offset > All->size() || All->size() - Offset < 4)
+    return formatError("manifest resource", At,
+                       "offset " + hex(Offset) + " is past the end of the CLI resources");
+  uint32_t Length = support::endian::read32le(All->data() + Offset);
+  if (Length > All->size() - Offset - 4)
+    return formatError("manifest resource", At,
+                       "its " + Twine(Length) + " bytes run past the end of the CLI resources");
+  return All->slice(Offset + 4, Length);
+}
+
+bool resourceFileNameIsPlain(StringRef Name) {
+  if (Name.empty() || Name == "." || Name == "..")
+    return false;
+  return none_of(Name, [](char C) { return C == '/' || C == '\\' || (unsigned char)C < 0x20; });
+}
 
 Error disassemble(raw_ostream &OS, const pe::Image &Image, const Module &M,
                   const DisassemblerOptions &Options) {

@@ -6,12 +6,16 @@
 //
 // The text is meant to be compared: it has no RVAs, file offsets or sizes (those belong to `weft
 // dump --raw`), names and numbers are printed the same way every time, and each declaration is on
-// one line.
+// one line. It is also meant to be assembled again: Microsoft's ilasm reads it back to the same
+// methods and IL, and what ILAsm cannot say is said in a comment where it happens
+// (docs/il-text.md lists these).
 //
 //===----------------------------------------------------------------------===//
 #ifndef WEFT_WEAVER_TEXT_DISASSEMBLER_H
 #define WEFT_WEAVER_TEXT_DISASSEMBLER_H
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/raw_ostream.h"
@@ -41,6 +45,14 @@ struct DisassemblerOptions {
   /// start at, as ildasm's `.line` directives (`.line 12,12 : 9,30 'Program.cs'`).
   const metadata::Module *Pdb = nullptr;
 };
+
+/// The bytes of the embedded resource of ManifestResource row \p Row (one whose Implementation is
+/// null): the CLI header's resources at the row's offset, after their 4-byte length.
+llvm::Expected<llvm::ArrayRef<uint8_t>> embeddedResource(const pe::Image &Image,
+                                                         const metadata::Module &M, uint32_t Row);
+/// Whether a resource's name can be used as the name of a file beside the text: ILAsm reads an
+/// embedded resource from the file of its name, so `weft dump -o` writes the bytes there.
+bool resourceFileNameIsPlain(llvm::StringRef Name);
 
 /// Writes the module. Problems in single items (a method body that does not decode, a blob that is
 /// malformed) are written as comments in place, and the first of them is returned after the whole

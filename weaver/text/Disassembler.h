@@ -4,11 +4,11 @@
 // references, every type with its members, custom attributes and generic parameters, and every
 // method body with its locals, labels and exception blocks.
 //
-// The text is meant to be compared: it has no RVAs, file offsets or sizes (those belong to `weft
-// dump --raw`), names and numbers are printed the same way every time, and each declaration is on
-// one line. It is also meant to be assembled again: Microsoft's ilasm reads it back to the same
-// methods and IL, and what ILAsm cannot say is said in a comment where it happens
-// (docs/il-text.md lists these).
+// The text is meant to be compared: it has no RVAs, file offsets or layout sizes (those belong
+// to `weft dump --raw`), names and numbers are printed the same way every time, and each
+// declaration is on one line. It is also meant to be assembled again: Microsoft's ilasm reads it
+// back to the same methods and IL, and what ILAsm cannot say is said in a comment where it
+// happens (docs/il-text.md lists these).
 //
 //===----------------------------------------------------------------------===//
 #ifndef WEFT_WEAVER_TEXT_DISASSEMBLER_H

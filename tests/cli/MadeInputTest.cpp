@@ -32,17 +32,12 @@
 
 using namespace llvm;
 using namespace weft;
+using test::expectedOutput;
 
 namespace {
 
 test::CommandResult weft(std::vector<std::string> Args) {
   return test::run(test::weftTool(), Args);
-}
-
-std::string expectedOutput(StringRef Program) {
-  SmallString<256> P(test::sourceDir());
-  sys::path::append(P, "corpus", Program, "expected.txt");
-  return test::readFile(P);
 }
 
 // DIR/NAME.dll in a fresh folder \p Folder that holds the corpus program's runtime config, so

@@ -20,6 +20,7 @@
 
 using namespace llvm;
 using namespace weft;
+using test::expectedOutput;
 
 namespace {
 
@@ -30,12 +31,6 @@ const std::string NoEntry = WEFT_NO_ENTRY_PLUGIN;
 
 test::CommandResult weft(std::vector<std::string> Args) {
   return test::run(test::weftTool(), Args);
-}
-
-std::string expectedOutput(StringRef Program) {
-  SmallString<256> P(test::sourceDir());
-  sys::path::append(P, "corpus", Program, "expected.txt");
-  return test::readFile(P);
 }
 
 TEST(Plugin, PassesListsThePluginsPass) {

@@ -26,6 +26,7 @@
 
 using namespace llvm;
 using namespace weft;
+using test::expectedOutput;
 
 namespace {
 
@@ -58,12 +59,6 @@ void run(Woven &W, std::vector<std::string> Args = {}) {
   std::vector<std::string> All{W.Dll};
   All.insert(All.end(), Args.begin(), Args.end());
   W.Run = test::run("dotnet", All, {"WEFT_COVERAGE_FILE=" + W.Dir + "/{assembly}.weft-hits"}, 300);
-}
-
-std::string expectedOutput(StringRef Name) {
-  SmallString<256> P(test::sourceDir());
-  sys::path::append(P, "corpus", Name, "expected.txt");
-  return test::readFile(P);
 }
 
 std::string report(const Woven &W, StringRef Format, test::CommandResult *R = nullptr) {
@@ -265,10 +260,12 @@ TEST(Coverage, LinesAfterCodeThatThrowsAreNotCredited) {
   ASSERT_TRUE(bool(M)) << toString(M.takeError());
   for (const coverage::Method &Me : M->Methods) {
     unsigned Segments = unsigned(llvm::count_if(Me.Blocks, [](auto &B) { return B.Continues; }));
-    if (Me.Name == "StraightLine")
+    if (Me.Name == "StraightLine") {
       EXPECT_EQ(Segments, 0u);
-    if (Me.Name == "CallThrowsMidBlock")
+    }
+    if (Me.Name == "CallThrowsMidBlock") {
       EXPECT_GE(Segments, 2u);
+    }
   }
   // Its lines hold no branch: a segment is none.
   SmallVector<StringRef, 0> Records;

@@ -41,6 +41,7 @@
 
 using namespace llvm;
 using namespace weft;
+using test::expectedOutput;
 
 namespace {
 
@@ -342,12 +343,6 @@ void expectSameText(StringRef Original, const Reassembly &R) {
   std::string Got = normaliseReassembled(B.Out, R.Source ? StringRef(R.Text) : StringRef());
   EXPECT_TRUE(Want == Got) << "the dumps of " << Original << " and its reassembly differ:\n"
                            << test::firstDifference(Want, Got);
-}
-
-std::string expectedOutput(StringRef Program) {
-  SmallString<256> P(test::sourceDir());
-  sys::path::append(P, "corpus", Program, "expected.txt");
-  return test::readFile(P);
 }
 
 // The program's runtime config and the other assemblies of its folder (FSharp.Core for F#) go

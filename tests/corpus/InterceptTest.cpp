@@ -33,6 +33,7 @@
 
 using namespace llvm;
 using namespace weft;
+using test::expectedOutput;
 using test::replacementsDll;
 using Woven = test::WovenProgram;
 
@@ -43,12 +44,6 @@ static Woven weaveProgram(StringRef Label, StringRef Name, std::vector<std::stri
 }
 
 namespace {
-
-std::string expectedOutput(StringRef Program) {
-  SmallString<256> P(test::sourceDir());
-  sys::path::append(P, "corpus", Program, "expected.txt");
-  return test::readFile(P);
-}
 
 std::string intercept(StringRef Target, StringRef Type, StringRef More = "") {
   return ("intercept-call:target=" + Target + ",replacement-assembly=" + replacementsDll() +

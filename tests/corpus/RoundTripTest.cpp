@@ -20,14 +20,9 @@
 
 using namespace llvm;
 using namespace weft;
+using test::expectedOutput;
 
 namespace {
-
-std::string expectedOutput(StringRef Program) {
-  SmallString<256> P(test::sourceDir());
-  sys::path::append(P, "corpus", Program, "expected.txt");
-  return test::readFile(P);
-}
 
 class RewrittenProgram : public ::testing::TestWithParam<std::string> {};
 

@@ -33,6 +33,7 @@
 
 using namespace llvm;
 using namespace weft;
+using test::expectedOutput;
 using namespace weft::metadata;
 using il::Opcode;
 
@@ -197,12 +198,6 @@ int countTailCalls(StringRef Path) {
     }
   }
   return Count;
-}
-
-std::string expectedOutput(StringRef Program) {
-  SmallString<256> P(test::sourceDir());
-  sys::path::append(P, "corpus", Program, "expected.txt");
-  return test::readFile(P);
 }
 
 // Exceptions prints stack traces, whose frames tail calls remove; Varargs calls through vararg

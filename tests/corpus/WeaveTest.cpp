@@ -33,6 +33,7 @@
 
 using namespace llvm;
 using namespace weft;
+using test::expectedOutput;
 using test::probesDll;
 using test::replacementsDll;
 using test::WovenProgram;
@@ -44,12 +45,6 @@ static WovenProgram weaveProgram(StringRef Label, StringRef Name,
 }
 
 namespace {
-
-std::string expectedOutput(StringRef Program) {
-  SmallString<256> P(test::sourceDir());
-  sys::path::append(P, "corpus", Program, "expected.txt");
-  return test::readFile(P);
-}
 
 using test::PassCase;
 using test::passCases;

@@ -122,6 +122,12 @@ std::string corpusDll(StringRef Name) {
   return std::string(P);
 }
 
+std::string expectedOutput(StringRef Name) {
+  SmallString<256> P(sourceDir());
+  sys::path::append(P, "corpus", Name, "expected.txt");
+  return readFile(P);
+}
+
 std::vector<std::string> corpusPrograms() {
   std::vector<std::string> Names;
   SmallString<256> Root(sourceDir());

@@ -55,6 +55,8 @@ std::string corpusDir(); // where the corpus programs were built (artifacts layo
 std::string corpusDll(llvm::StringRef Name);
 /// The names of the corpus programs (folders of corpus/ with a .csproj).
 std::vector<std::string> corpusPrograms();
+/// What corpus program \p Name prints (corpus/<Name>/expected.txt).
+std::string expectedOutput(llvm::StringRef Name);
 
 /// Every file under \p Dir (recursively) whose name ends in one of \p Extensions.
 std::vector<std::string> filesUnder(llvm::StringRef Dir,

@@ -31,15 +31,8 @@ void put(std::vector<uint8_t> &Out, uint32_t V, unsigned Bytes) {
     Out.push_back(uint8_t(V >> (8 * I)));
 }
 
+// 32-bit slots and x86 code: a C++/CLI image for x86.
 Error checkInput(const pe::Image &Img) {
-  if (!Img.cli())
-    return plainError("not a .NET assembly");
-  const pe::CliHeader &Cli = *Img.cli();
-  if (!(Cli.Flags & pe::CliILOnly) || Img.isReadyToRun())
-    return plainError("the generator takes IL-only images only");
-  if (Cli.Flags & (pe::CliStrongNameSigned | pe::CliNativeEntryPoint))
-    return plainError("the generator does not re-sign images or move native entry points");
-  // 32-bit slots and x86 code: a C++/CLI image for x86.
   if (Img.isPE32Plus() || Img.coff().Machine != MachineI386)
     return plainError("the generator takes x86 (PE32) images only");
   return Error::success();
@@ -73,20 +66,15 @@ std::vector<uint8_t> fixupData(ArrayRef<Token> Methods, uint32_t SectionRVA) {
 } // namespace
 
 Expected<MixedModeImage> makeMixedModeImage(StringRef Path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path, false, false);
-  if (!Buffer)
-    return createFileError(Path, Buffer.getError());
-  ArrayRef<uint8_t> Input = arrayRefFromStringRef((*Buffer)->getBuffer());
-  Expected<std::unique_ptr<pe::Image>> Img = pe::Image::create(Input, Path);
-  if (!Img)
-    return createFileError(Path, Img.takeError());
-  if (Error E = checkInput(**Img))
+  Expected<SourceAssembly> Source = readSourceAssembly(Path);
+  if (!Source)
+    return Source.takeError();
+  const pe::Image &Img = *Source->Image;
+  const Module &M = *Source->Module;
+  ArrayRef<uint8_t> Input = Source->bytes();
+  if (Error E = checkInput(Img))
     return createFileError(Path, std::move(E));
-  Expected<std::unique_ptr<Module>> M =
-      Module::create((*Img)->metadata(), (*Img)->metadataOffset());
-  if (!M)
-    return createFileError(Path, M.takeError());
-  std::vector<Token> Methods = nativeCallableMethods(**M);
+  std::vector<Token> Methods = nativeCallableMethods(M);
   if (Methods.empty())
     return createFileError(Path, plainError("no static method to give a vtable fixup"));
 
@@ -108,7 +96,7 @@ Expected<MixedModeImage> makeMixedModeImage(StringRef Path) {
   Expected<uint64_t> Cli = File->cliHeaderOffset(); // the headers may have grown
   if (!Cli)
     return createFileError(Path, Cli.takeError());
-  uint32_t Flags = (*Img)->cli()->Flags;
+  uint32_t Flags = Img.cli()->Flags;
   File->write32(*Cli + 16, (Flags & ~pe::CliILOnly) | pe::CliNativeEntryPoint);
   File->write32(*Cli + 20, Made.NativeEntryPoint);
   File->write32(*Cli + 48, DataRVA + uint32_t(4 * Methods.size()));

@@ -1,6 +1,8 @@
 //===- tests/support/PeFile.cpp - Edits of a PE file for made inputs ------===//
 #include "tests/support/PeFile.h"
 
+#include "metadata/Module.h"
+#include "pe/Image.h"
 #include "support/Error.h"
 #include "support/Format.h"
 
@@ -21,6 +23,40 @@ constexpr unsigned DirSecurity = 4, DirDebug = 6, DirCLR = 14;
 
 uint32_t alignUp(uint64_t V, uint32_t A) { return uint32_t((V + A - 1) / A * A); }
 } // namespace
+
+SourceAssembly::SourceAssembly() = default;
+SourceAssembly::SourceAssembly(SourceAssembly &&) = default;
+SourceAssembly::~SourceAssembly() = default;
+
+ArrayRef<uint8_t> SourceAssembly::bytes() const {
+  return arrayRefFromStringRef(Buffer->getBuffer());
+}
+
+Expected<SourceAssembly> readSourceAssembly(StringRef Path) {
+  SourceAssembly A;
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path, false, false);
+  if (!Buffer)
+    return createFileError(Path, Buffer.getError());
+  A.Buffer = std::move(*Buffer);
+  Expected<std::unique_ptr<pe::Image>> Img = pe::Image::create(A.bytes(), Path);
+  if (!Img)
+    return createFileError(Path, Img.takeError());
+  A.Image = std::move(*Img);
+  if (!A.Image->cli())
+    return createFileError(Path, plainError("not a .NET assembly"));
+  uint32_t Flags = A.Image->cli()->Flags;
+  if (!(Flags & pe::CliILOnly) || A.Image->isReadyToRun())
+    return createFileError(Path, plainError("the generator takes IL-only images only"));
+  if (Flags & (pe::CliStrongNameSigned | pe::CliNativeEntryPoint))
+    return createFileError(
+        Path, plainError("the generator does not re-sign images or move native entry points"));
+  Expected<std::unique_ptr<metadata::Module>> M =
+      metadata::Module::create(A.Image->metadata(), A.Image->metadataOffset());
+  if (!M)
+    return createFileError(Path, M.takeError());
+  A.Module = std::move(*M);
+  return std::move(A);
+}
 
 Expected<PeFile> PeFile::parse(std::vector<uint8_t> Bytes) {
   PeFile F(std::move(Bytes));

@@ -12,11 +12,35 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+namespace weft::pe {
+class Image;
+}
+namespace weft::metadata {
+class Module;
+}
+
 namespace weft::test {
+
+/// The assembly a generator starts from, read with weft's reader: an IL-only image (not
+/// ReadyToRun), neither strong-name signed nor with a native entry point, whose bytes the
+/// generator copies and changes.
+struct SourceAssembly {
+  std::unique_ptr<llvm::MemoryBuffer> Buffer;
+  std::unique_ptr<pe::Image> Image;
+  std::unique_ptr<metadata::Module> Module;
+  SourceAssembly();
+  SourceAssembly(SourceAssembly &&);
+  ~SourceAssembly();
+  llvm::ArrayRef<uint8_t> bytes() const;
+};
+/// Reads \p Path, or says why a generator cannot start from it (errors name the file).
+llvm::Expected<SourceAssembly> readSourceAssembly(llvm::StringRef Path);
 
 class PeFile {
 public:

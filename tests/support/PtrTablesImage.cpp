@@ -392,48 +392,30 @@ Error moveBodyTokens(const pe::Image &Img, const Module &M, const PtrTablesImage
   return Error::success();
 }
 
-Error checkInput(const pe::Image &Img) {
-  if (!Img.cli())
-    return plainError("not a .NET assembly");
-  const pe::CliHeader &Cli = *Img.cli();
-  if (!(Cli.Flags & pe::CliILOnly) || Img.isReadyToRun())
-    return plainError("the generator takes IL-only images only");
-  if (Cli.Flags & (pe::CliStrongNameSigned | pe::CliNativeEntryPoint))
-    return plainError("the generator does not re-sign images or move native entry points");
-  return Error::success();
-}
-
 } // namespace
 
 Expected<PtrTablesImage> makePtrTablesImage(StringRef Path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buffer = MemoryBuffer::getFile(Path, false, false);
-  if (!Buffer)
-    return createFileError(Path, Buffer.getError());
-  ArrayRef<uint8_t> Input = arrayRefFromStringRef((*Buffer)->getBuffer());
-  Expected<std::unique_ptr<pe::Image>> Img = pe::Image::create(Input, Path);
-  if (!Img)
-    return createFileError(Path, Img.takeError());
-  if (Error E = checkInput(**Img))
-    return createFileError(Path, std::move(E));
-  Expected<std::unique_ptr<Module>> M =
-      Module::create((*Img)->metadata(), (*Img)->metadataOffset());
-  if (!M)
-    return createFileError(Path, M.takeError());
-  if ((*M)->isUncompressed())
+  Expected<SourceAssembly> Source = readSourceAssembly(Path);
+  if (!Source)
+    return Source.takeError();
+  const pe::Image &Img = *Source->Image;
+  const Module &M = *Source->Module;
+  ArrayRef<uint8_t> Input = Source->bytes();
+  if (M.isUncompressed())
     return createFileError(Path, plainError("the metadata has a '#-' stream already"));
 
   PtrTablesImage Made;
-  TableSet Tables(**M);
+  TableSet Tables(M);
   moveMembers(Tables, Made);
   sortAgain(Tables);
-  std::vector<uint8_t> Root = metadataRoot(**M, Tables.stream((*M)->sortedMask()));
+  std::vector<uint8_t> Root = metadataRoot(M, Tables.stream(M.sortedMask()));
 
   Expected<PeFile> File = PeFile::parse(std::vector<uint8_t>(Input.begin(), Input.end()));
   if (!File)
     return createFileError(Path, File.takeError());
-  if (Error E = moveBodyTokens(**Img, **M, Made, *File))
+  if (Error E = moveBodyTokens(Img, M, Made, *File))
     return createFileError(Path, std::move(E));
-  File->write32((*Img)->cli()->FileOffset + 20, movedToken((*Img)->cli()->EntryPoint, Made));
+  File->write32(Img.cli()->FileOffset + 20, movedToken(Img.cli()->EntryPoint, Made));
   // The PDB numbers methods by row, so it no longer describes this file.
   File->setDirectory(pe::DirDebug, 0, 0);
   Expected<uint32_t> RVA = File->addSection(".meta", Root, SectionReadOnlyData);

@@ -35,7 +35,7 @@ struct Woven {
 };
 
 /// Weaves corpus program \p Name with \p Pass into a fresh scratch directory named after \p Tag
-/// (with the program's runtimeconfig, not its PDB or deps.json).
+/// (with the program's companions, not its PDB or deps.json).
 Woven weave(const std::string &Name, const std::string &Tag, const std::string &Pass = "coverage",
             std::vector<std::string> Extra = {}) {
   Woven W;
@@ -47,9 +47,7 @@ Woven weave(const std::string &Name, const std::string &Tag, const std::string &
   std::vector<std::string> Args{"weave", In, "-o", W.Dll, "--pass", Pass, "--verify-each"};
   Args.insert(Args.end(), Extra.begin(), Extra.end());
   W.Weave = test::run(test::weftTool(), Args);
-  SmallString<256> Config(sys::path::parent_path(In));
-  sys::path::append(Config, Name + ".runtimeconfig.json");
-  sys::fs::copy_file(Config, W.Dir + "/" + Name + ".runtimeconfig.json");
+  test::copyCorpusCompanions(Name, W.Dir);
   return W;
 }
 

@@ -166,9 +166,7 @@ TEST_P(EditedProgram, VerifiesAndRunsWithTheExtraOutput) {
   std::string Out = Dir + "/" + Name + ".dll";
   ASSERT_TRUE(test::writeFile(
       Out, StringRef(reinterpret_cast<const char *>(W->Bytes.data()), W->Bytes.size())));
-  SmallString<256> Config(sys::path::parent_path(Dll));
-  sys::path::append(Config, Name + ".runtimeconfig.json");
-  ASSERT_FALSE(sys::fs::copy_file(Config, Dir + "/" + Name + ".runtimeconfig.json"));
+  ASSERT_TRUE(test::copyCorpusCompanions(Name, Dir));
 
   test::CommandResult V = test::run(test::weftTool(), {"verify", Out});
   EXPECT_EQ(V.ExitCode, 0) << V.Err.substr(0, 3000);

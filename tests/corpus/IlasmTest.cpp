@@ -350,20 +350,6 @@ std::string expectedOutput(StringRef Program) {
   return test::readFile(P);
 }
 
-// The program's runtime config and the other assemblies of its folder (FSharp.Core for F#) go
-// beside the reassembly, which then runs as the program did.
-void copyCompanions(StringRef Program, StringRef Dir) {
-  std::string Dll = test::corpusDll(Program);
-  StringRef From = sys::path::parent_path(Dll);
-  ASSERT_FALSE(sys::fs::copy_file(From + "/" + Program + ".runtimeconfig.json",
-                                  Dir + "/" + Program + ".runtimeconfig.json"));
-  for (const std::string &F : test::filesUnder(From, {".dll"})) {
-    if (F == Dll || sys::path::parent_path(F) != From)
-      continue;
-    ASSERT_FALSE(sys::fs::copy_file(F, Dir + "/" + sys::path::filename(F)));
-  }
-}
-
 // --- the corpus --------------------------------------------------------------------------------
 
 class IlasmCorpus : public ::testing::TestWithParam<std::string> {};
@@ -379,7 +365,7 @@ TEST_P(IlasmCorpus, ReassembledProgramVerifiesDumpsTheSameAndRuns) {
   test::CommandResult V = test::run(test::weftTool(), {"verify", R.Dll});
   EXPECT_EQ(V.ExitCode, 0) << V.Out << V.Err;
   expectSameText(Dll, R);
-  ASSERT_NO_FATAL_FAILURE(copyCompanions(Name, R.Dir));
+  ASSERT_TRUE(test::copyCorpusCompanions(Name, R.Dir));
   test::CommandResult Run = test::run("dotnet", {R.Dll}, {}, 120);
   EXPECT_EQ(Run.ExitCode, 0) << Run.Err.substr(0, 2000);
   std::string Want = expectedOutput(Name);

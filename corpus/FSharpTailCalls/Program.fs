@@ -14,7 +14,7 @@ and isOdd (n: int) = if n = 0 then false else isEven (n - 1)
 let rec sumCps (n: int) (k: int64 -> int64) : int64 =
   if n = 0 then k 0L else sumCps (n - 1) (fun s -> k (s + int64 n))
 
-// A tree walk in CPS: an unbalanced tree a million nodes deep.
+// A tree walk in CPS: an unbalanced tree half a million nodes deep.
 type Tree =
   | Leaf
   | Node of Tree * int * Tree
@@ -64,15 +64,15 @@ and next ops pc acc steps = run ops pc acc steps
 
 [<EntryPoint>]
 let main _ =
-  printfn "isEven 10000000 = %b" (isEven 10000000)
-  printfn "isOdd 7777777 = %b" (isOdd 7777777)
-  printfn "sumCps 3000000 = %d" (sumCps 3000000 id)
-  let tree = buildLeft 1000000 Leaf
-  printfn "sizeCps of a tree 1000000 deep = %d" (sizeCps tree id)
-  printfn "spreadA 2000000 = %d" (spreadA 2000000 0L)
-  printfn "states 4000000 = %d" (stateA.Step(4000000, 1L))
-  printfn "applyN 3000000 = %d" (applyN (fun x -> (x * 31 + 7) % 65521) 3000000 1)
-  printfn "applyN string = %s" (applyN (fun (s: string) -> if s.Length > 8 then s.Substring(1) + "x" else s + "y") 1000001 "")
-  printfn "run = %d" (run [| Inc 3; Dbl; Inc 5; Dbl; Inc 1 |] 0 1L 5000000)
+  printfn "isEven 3000000 = %b" (isEven 3000000)
+  printfn "isOdd 1234567 = %b" (isOdd 1234567)
+  printfn "sumCps 1000000 = %d" (sumCps 1000000 id)
+  let tree = buildLeft 500000 Leaf
+  printfn "sizeCps of a tree 500000 deep = %d" (sizeCps tree id)
+  printfn "spreadA 1000000 = %d" (spreadA 1000000 0L)
+  printfn "states 1000000 = %d" (stateA.Step(1000000, 1L))
+  printfn "applyN 1000000 = %d" (applyN (fun x -> (x * 31 + 7) % 65521) 1000000 1)
+  printfn "applyN string = %s" (applyN (fun (s: string) -> if s.Length > 8 then s.Substring(1) + "x" else s + "y") 500001 "")
+  printfn "run = %d" (run [| Inc 3; Dbl; Inc 5; Dbl; Inc 1 |] 0 1L 1000000)
   printfn "run with a stop = %d" (run [| Inc 1; Inc 2; Stop |] 0 0L 100)
   0

@@ -134,7 +134,9 @@ TEST_P(CoveredProgram, VerifiesRunsAndCounts) {
   EXPECT_TRUE(M->hasLines()) << "the map has no lines from " << Name << ".pdb";
   unsigned Mains = 0, Run = 0, Blocks = 0;
   for (const coverage::Method &Me : M->Methods) {
-    if (Me.Name == "Main" && Me.Type.find("Program") != std::string::npos) {
+    // C#'s Main, or the `[<EntryPoint>] let main` of an F# program's module Program.
+    bool Entry = Me.Name == "Main" || Me.Name == "main";
+    if (Entry && Me.Type.find("Program") != std::string::npos) {
       ++Mains;
       EXPECT_EQ(Me.Blocks.front().Hits, 1u) << Me.fullName();
     }

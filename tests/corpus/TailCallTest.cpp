@@ -162,6 +162,50 @@ Expected<unsigned> addTailCalls(StringRef In, StringRef Out) {
   return Added;
 }
 
+/// Writes \p In with every `tail.` prefix taken out; returns how many.
+Expected<unsigned> removeTailCalls(StringRef In, StringRef Out) {
+  auto Img = pe::Image::open(In);
+  if (!Img)
+    return Img.takeError();
+  auto M = Module::create((*Img)->metadata(), (*Img)->metadataOffset());
+  if (!M)
+    return M.takeError();
+  Editor E(**M);
+  il::EditorCallShapes Shapes(E);
+  std::map<uint32_t, NewBody> Bodies;
+  unsigned Removed = 0;
+  for (uint32_t Row = 1; Row <= (*M)->rowCount(TableId::MethodDef); ++Row) {
+    auto Raw = il::readMethodDefBody(**Img, **M, Row);
+    if (!Raw)
+      return Raw.takeError();
+    if (!*Raw)
+      continue;
+    auto Body = il::MethodBody::decode(**Raw);
+    if (!Body)
+      return Body.takeError();
+    std::vector<il::Instr *> Order = Body->instructions();
+    unsigned Here = 0;
+    for (size_t P = 0; P + 1 < Order.size(); ++P)
+      if (Order[P]->Op == Opcode::Tail) {
+        Body->remove(Order[P]); // what pointed at the prefix points at its call
+        ++Here;
+      }
+    if (!Here)
+      continue;
+    auto Enc = il::encode(*Body, il::EncodeOptions::forMethod(Shapes, Row));
+    if (!Enc)
+      return Enc.takeError();
+    Bodies[Row] = NewBody{std::move(Enc->Bytes), Enc->Fat};
+    Removed += Here;
+  }
+  auto Written = writeModule(**Img, E, Bodies);
+  if (!Written)
+    return Written.takeError();
+  if (!test::writeFile(Out, toStringRef(ArrayRef<uint8_t>(Written->Bytes))))
+    return createStringError(inconvertibleErrorCode(), "cannot write " + Out);
+  return Removed;
+}
+
 /// The tail calls of every body of \p Path; -1 if one is not followed by its ret.
 int countTailCalls(StringRef Path) {
   auto Img = pe::Image::open(Path);
@@ -272,6 +316,23 @@ TEST(TailCalls, TheCorpusGetsManyOfThem) {
   EXPECT_GT(Total, 150u);
   RecordProperty("TailCalls", int(Total));
   llvm::outs() << Total << " tail calls given to " << programs().size() << " programs\n";
+}
+
+// FSharpTailCalls recurses millions of calls deep through its `tail.` calls: without them it dies
+// of a stack overflow, so its runs above (woven with every pass) show the prefixes still work.
+TEST(TailCalls, TheFSharpRecursionOverflowsWithoutThem) {
+  std::string Name = "FSharpTailCalls";
+  std::string Dir = test::scratchDir("tail-removed");
+  std::string Out = Dir + "/" + Name + ".dll";
+  Expected<unsigned> Removed = removeTailCalls(test::corpusDll(Name), Out);
+  ASSERT_TRUE(bool(Removed)) << toString(Removed.takeError());
+  EXPECT_GT(*Removed, 10u);
+  EXPECT_EQ(countTailCalls(Out), 0);
+  ASSERT_TRUE(test::copyCorpusCompanions(Name, Dir));
+  test::CommandResult Run = test::run("dotnet", {Out}, {}, 300);
+  EXPECT_NE(Run.ExitCode, 0);
+  EXPECT_NE(Run.Err.find("Stack overflow"), std::string::npos) << Run.Err.substr(0, 2000);
+  EXPECT_NE(Run.Out, expectedOutput(Name));
 }
 
 // A plugin's exit code goes through beforeEachExit, which keeps the tail calls: the example

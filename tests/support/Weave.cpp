@@ -37,11 +37,12 @@ std::string probeOption(StringRef Type) {
   return "entry-exit:probe-assembly=" + probesDll() + ",probe-type=Weft.Probes." + Type.str();
 }
 
-// What makes tens of millions of calls, whose record would not fit in memory: two corpus
-// programs and the SDK's compilers ("compiler").
+bool makesManyCalls(StringRef Program) {
+  return Program == "CallHeavy" || Program == "FSharpTailCalls" || Program == "compiler";
+}
+
 static std::string recorderFor(StringRef Program) {
-  bool Many = Program == "CallHeavy" || Program == "FSharpTailCalls" || Program == "compiler";
-  return probeOption(Many ? "Empty" : "Recorder");
+  return probeOption(makesManyCalls(Program) ? "Empty" : "Recorder");
 }
 
 std::vector<PassCase> passCases() {

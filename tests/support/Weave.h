@@ -41,10 +41,13 @@ WovenProgram weaveCorpusProgram(llvm::StringRef Folder, llvm::StringRef Name,
 /// `--pass entry-exit:...` with probe type Weft.Probes.<Type> of the probe assembly.
 std::string probeOption(llvm::StringRef Type);
 
+/// Whether \p Program makes tens of millions of calls, whose record would not fit in memory:
+/// CallHeavy, FSharpTailCalls and the SDK's compilers (named "compiler"). passCases() give it the
+/// empty probes instead of the recording ones.
+bool makesManyCalls(llvm::StringRef Program);
+
 /// One way of weaving a program with the built-in passes: a label for test names and the
-/// arguments of `weft weave` for a program (the probe kind depends on it: CallHeavy,
-/// FSharpTailCalls and the SDK's compilers, named "compiler", make millions of calls, which the
-/// recording probe would keep).
+/// arguments of `weft weave` for a program (the probe kind depends on it: makesManyCalls).
 struct PassCase {
   std::string Label;
   std::function<std::vector<std::string>(llvm::StringRef Program)> Args;

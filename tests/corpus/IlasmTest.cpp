@@ -31,6 +31,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -409,6 +410,21 @@ std::string withIldasmLosses(StringRef WeftDump, StringRef IldasmText) {
   return joinLines(L);
 }
 
+// ildasm names an unnamed parameter in its text by the argument's number (`A_1` for the first
+// parameter of an instance method, `this` being argument 0) where ilasm, given weft's text that
+// leaves it unnamed, names it by the parameter's index (`A_0`): the numbers of these names are
+// left out of the comparison.
+std::string withoutSyntheticNameNumbers(StringRef Dump) {
+  static const Regex Synthetic("([^A-Za-z0-9_])A_[0-9]+([^A-Za-z0-9_])");
+  Lines L = splitLines(Dump);
+  for (std::string &S : L)
+    for (std::string Before; Before != S;) {
+      Before = S;
+      S = Synthetic.sub("\\1A_#\\2", S);
+    }
+  return joinLines(L);
+}
+
 // ildasm's text of the program (with -typelist, ildasm's way of keeping the types' rows, which
 // weft's text always does) reassembles to an assembly that dumps as weft's text's reassembly,
 // but for what ildasm loses.
@@ -434,8 +450,9 @@ TEST_P(IlasmCorpus, IldasmTextReassemblesToTheSameDump) {
   test::CommandResult B = test::run(test::weftTool(), {"dump", Ms.Dll});
   ASSERT_EQ(A.ExitCode, 0) << A.Err;
   ASSERT_EQ(B.ExitCode, 0) << B.Err;
-  std::string Want = normaliseReassembled(withIldasmLosses(A.Out, Ildasm));
-  std::string Got = normaliseReassembled(B.Out);
+  std::string Want =
+      withoutSyntheticNameNumbers(normaliseReassembled(withIldasmLosses(A.Out, Ildasm)));
+  std::string Got = withoutSyntheticNameNumbers(normaliseReassembled(B.Out));
   EXPECT_TRUE(Want == Got) << "weft's and ildasm's texts of " << Name
                            << " reassemble differently:\n"
                            << test::firstDifference(Want, Got);

@@ -225,8 +225,18 @@ void sortAttributeRuns(Lines &L) {
   L = splitLines(joinLines(Units));
 }
 
+// ilasm takes a member of System.Object or System.String, whatever assembly the text names, for
+// one of the core library's own (an F# program calls some through FSharp.Core's `netstandard`).
+void applyCoreTypeMembers(Lines &L) {
+  for (std::string &S : L)
+    for (StringRef Type : {"System.Object::", "System.String::"})
+      for (size_t At; (At = S.find(("[netstandard]" + Type).str())) != std::string::npos;)
+        S.replace(At, 13, "[System.Runtime]");
+}
+
 std::string normaliseOriginal(StringRef Dump) {
   Lines L = splitLines(Dump);
+  applyCoreTypeMembers(L);
   applyPackSizeNotes(L);
   applyUnnamedNotes(L);
   dropCommentLines(L);

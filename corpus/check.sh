@@ -35,8 +35,8 @@ fi
 
 passed=0
 failed=0
-for proj in "$here"/*/*.csproj; do
-  name="$(basename "$proj" .csproj)"
+for proj in "$here"/*/*.csproj "$here"/*/*.fsproj; do
+  name="$(basename "${proj%.*proj}")"
   dir="$(dirname "$proj")"
   dll="$artifacts/bin/$name/release/$name.dll"
   out="$(mktemp)"

@@ -36,7 +36,7 @@ struct Woven {
 };
 
 /// Weaves corpus program \p Name with \p Pass into a fresh scratch directory named after \p Tag
-/// (with the program's runtimeconfig, not its PDB or deps.json).
+/// (with the program's companions, not its PDB or deps.json).
 Woven weave(const std::string &Name, const std::string &Tag, const std::string &Pass = "coverage",
             std::vector<std::string> Extra = {}) {
   Woven W;
@@ -48,9 +48,7 @@ Woven weave(const std::string &Name, const std::string &Tag, const std::string &
   std::vector<std::string> Args{"weave", In, "-o", W.Dll, "--pass", Pass, "--verify-each"};
   Args.insert(Args.end(), Extra.begin(), Extra.end());
   W.Weave = test::run(test::weftTool(), Args);
-  SmallString<256> Config(sys::path::parent_path(In));
-  sys::path::append(Config, Name + ".runtimeconfig.json");
-  sys::fs::copy_file(Config, W.Dir + "/" + Name + ".runtimeconfig.json");
+  test::copyCorpusCompanions(Name, W.Dir);
   return W;
 }
 
@@ -131,7 +129,9 @@ TEST_P(CoveredProgram, VerifiesRunsAndCounts) {
   EXPECT_TRUE(M->hasLines()) << "the map has no lines from " << Name << ".pdb";
   unsigned Mains = 0, Run = 0, Blocks = 0;
   for (const coverage::Method &Me : M->Methods) {
-    if (Me.Name == "Main" && Me.Type.find("Program") != std::string::npos) {
+    // C#'s Main, or the `[<EntryPoint>] let main` of an F# program's module Program.
+    bool Entry = Me.Name == "Main" || Me.Name == "main";
+    if (Entry && Me.Type.find("Program") != std::string::npos) {
       ++Mains;
       EXPECT_EQ(Me.Blocks.front().Hits, 1u) << Me.fullName();
     }

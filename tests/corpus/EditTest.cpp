@@ -145,10 +145,12 @@ std::string withoutProbeLines(StringRef Text, unsigned &Probes) {
 // Programs whose output would change for another reason: CallHeavy makes millions of calls;
 // Exceptions prints line numbers, which need the updated PDB; Interop checks the last P/Invoke
 // error after a call, and the probe's Console.WriteLine makes P/Invoke calls of its own that
-// reset it.
+// reset it. The F# programs are left out: their `tail.` calls must stay right before their `ret`,
+// which this plain edit does not do (the passes do, through beforeEachExit: TailCallTest and
+// the weaving tests run them).
 std::vector<std::string> programs() {
   std::vector<std::string> Out;
-  for (std::string &P : test::corpusPrograms())
+  for (std::string &P : test::corpusPrograms(test::CorpusLanguage::CSharp))
     if (P != "CallHeavy" && P != "Exceptions" && P != "Interop")
       Out.push_back(P);
   return Out;
@@ -166,9 +168,7 @@ TEST_P(EditedProgram, VerifiesAndRunsWithTheExtraOutput) {
   std::string Out = Dir + "/" + Name + ".dll";
   ASSERT_TRUE(test::writeFile(
       Out, StringRef(reinterpret_cast<const char *>(W->Bytes.data()), W->Bytes.size())));
-  SmallString<256> Config(sys::path::parent_path(Dll));
-  sys::path::append(Config, Name + ".runtimeconfig.json");
-  ASSERT_FALSE(sys::fs::copy_file(Config, Dir + "/" + Name + ".runtimeconfig.json"));
+  ASSERT_TRUE(test::copyCorpusCompanions(Name, Dir));
 
   test::CommandResult V = test::run(test::weftTool(), {"verify", Out});
   EXPECT_EQ(V.ExitCode, 0) << V.Err.substr(0, 3000);

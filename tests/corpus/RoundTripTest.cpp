@@ -34,9 +34,7 @@ TEST_P(RewrittenProgram, RunsVerifiesAndDisassemblesLikeTheOriginal) {
   std::string Out = Dir + "/" + Name + ".dll";
   test::CommandResult W = test::run(test::weftTool(), {"weave", Dll, "-o", Out});
   ASSERT_EQ(W.ExitCode, 0) << W.Err;
-  SmallString<256> Config(sys::path::parent_path(Dll));
-  sys::path::append(Config, Name + ".runtimeconfig.json");
-  ASSERT_FALSE(sys::fs::copy_file(Config, Dir + "/" + Name + ".runtimeconfig.json"));
+  ASSERT_TRUE(test::copyCorpusCompanions(Name, Dir));
   test::CommandResult Run = test::run("dotnet", {Out}, {}, 120);
   EXPECT_EQ(Run.ExitCode, 0) << Run.Err;
   EXPECT_TRUE(Run.Out == expectedOutput(Name)) << Run.Out.substr(0, 2000);

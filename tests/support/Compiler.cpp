@@ -1,4 +1,4 @@
-//===- tests/support/Compiler.cpp - The C# compiler, rewritten ------------===//
+//===- tests/support/Compiler.cpp - The SDK's compilers, rewritten --------===//
 #include "tests/support/Compiler.h"
 
 #include "tests/support/Env.h"
@@ -10,6 +10,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
+#include <functional>
 #include <mutex>
 
 using namespace llvm;
@@ -44,28 +45,21 @@ bool copyTree(StringRef From, StringRef To) {
   return run("cp", {"-r", From.str(), To.str()}).ExitCode == 0;
 }
 
-void checkRewrittenCompiler(StringRef Label, ArrayRef<std::string> WeaveArgs,
-                            ArrayRef<std::string> ExtraFiles, ArrayRef<std::string> Env) {
-  std::vector<Installed> Sdks = sdks();
-  ASSERT_FALSE(Sdks.empty()) << "no SDK found through `dotnet --list-sdks`";
-  SmallString<256> Roslyn(Sdks.back().Dir);
-  sys::path::append(Roslyn, "Roslyn", "bincore");
-  ASSERT_TRUE(sys::fs::exists((Roslyn + "/csc.dll").str())) << "no csc.dll in " << Roslyn.str();
-  std::string Work = scratchDir(("compiler-" + Label).str());
-  std::string Copy = Work + "/compiler";
-  ASSERT_TRUE(copyTree(Roslyn, Copy));
-  std::vector<std::string> Failures;
-  unsigned Rewritten = weaveFolder(Copy, WeaveArgs, Failures);
-  for (const std::string &F : ExtraFiles)
-    ASSERT_FALSE(sys::fs::copy_file(F, Copy + "/" + sys::path::filename(F).str()));
-  if (!ExtraFiles.empty()) // the host then loads every assembly of the folder, probes included
-    sys::fs::remove(Copy + "/csc.deps.json");
-  for (const std::string &F : Failures)
-    ADD_FAILURE() << F;
-  EXPECT_GE(Rewritten, 3u); // csc, Microsoft.CodeAnalysis, Microsoft.CodeAnalysis.CSharp, ...
+namespace {
 
-  // References: the targeting pack that ships with the SDK's runtime.
-  SmallString<256> DotnetRoot = sys::path::parent_path(sys::path::parent_path(Sdks.back().Dir));
+/// What differs between the two compilers the test rewrites.
+struct CompilerKind {
+  const char *Name;                        // for messages and scratch folders
+  std::vector<const char *> FolderInSdk;   // the compiler's folder under the SDK's
+  const char *Entry;                       // the assembly `dotnet` runs
+  CorpusLanguage Language;                 // the corpus programs it compiles
+  /// The arguments that compile \p Program to \p Out (a path relative to the working folder).
+  std::function<std::vector<std::string>(StringRef Program, StringRef Out)> Args;
+};
+
+/// The reference assemblies of the targeting pack that ships with the SDK's runtime.
+std::string targetingPack(StringRef SdkDir) {
+  SmallString<256> DotnetRoot = sys::path::parent_path(sys::path::parent_path(SdkDir));
   std::string Pack;
   for (const Installed &F : sharedFrameworks())
     if (F.Name == "Microsoft.NETCore.App") {
@@ -74,7 +68,16 @@ void checkRewrittenCompiler(StringRef Label, ArrayRef<std::string> WeaveArgs,
       if (sys::fs::is_directory(P))
         Pack = std::string(P);
     }
-  ASSERT_FALSE(Pack.empty()) << "no Microsoft.NETCore.App.Ref targeting pack";
+  return Pack;
+}
+
+std::vector<std::string> sourcesOf(StringRef Program, StringRef Extension) {
+  SmallString<256> Src(sourceDir());
+  sys::path::append(Src, "corpus", Program);
+  return filesUnder(Src, {Extension});
+}
+
+CompilerKind csharp(const std::string &Pack, const std::string &Work) {
   std::vector<std::string> Refs;
   for (std::string &R : filesUnder(Pack, {".dll"}))
     Refs.push_back("-r:" + R);
@@ -84,10 +87,72 @@ void checkRewrittenCompiler(StringRef Label, ArrayRef<std::string> WeaveArgs,
   for (std::string &A : filesUnder(Analyzers, {".dll"}))
     Refs.push_back("-analyzer:" + A);
   std::string Usings = Work + "/usings.cs";
-  ASSERT_TRUE(writeFile(Usings, "global using System;\nglobal using System.Collections.Generic;\n"
-                                "global using System.IO;\nglobal using System.Linq;\n"
-                                "global using System.Net.Http;\nglobal using System.Threading;\n"
-                                "global using System.Threading.Tasks;\n"));
+  writeFile(Usings, "global using System;\nglobal using System.Collections.Generic;\n"
+                    "global using System.IO;\nglobal using System.Linq;\n"
+                    "global using System.Net.Http;\nglobal using System.Threading;\n"
+                    "global using System.Threading.Tasks;\n");
+  return {"C#", {"Roslyn", "bincore"}, "csc.dll", CorpusLanguage::CSharp,
+          [=](StringRef Program, StringRef Out) {
+            std::vector<std::string> A{"-nologo",          "-noconfig",   "-nostdlib",
+                                       "-deterministic",   "-optimize+",  "-unsafe+",
+                                       "-langversion:latest", "-nullable:disable", "-target:exe",
+                                       Usings,             "-out:" + Out.str()};
+            A.insert(A.end(), Refs.begin(), Refs.end());
+            for (std::string &F : sourcesOf(Program, ".cs"))
+              A.push_back(F);
+            return A;
+          }};
+}
+
+// The options the SDK's F# targets give fsc for the corpus's projects (release, tail calls on);
+// FSharp.Core is the one the program was built against, from its folder. An F# program of the
+// corpus is one Program.fs (F# compiles files in order, which a folder listing would not give).
+CompilerKind fsharp(const std::string &Pack) {
+  std::vector<std::string> Refs;
+  for (std::string &R : filesUnder(Pack, {".dll"}))
+    Refs.push_back("-r:" + R);
+  return {"F#", {"FSharp"}, "fsc.dll", CorpusLanguage::FSharp,
+          [=](StringRef Program, StringRef Out) {
+            std::vector<std::string> A{"--nologo",        "--noframework", "--deterministic+",
+                                       "--optimize+",     "--tailcalls+",  "--target:exe",
+                                       "--targetprofile:netcore", "--out:" + Out.str()};
+            A.insert(A.end(), Refs.begin(), Refs.end());
+            SmallString<256> Core(sys::path::parent_path(corpusDll(Program)));
+            sys::path::append(Core, "FSharp.Core.dll");
+            A.push_back("-r:" + std::string(Core));
+            for (std::string &F : sourcesOf(Program, ".fs"))
+              A.push_back(F);
+            return A;
+          }};
+}
+
+void checkCompiler(bool FSharp, StringRef Label, ArrayRef<std::string> WeaveArgs,
+                   ArrayRef<std::string> ExtraFiles, ArrayRef<std::string> Env) {
+  std::vector<Installed> Sdks = sdks();
+  ASSERT_FALSE(Sdks.empty()) << "no SDK found through `dotnet --list-sdks`";
+  std::string Pack = targetingPack(Sdks.back().Dir);
+  ASSERT_FALSE(Pack.empty()) << "no Microsoft.NETCore.App.Ref targeting pack";
+  std::string Work = scratchDir(((FSharp ? "fsharp-compiler-" : "compiler-") + Label).str());
+  CompilerKind Kind = FSharp ? fsharp(Pack) : csharp(Pack, Work);
+  SmallString<256> Original(Sdks.back().Dir);
+  for (const char *Part : Kind.FolderInSdk)
+    sys::path::append(Original, Part);
+  std::string Entry = Kind.Entry;
+  ASSERT_TRUE(sys::fs::exists(Original + "/" + Entry)) << "no " << Entry << " in " << Original;
+  std::string Copy = Work + "/compiler";
+  ASSERT_TRUE(copyTree(Original, Copy));
+  std::vector<std::string> Failures;
+  unsigned Rewritten = weaveFolder(Copy, WeaveArgs, Failures);
+  for (const std::string &F : ExtraFiles)
+    ASSERT_FALSE(sys::fs::copy_file(F, Copy + "/" + sys::path::filename(F).str()));
+  if (!ExtraFiles.empty()) { // the host then loads every assembly of the folder, probes included
+    SmallString<256> Deps(Copy + "/" + Entry);
+    sys::path::replace_extension(Deps, "deps.json");
+    sys::fs::remove(Deps);
+  }
+  for (const std::string &F : Failures)
+    ADD_FAILURE() << F;
+  EXPECT_GE(Rewritten, 3u); // csc or fsc and the compiler's libraries
 
   std::vector<std::string> RunEnv;
   for (const std::string &E : Env) {
@@ -96,46 +161,58 @@ void checkRewrittenCompiler(StringRef Label, ArrayRef<std::string> WeaveArgs,
       V.replace(At, 6, Work);
     RunEnv.push_back(V);
   }
+  std::vector<std::string> Programs = corpusPrograms(Kind.Language);
   std::mutex Lock;
   unsigned Same = 0;
   ThreadPool Pool(hardware_concurrency());
-  for (const std::string &Program : corpusPrograms())
+  for (const std::string &Program : Programs)
     Pool.async([&, Program] {
-      SmallString<256> Src(sourceDir());
-      sys::path::append(Src, "corpus", Program);
-      std::vector<std::string> Args{
-          "-nologo",  "-noconfig",           "-nostdlib",         "-deterministic", "-optimize+",
-          "-unsafe+", "-langversion:latest", "-nullable:disable", "-target:exe",    Usings};
-      Args.insert(Args.end(), Refs.begin(), Refs.end());
-      for (std::string &F : filesUnder(Src, {".cs"}))
-        Args.push_back(F);
+      // Both compilers run in the same folder with the same relative output path, since a
+      // compiler may record the paths it was given.
+      std::string Dir = Work + "/" + Program;
+      sys::fs::create_directories(Dir);
+      std::string Out = Program + ".dll";
       std::string Outputs[2];
       for (int I = 0; I < 2; ++I) {
-        std::string Dir = Work + (I ? "/rewritten-" : "/original-") + Program;
-        sys::fs::create_directories(Dir);
-        std::vector<std::string> A = Args;
-        A.insert(A.begin(), (I ? Copy : std::string(Roslyn)) + "/csc.dll");
-        A.push_back("-out:" + Dir + "/" + Program + ".dll");
-        CommandResult R = run("dotnet", A, I ? RunEnv : std::vector<std::string>{}, 300);
+        // `env --chdir`: llvm::sys::ExecuteAndWait cannot set the working folder.
+        std::vector<std::string> A{"--chdir=" + Dir, "dotnet",
+                                   (I ? Copy : std::string(Original)) + "/" + Entry};
+        for (std::string &Arg : Kind.Args(Program, Out))
+          A.push_back(std::move(Arg));
+        CommandResult R = run("env", A, I ? RunEnv : std::vector<std::string>{}, 600);
         if (R.ExitCode != 0) {
           std::lock_guard<std::mutex> G(Lock);
-          ADD_FAILURE() << Program << ": the " << (I ? "rewritten" : "original")
-                        << " compiler failed: " << R.Out << R.Err;
+          ADD_FAILURE() << Program << ": the " << (I ? "rewritten" : "original") << " "
+                        << Kind.Name << " compiler failed: " << R.Out << R.Err;
           return;
         }
-        Outputs[I] = readFile(Dir + "/" + Program + ".dll");
+        Outputs[I] = readFile(Dir + "/" + Out);
+        sys::fs::rename(Dir + "/" + Out, Dir + (I ? "/rewritten-" : "/original-") + Out);
       }
       std::lock_guard<std::mutex> G(Lock);
       if (!Outputs[0].empty() && Outputs[0] == Outputs[1])
         ++Same;
       else
-        ADD_FAILURE() << Program << ": the rewritten compiler's output differs";
+        ADD_FAILURE() << Program << ": the rewritten " << Kind.Name << " compiler's output differs";
     });
   Pool.wait();
-  EXPECT_EQ(Same, corpusPrograms().size());
-  outs() << "The compiler rewritten with " << (WeaveArgs.empty() ? "no passes" : Label) << " ("
-         << Rewritten << " assemblies) compiled " << Same << " of " << corpusPrograms().size()
+  EXPECT_EQ(Same, Programs.size());
+  outs() << "The " << Kind.Name << " compiler rewritten with "
+         << (WeaveArgs.empty() ? "no passes" : Label) << " (" << Rewritten
+         << " assemblies) compiled " << Same << " of " << Programs.size()
          << " corpus programs to the same bytes.\n";
+}
+
+} // namespace
+
+void checkRewrittenCompiler(StringRef Label, ArrayRef<std::string> WeaveArgs,
+                            ArrayRef<std::string> ExtraFiles, ArrayRef<std::string> Env) {
+  checkCompiler(false, Label, WeaveArgs, ExtraFiles, Env);
+}
+
+void checkRewrittenFSharpCompiler(StringRef Label, ArrayRef<std::string> WeaveArgs,
+                                  ArrayRef<std::string> ExtraFiles, ArrayRef<std::string> Env) {
+  checkCompiler(true, Label, WeaveArgs, ExtraFiles, Env);
 }
 
 } // namespace weft::test

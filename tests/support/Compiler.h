@@ -1,9 +1,11 @@
-//===- tests/support/Compiler.h - The C# compiler, rewritten ----*- C++ -*-===//
+//===- tests/support/Compiler.h - The SDK's compilers, rewritten -*- C++ -*-===//
 //
 // The compiler test that the round trip and every weaving pass share: a copy of the installed
-// SDK's C# compiler folder has each of its managed assemblies rewritten by `weft weave` with the
-// given arguments, and must then compile every corpus program to the same bytes as the original
-// compiler (compilation is deterministic).
+// SDK's C# compiler folder (Roslyn/bincore) or F# compiler folder (FSharp: fsc,
+// FSharp.Compiler.Service, FSharp.Core and what they load) has each of its managed assemblies
+// rewritten by `weft weave` with the given arguments, and must then compile every corpus program
+// of its language to the same bytes as the original compiler (compilation is deterministic; the
+// two run in the same folder with the same relative paths).
 //
 //===----------------------------------------------------------------------===//
 #ifndef WEFT_TESTS_SUPPORT_COMPILER_H
@@ -29,6 +31,11 @@ unsigned weaveFolder(llvm::StringRef Dir, llvm::ArrayRef<std::string> WeaveArgs,
 void checkRewrittenCompiler(llvm::StringRef Label, llvm::ArrayRef<std::string> WeaveArgs,
                             llvm::ArrayRef<std::string> ExtraFiles = {},
                             llvm::ArrayRef<std::string> Env = {});
+
+/// The same for the F# compiler and the F# programs of the corpus.
+void checkRewrittenFSharpCompiler(llvm::StringRef Label, llvm::ArrayRef<std::string> WeaveArgs,
+                                  llvm::ArrayRef<std::string> ExtraFiles = {},
+                                  llvm::ArrayRef<std::string> Env = {});
 
 bool copyTree(llvm::StringRef From, llvm::StringRef To);
 

@@ -128,20 +128,48 @@ std::string expectedOutput(StringRef Name) {
   return readFile(P);
 }
 
-std::vector<std::string> corpusPrograms() {
+static bool hasProject(StringRef Dir, StringRef Name, StringRef Extension) {
+  SmallString<256> Proj(Dir);
+  sys::path::append(Proj, Name + Extension);
+  return sys::fs::exists(Proj);
+}
+
+std::vector<std::string> corpusPrograms(CorpusLanguage Language) {
   std::vector<std::string> Names;
   SmallString<256> Root(sourceDir());
   sys::path::append(Root, "corpus");
   std::error_code EC;
   for (sys::fs::directory_iterator It(Root, EC), End; It != End && !EC; It.increment(EC)) {
     StringRef Name = sys::path::filename(It->path());
-    SmallString<256> Proj(It->path());
-    sys::path::append(Proj, Name + ".csproj");
-    if (sys::fs::exists(Proj))
+    bool CSharp = hasProject(It->path(), Name, ".csproj");
+    bool FSharp = hasProject(It->path(), Name, ".fsproj");
+    if ((CSharp && Language != CorpusLanguage::FSharp) ||
+        (FSharp && Language != CorpusLanguage::CSharp))
       Names.push_back(Name.str());
   }
   std::sort(Names.begin(), Names.end());
   return Names;
+}
+
+bool isFSharpProgram(StringRef Name) {
+  SmallString<256> Dir(sourceDir());
+  sys::path::append(Dir, "corpus", Name);
+  return hasProject(Dir, Name, ".fsproj");
+}
+
+bool copyCorpusCompanions(StringRef Name, StringRef Dir) {
+  std::string Dll = corpusDll(Name);
+  StringRef From = sys::path::parent_path(Dll);
+  if (sys::fs::copy_file(From + "/" + Name + ".runtimeconfig.json",
+                         Dir + "/" + Name + ".runtimeconfig.json"))
+    return false;
+  for (const std::string &F : filesUnder(From, {".dll"})) {
+    if (F == Dll || sys::path::parent_path(F) != From)
+      continue;
+    if (sys::fs::copy_file(F, Dir + "/" + sys::path::filename(F)))
+      return false;
+  }
+  return true;
 }
 
 std::vector<std::string> filesUnder(StringRef Dir, ArrayRef<StringRef> Extensions) {

@@ -53,8 +53,15 @@ std::string binaryDir(); // the build tree
 std::string weftTool();  // the weft executable
 std::string corpusDir(); // where the corpus programs were built (artifacts layout)
 std::string corpusDll(llvm::StringRef Name);
-/// The names of the corpus programs (folders of corpus/ with a .csproj).
-std::vector<std::string> corpusPrograms();
+/// The languages of the corpus: a C# program's folder has a .csproj, an F# program's an .fsproj.
+enum class CorpusLanguage { Any, CSharp, FSharp };
+/// The names of the corpus programs (folders of corpus/ with a project), sorted.
+std::vector<std::string> corpusPrograms(CorpusLanguage Language = CorpusLanguage::Any);
+bool isFSharpProgram(llvm::StringRef Name);
+/// Puts beside a rewritten copy of corpus program \p Name, in \p Dir, what it needs to run: its
+/// runtime config and the other assemblies of its folder (FSharp.Core for an F# program). No
+/// deps.json: the host then loads every assembly of the folder. False if a copy failed.
+bool copyCorpusCompanions(llvm::StringRef Name, llvm::StringRef Dir);
 /// What corpus program \p Name prints (corpus/<Name>/expected.txt).
 std::string expectedOutput(llvm::StringRef Name);
 

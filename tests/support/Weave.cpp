@@ -27,9 +27,7 @@ WovenProgram weaveCorpusProgram(StringRef Folder, StringRef Name, ArrayRef<std::
   std::vector<std::string> All{"weave", In, "-o", W.Dll};
   All.insert(All.end(), Args.begin(), Args.end());
   W.Weave = run(weftTool(), All);
-  SmallString<256> Config(sys::path::parent_path(In));
-  sys::path::append(Config, Name + ".runtimeconfig.json");
-  sys::fs::copy_file(Config, W.Dir + "/" + Name.str() + ".runtimeconfig.json");
+  copyCorpusCompanions(Name, W.Dir);
   sys::fs::copy_file(probesDll(), W.Dir + "/Probes.dll");
   sys::fs::copy_file(replacementsDll(), W.Dir + "/Replacements.dll");
   return W;
@@ -39,8 +37,12 @@ std::string probeOption(StringRef Type) {
   return "entry-exit:probe-assembly=" + probesDll() + ",probe-type=Weft.Probes." + Type.str();
 }
 
+bool makesManyCalls(StringRef Program) {
+  return Program == "CallHeavy" || Program == "FSharpTailCalls" || Program == "compiler";
+}
+
 static std::string recorderFor(StringRef Program) {
-  return probeOption(Program == "CallHeavy" ? "Empty" : "Recorder");
+  return probeOption(makesManyCalls(Program) ? "Empty" : "Recorder");
 }
 
 std::vector<PassCase> passCases() {

@@ -33,17 +33,21 @@ struct WovenProgram {
 };
 
 /// Runs `weft weave IN -o DIR/NAME.dll ARGS...` on corpus program \p Name, where DIR is a fresh
-/// scratch folder \p Folder, and puts the program's runtime config and the probe and replacement
-/// assemblies beside the output (no deps.json: the host then loads every assembly of the folder).
+/// scratch folder \p Folder, and puts the program's companions (copyCorpusCompanions) and the
+/// probe and replacement assemblies beside the output.
 WovenProgram weaveCorpusProgram(llvm::StringRef Folder, llvm::StringRef Name,
                                 llvm::ArrayRef<std::string> Args);
 
 /// `--pass entry-exit:...` with probe type Weft.Probes.<Type> of the probe assembly.
 std::string probeOption(llvm::StringRef Type);
 
+/// Whether \p Program makes tens of millions of calls, whose record would not fit in memory:
+/// CallHeavy, FSharpTailCalls and the SDK's compilers (named "compiler"). passCases() give it the
+/// empty probes instead of the recording ones.
+bool makesManyCalls(llvm::StringRef Program);
+
 /// One way of weaving a program with the built-in passes: a label for test names and the
-/// arguments of `weft weave` for a program (the probe kind depends on it: CallHeavy makes
-/// millions of calls, which the recording probe would keep).
+/// arguments of `weft weave` for a program (the probe kind depends on it: makesManyCalls).
 struct PassCase {
   std::string Label;
   std::function<std::vector<std::string>(llvm::StringRef Program)> Args;

@@ -19,6 +19,10 @@
 #include "weaver/passes/Weaver.h"
 #include "weaver/spec/Spec.h"
 
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+
 #include <memory>
 
 using namespace llvm;
@@ -105,6 +109,13 @@ Expected<Opened> open(ArrayRef<uint8_t> Bytes) {
   return std::move(O);
 }
 
+/// WEFT_FUZZ_VERBOSE=1 says what became of each input (for looking at a seed or a corpus).
+void say(const Twine &What) {
+  static const bool Verbose = getenv("WEFT_FUZZ_VERBOSE");
+  if (Verbose)
+    errs() << "weft fuzz: " << What << "\n";
+}
+
 std::string firstProblem(const analysis::VerifyResult &R) {
   if (R.Problems.empty())
     return "";
@@ -135,7 +146,7 @@ void weaveInput(ArrayRef<uint8_t> Bytes) {
   }
   Expected<Opened> In = open(Input);
   if (!In) {
-    consumeError(In.takeError()); // refused, as weft weave refuses it
+    say("refused: " + toString(In.takeError())); // as weft weave refuses it
     return;
   }
   std::string InputProblem = firstProblem(analysis::verifyModule(*In->Img, *In->M));
@@ -158,13 +169,18 @@ void weaveInput(ArrayRef<uint8_t> Bytes) {
     std::string Message = toString(Out.takeError());
     if (Message.empty())
       bug("weaving failed with an empty message");
+    say("not woven: " + Message);
     return;
   }
+  for (const std::string &Skipped : Out->Skipped)
+    say("skipped " + Skipped);
   Expected<WrittenModule> W = writeModule(*In->Img, E, Out->Bodies);
   if (!W) {
-    consumeError(W.takeError());
+    say("not written: " + toString(W.takeError()));
     return;
   }
+  say(Twine(Out->MethodsChanged) + " methods changed" +
+      (InputProblem.empty() ? "" : "; the input does not verify: " + InputProblem));
   if (!InputProblem.empty())
     return;
   Expected<Opened> Result = open(W->Bytes);

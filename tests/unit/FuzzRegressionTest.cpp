@@ -10,6 +10,7 @@
 #include "tests/support/Env.h"
 
 #include "metadata/Module.h"
+#include "metadata/pdb/SequencePoints.h"
 #include "pe/Image.h"
 #include "weaver/il/BodyReader.h"
 
@@ -38,6 +39,20 @@ void replay(const std::vector<std::string> &Files, void (*Target)(llvm::ArrayRef
 TEST(FuzzRegressions, SpecInputs) { replay(saved("spec", ".json"), fuzz::specInput); }
 
 TEST(FuzzRegressions, PdbInputs) { replay(saved("pdb", ".pdb"), fuzz::pdbInput); }
+
+// FuzzPdb's first find, by itself: a document record whose document is a malformed compressed
+// integer. The reader stopped but the loop did not, reading nothing forever.
+TEST(FuzzRegressions, SequencePointsEndAtAMalformedDocumentRecord) {
+  const uint8_t Blob[] = {0x00,              // local signature
+                          0x01,              // initial document
+                          0x00, 0x00, 0x01,  // IL 0, no lines, one column
+                          0x01, 0x01,        // line 1, column 1
+                          0x00, 0xFF};       // a document record: 0xFF is no compressed integer
+  auto Points = metadata::pdb::decodeSequencePoints(Blob, 0);
+  ASSERT_FALSE(bool(Points));
+  EXPECT_NE(llvm::toString(Points.takeError()).find("malformed compressed integer"),
+            std::string::npos);
+}
 
 TEST(FuzzRegressions, WeaveInputs) { replay(saved("weave", ".body"), fuzz::weaveInput); }
 

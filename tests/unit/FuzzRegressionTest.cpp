@@ -40,8 +40,9 @@ TEST(FuzzRegressions, SpecInputs) { replay(saved("spec", ".json"), fuzz::specInp
 
 TEST(FuzzRegressions, PdbInputs) { replay(saved("pdb", ".pdb"), fuzz::pdbInput); }
 
-// FuzzPdb's first find, by itself: a document record whose document is a malformed compressed
-// integer. The reader stopped but the loop did not, reading nothing forever.
+// Found while writing FuzzPdb (by reading the decoder; the fuzzer had not reached it): a document
+// record whose document is a malformed compressed integer. The reader stopped but the loop did
+// not, reading nothing forever.
 TEST(FuzzRegressions, SequencePointsEndAtAMalformedDocumentRecord) {
   const uint8_t Blob[] = {0x00,              // local signature
                           0x01,              // initial document

@@ -159,13 +159,13 @@ int run(const DumpOptions &Opt) {
     if (!Buf)
       return reportError(createFileError(Opt.File, errorCodeToError(Buf.getError())));
     if (Error E = text::rawDump(OS, arrayRefFromStringRef((*Buf)->getBuffer())))
-      Problem = createFileError(Opt.File, std::move(E));
+      Problem = joinErrors(std::move(Problem), createFileError(Opt.File, std::move(E)));
   } else {
     Expected<Input> Opened = openInput(Opt.File);
     if (!Opened)
       return reportError(Opened.takeError());
     In.emplace(std::move(*Opened));
-    Problem = disassembleInput(Opt, *In, OS);
+    Problem = joinErrors(std::move(Problem), disassembleInput(Opt, *In, OS));
   }
   OS.flush();
   if (Problem) {

@@ -481,13 +481,15 @@ void NamePrinter::methodToken(raw_ostream &OS, Token T, const GenericContext &Ct
     return;
   }
   ArrayRef<TypeSig> Inst;
-  Expected<std::vector<TypeSig>> InstSig = std::vector<TypeSig>();
+  std::vector<TypeSig> InstSig;
   if (tokenTable(T) == TableId::MethodSpec) {
     uint32_t Blob = M.get(TableId::MethodSpec, tokenRow(T), MethodSpecCol::Instantiation);
-    InstSig = decodeMethodSpec(M.getBlob(Blob), M.blobFileOffset(Blob), &M);
-    if (!InstSig)
-      return writeBadSignature(OS, InstSig.takeError());
-    Inst = *InstSig;
+    Expected<std::vector<TypeSig>> Decoded =
+        decodeMethodSpec(M.getBlob(Blob), M.blobFileOffset(Blob), &M);
+    if (!Decoded)
+      return writeBadSignature(OS, Decoded.takeError());
+    InstSig = std::move(*Decoded);
+    Inst = InstSig;
     T = M.getToken(TableId::MethodSpec, tokenRow(T), MethodSpecCol::Method);
     if (!M.isValidToken(T)) {
       OS << "<bad method token " << format_hex(T, 10) << '>';

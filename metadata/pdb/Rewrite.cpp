@@ -166,13 +166,13 @@ rewritePdb(const Module &Pdb, const std::map<uint32_t, BodyRemap> &Bodies, PdbRe
       continue;
     ArrayRef<uint8_t> Value = Pdb.getBlob(
         Pdb.get(TableId::CustomDebugInformation, Row, CustomDebugInformationCol::Value));
-    Expected<std::vector<uint8_t>> New = std::vector<uint8_t>();
-    if (std::memcmp(Guid, AsyncMethodSteppingInformation, 16) == 0)
-      New = remapAsyncStepping(Value, It->second);
-    else if (std::memcmp(Guid, StateMachineHoistedLocalScopes, 16) == 0)
-      New = remapHoistedScopes(Value, It->second);
-    else
+    bool Async = std::memcmp(Guid, AsyncMethodSteppingInformation, 16) == 0;
+    if (!Async && std::memcmp(Guid, StateMachineHoistedLocalScopes, 16) != 0)
       continue;
+    // Made once: an Expected overwritten or dropped before it was checked is a bug (LLVM's checks,
+    // on in the fuzz build, abort on it).
+    Expected<std::vector<uint8_t>> New = Async ? remapAsyncStepping(Value, It->second)
+                                               : remapHoistedScopes(Value, It->second);
     if (!New)
       return addContext(New.takeError(), "CustomDebugInformation row " + Twine(Row));
     E.set(TableId::CustomDebugInformation, Row, CustomDebugInformationCol::Value, E.newBlob(*New));

@@ -17,6 +17,9 @@ namespace {
 // Limits from the specification; larger values mean a damaged blob.
 constexpr uint32_t MaxLine = 0x20000000;
 constexpr uint32_t MaxColumn = 0x10000;
+// Not from the specification: 64 KiB is longer than any path a compiler writes (Windows allows
+// 32767 UTF-16 units).
+constexpr size_t MaxDocumentName = 1 << 16;
 
 } // namespace
 
@@ -36,7 +39,9 @@ Expected<std::vector<SequencePoint>> decodeSequencePoints(ArrayRef<uint8_t> Blob
   uint64_t IL = 0;
   bool First = true, SeenVisible = false;
   int64_t Line = 0, Column = 0;
-  while (!R.atEnd()) {
+  // A failed read leaves the reader where it was: stop there (a document record that fails does
+  // not break out of the loop by itself).
+  while (R.ok() && !R.atEnd()) {
     uint64_t At = R.fileOffset();
     uint32_t DeltaIL = R.compressed();
     if (!First && DeltaIL == 0) {
@@ -151,10 +156,15 @@ Expected<std::string> documentName(const Module &Pdb, uint32_t Row) {
       break;
     if (Part >= Pdb.blobHeapSize())
       return formatError("Document name blob", At, "part outside the #Blob heap");
+    ArrayRef<uint8_t> Text = Pdb.getBlob(Part);
+    // Each part may name the same large blob again: the name could be the blob heap's size
+    // squared. No file system has paths this long.
+    if (Name.size() + 1 + Text.size() > MaxDocumentName)
+      return formatError("Document name blob", At,
+                         "name longer than " + Twine(MaxDocumentName) + " bytes");
     if (!FirstPart && Separator)
       Name += Separator;
     FirstPart = false;
-    ArrayRef<uint8_t> Text = Pdb.getBlob(Part);
     Name.append(reinterpret_cast<const char *>(Text.data()), Text.size());
   }
   if (Error E = R.takeError("Document name blob"))

@@ -1,10 +1,17 @@
 # Builds the fuzz targets with clang and the sanitizers in their own build tree, then runs each for
-# a bounded time, seeded from the corpus programs and the external corpus.
-#   cmake -DSOURCE_DIR=<repo> -DBUILD_DIR=<dir> -DSEEDS=<dir;dir> -DSECONDS=<n> -P run.cmake
+# a bounded time, seeded from the corpus programs, their PDBs, the external corpus, the inputs of
+# tests/data/fuzz-regressions and the seeds of tests/fuzz/seeds.
+#   cmake -DSOURCE_DIR=<repo> -DBUILD_DIR=<dir> -DSEEDS=<dir;dir> -DSECONDS=<n>
+#         [-DTARGETS=<FuzzX;FuzzY>] -P run.cmake
+# The corpus each target builds up stays in BUILD_DIR/corpus-<kind> for the next run.
 find_program(CLANG NAMES clang-14 clang REQUIRED)
 find_program(CLANGXX NAMES clang++-14 clang++ REQUIRED)
 if(NOT SECONDS)
   set(SECONDS 30)
+endif()
+set(all_targets FuzzImage FuzzSignature FuzzMethodBody FuzzSpec FuzzPdb FuzzWeave)
+if(NOT TARGETS)
+  set(TARGETS ${all_targets})
 endif()
 execute_process(
   COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${BUILD_DIR} -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -14,38 +21,65 @@ execute_process(
 if(rc)
   message(FATAL_ERROR "configuring the fuzz build failed")
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${BUILD_DIR} -j2
-                        --target FuzzImage FuzzSignature FuzzMethodBody
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${BUILD_DIR} -j2 --target ${TARGETS}
                 RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "building the fuzz targets failed")
 endif()
 
-# Seeds: every assembly in the seed folders for the file target; small ones for the others.
+# Seeds: the assemblies and PDBs of the seed folders for the file targets; small ones for the
+# others.
 set(seed_dir ${BUILD_DIR}/seeds)
 file(REMOVE_RECURSE ${seed_dir})
-file(MAKE_DIRECTORY ${seed_dir}/image ${seed_dir}/signature ${seed_dir}/body)
+file(MAKE_DIRECTORY ${seed_dir}/image ${seed_dir}/signature ${seed_dir}/body ${seed_dir}/pdb)
 foreach(dir ${SEEDS})
-  file(GLOB_RECURSE files "${dir}/*.dll" "${dir}/*.exe")
+  file(GLOB_RECURSE files "${dir}/*.dll" "${dir}/*.exe" "${dir}/*.pdb")
   foreach(f ${files})
     file(SIZE ${f} size)
     if(size LESS 120000)
       get_filename_component(name ${f} NAME)
-      file(COPY_FILE ${f} ${seed_dir}/image/${name} ONLY_IF_DIFFERENT)
+      get_filename_component(ext ${f} LAST_EXT)
+      if(ext STREQUAL ".pdb")
+        file(COPY_FILE ${f} ${seed_dir}/pdb/${name} ONLY_IF_DIFFERENT)
+      else()
+        file(COPY_FILE ${f} ${seed_dir}/image/${name} ONLY_IF_DIFFERENT)
+      endif()
     endif()
   endforeach()
 endforeach()
 file(WRITE ${seed_dir}/signature/method "\\x00\\x20\\x02\\x01\\x08\\x0e")
 file(WRITE ${seed_dir}/body/tiny "\\x0a\\x00\\x2a")
+# Specs, method bodies and PDBs: the checked-in seeds and the inputs that once found bugs.
+set(regressions ${SOURCE_DIR}/tests/data/fuzz-regressions)
+file(MAKE_DIRECTORY ${seed_dir}/spec ${seed_dir}/weave)
+foreach(kind spec weave pdb)
+  file(GLOB files "${SOURCE_DIR}/tests/fuzz/seeds/${kind}/*" "${regressions}/${kind}/*")
+  foreach(f ${files})
+    get_filename_component(name ${f} NAME)
+    file(COPY_FILE ${f} ${seed_dir}/${kind}/${name})
+  endforeach()
+endforeach()
 
+set(kind_FuzzImage image)
+set(kind_FuzzSignature signature)
+set(kind_FuzzMethodBody body)
+set(kind_FuzzSpec spec)
+set(kind_FuzzPdb pdb)
+set(kind_FuzzWeave weave)
+# Specs and method bodies are small; a large input only makes an execution slow.
+set(max_len_FuzzSpec 65536)
+set(max_len_FuzzWeave 65536)
 set(status 0)
-foreach(pair "FuzzImage;image" "FuzzSignature;signature" "FuzzMethodBody;body")
-  list(GET pair 0 target)
-  list(GET pair 1 seeds)
+foreach(target ${TARGETS})
+  set(seeds ${kind_${target}})
+  set(max_len 1048576)
+  if(max_len_${target})
+    set(max_len ${max_len_${target}})
+  endif()
   file(MAKE_DIRECTORY ${BUILD_DIR}/corpus-${seeds})
   message(STATUS "fuzzing ${target} for ${SECONDS} s")
   execute_process(
-    COMMAND ${BUILD_DIR}/tests/fuzz/${target} -max_total_time=${SECONDS} -max_len=1048576
+    COMMAND ${BUILD_DIR}/tests/fuzz/${target} -max_total_time=${SECONDS} -max_len=${max_len}
             -rss_limit_mb=2048 -timeout=20 -print_final_stats=1
             -artifact_prefix=${BUILD_DIR}/${target}-
             ${BUILD_DIR}/corpus-${seeds} ${seed_dir}/${seeds}

@@ -650,8 +650,10 @@ private:
                     if (!Name)
                       MC.warn("coverage: '" + PdbPath + "': " + toString(Name.takeError()));
                   }
+                  // Named here: C++17 (the fuzz build) cannot capture a structured binding.
+                  auto DocumentNumber = It->second;
                   J.array([&] {
-                    J.value(It->second);
+                    J.value(DocumentNumber);
                     J.value(P.StartLine);
                     J.value(P.StartColumn);
                     J.value(P.EndLine);

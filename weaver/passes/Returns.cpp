@@ -274,6 +274,20 @@ il::Instr *moveOut(MethodContext &C, const TailCall &T, llvm::ArrayRef<TypeSig> 
 llvm::Expected<SingleExit> makeSingleExit(MethodContext &C, bool Wrap,
                                           llvm::function_ref<void(Emitter &)> StubExit) {
   il::MethodBody &B = C.body();
+  // The handler goes after the body. Code at the end of a body that verifies can only fall
+  // through if it is unreachable, but even so it would fall into the handler, and control may
+  // never fall into a handler (ECMA-335 I.12.4.2.8.1), reachable or not.
+  if (Wrap && !B.instructions().empty()) {
+    switch (B.instructions().back()->info().Flow) {
+    case il::FlowKind::Branch:
+    case il::FlowKind::Return:
+    case il::FlowKind::Throw: break;
+    default:
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "its last instruction is unreachable code that falls "
+                                     "through, into the handler that would follow it");
+    }
+  }
   std::vector<TailCall> Calls = tailCalls(B);
   // The tail calls' operand types first, so that nothing changes if one cannot be known.
   std::vector<std::vector<TypeSig>> Operands;

@@ -175,6 +175,34 @@ std::string syntaxMessage(StringRef Logged) {
   return Logged.str();
 }
 
+/// How deep arrays and objects may nest. llvm::json::parse and the ShapeScanner recurse once per
+/// level: a file of a few hundred thousand '[' would overflow the stack. A spec needs six.
+constexpr unsigned MaxNesting = 64;
+
+/// Whether arrays and objects nest deeper than MaxNesting in \p Text (valid JSON or not), looked
+/// at without recursion before the text is parsed.
+bool nestsTooDeep(StringRef Text) {
+  unsigned Depth = 0;
+  bool InString = false;
+  for (size_t I = 0; I < Text.size(); ++I) {
+    char C = Text[I];
+    if (InString) {
+      if (C == '\\')
+        ++I;
+      else if (C == '"')
+        InString = false;
+    } else if (C == '"') {
+      InString = true;
+    } else if (C == '[' || C == '{') {
+      if (++Depth > MaxNesting)
+        return true;
+    } else if ((C == ']' || C == '}') && Depth) {
+      --Depth;
+    }
+  }
+  return false;
+}
+
 const std::pair<StringRef, unsigned> VisibilityWords[] = {
     {"compilercontrolled", 0}, {"private", 1}, {"famandassem", 2}, {"assembly", 3}, {"family", 4},
     {"famorassem", 5},         {"public", 6},
@@ -186,6 +214,8 @@ public:
 
   Expected<std::vector<Rule>> parse(StringRef Text) {
     Text.consume_front("\xEF\xBB\xBF"); // a UTF-8 byte order mark, as some editors write
+    if (nestsTooDeep(Text))
+      return fail("", "arrays and objects nest more than " + Twine(MaxNesting) + " levels deep");
     Expected<json::Value> Root = json::parse(Text);
     if (!Root)
       return fail("", "invalid JSON: " + syntaxMessage(toString(Root.takeError())));

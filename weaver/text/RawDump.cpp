@@ -100,7 +100,9 @@ Error dumpDebugAndR2R(raw_ostream &OS, const pe::Image &Img) {
   Expected<std::vector<pe::DebugEntry>> D = Img.debugEntries();
   if (!D) {
     OS << "Debug directory: error: " << toString(D.takeError()) << '\n';
-    First = plainError("the debug directory is malformed");
+    // Checked before it is replaced, as every Error must be.
+    if (!First)
+      First = plainError("the debug directory is malformed");
   } else if (!D->empty()) {
     OS << "Debug directory\n";
     for (const pe::DebugEntry &E : *D) {

@@ -1,0 +1,71 @@
+//===- tests/fuzz/SpecTarget.cpp - A spec file from arbitrary bytes -------===//
+//
+// Spec::parse must give an error or a spec. A spec is then used as `weft weave --spec` uses it:
+// its pass uses are listed and keyed, and it selects methods of a small module (the host assembly
+// of FuzzWeave), which runs every glob of every rule.
+//
+//===----------------------------------------------------------------------===//
+#include "tests/fuzz/Targets.h"
+
+#include "metadata/Module.h"
+#include "pe/Image.h"
+#include "weaver/spec/Spec.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <memory>
+
+using namespace llvm;
+
+namespace weft::fuzz {
+
+namespace {
+
+struct Host {
+  std::unique_ptr<pe::Image> Img;
+  std::unique_ptr<metadata::Module> M;
+};
+
+const Host &host() {
+  static const Host H = [] {
+    Host H;
+    auto Img = pe::Image::open(WEFT_FUZZ_WEAVE_DIR "/FuzzHost.dll");
+    if (!Img)
+      bug("the host assembly does not open: " + toString(Img.takeError()));
+    auto M = metadata::Module::create((*Img)->metadata(), (*Img)->metadataOffset());
+    if (!M)
+      bug("the host assembly does not read: " + toString(M.takeError()));
+    H.Img = std::move(*Img);
+    H.M = std::move(*M);
+    return H;
+  }();
+  return H;
+}
+
+} // namespace
+
+void specInput(ArrayRef<uint8_t> Bytes) {
+  Expected<spec::Spec> S = spec::Spec::parse(toStringRef(Bytes), "fuzz.json");
+  if (!S) {
+    std::string Message = toString(S.takeError());
+    if (Message.empty())
+      bug("a spec was refused with an empty message");
+    return;
+  }
+  for (const spec::PassUse *U : S->passUses()) {
+    if (U->Pass.empty())
+      bug("a spec was accepted with an empty pass name");
+    (void)U->key();
+  }
+  Expected<spec::Selection> Sel = spec::select(*S, *host().M);
+  if (!Sel) {
+    consumeError(Sel.takeError());
+    return;
+  }
+  for (const std::vector<uint16_t> &Uses : Sel->PerMethod)
+    for (uint16_t U : Uses)
+      if (U >= Sel->Uses.size())
+        bug("a selection names pass use " + Twine(U) + " of " + Twine(Sel->Uses.size()));
+}
+
+} // namespace weft::fuzz

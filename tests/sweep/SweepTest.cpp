@@ -90,7 +90,10 @@ struct MadeInputs {
 const MadeInputs &madeInputs() {
   static const MadeInputs Made = [] {
     MadeInputs M;
-    M.Dir = test::scratchDir("sweep-made-inputs");
+    // CTest runs the sweep's tests side by side: a folder for each, or one would delete the
+    // inputs another is reading.
+    const ::testing::TestInfo *Test = ::testing::UnitTest::GetInstance()->current_test_info();
+    M.Dir = test::scratchDir(std::string("sweep-made-inputs-") + (Test ? Test->name() : "all"));
     auto Write = [&](StringRef File, ArrayRef<uint8_t> Bytes) {
       if (!test::writeFile(M.Dir + "/" + File.str(), toStringRef(Bytes)))
         M.Problems.push_back("cannot write " + File.str());

@@ -589,12 +589,11 @@ Expected<WeaveOutcome> weave(const pe::Image &Img, Editor &E, const spec::Select
         return;
       auto Body = il::MethodBody::decode(**Raw);
       auto Sig = methodDefSig(M, Row);
-      if (!Body || !Sig) {
-        Errors[I] = Body ? toString(Sig.takeError()) : toString(Body.takeError());
-        if (Body)
-          consumeError(Body.takeError());
-        else if (Sig)
-          consumeError(Sig.takeError());
+      // Both taken at once (success when there is none), each error consumed.
+      Error BodyErr = Body.takeError(), SigErr = Sig.takeError();
+      if (BodyErr || SigErr) {
+        Errors[I] = toString(BodyErr ? std::move(BodyErr) : std::move(SigErr));
+        consumeError(std::move(SigErr));
         return;
       }
       Ctx[I] = std::make_unique<OfflineMethodContext>(S, Row, std::move(*Body), std::move(*Sig));

@@ -1390,10 +1390,13 @@ void Writer::property(uint32_t Row, uint32_t TypeRow) {
   if (Flags & 0x400)
     OS << "rtspecialname ";
   uint32_t Blob = M.get(TableId::Property, Row, PropertyCol::Type);
-  Expected<MethodSig> Sig = decodePropertySig(M.getBlob(Blob), M.blobFileOffset(Blob), &M);
-  if (!Sig) {
-    writeBadSignature(OS, Sig.takeError());
-  } else {
+  // Tested once: an Expected whose error was taken counts as unchecked if tested again.
+  std::optional<MethodSig> Sig;
+  if (Expected<MethodSig> S = decodePropertySig(M.getBlob(Blob), M.blobFileOffset(Blob), &M))
+    Sig = std::move(*S);
+  else
+    writeBadSignature(OS, S.takeError());
+  if (Sig) {
     if (Sig->hasThis())
       OS << "instance ";
     Names.type(OS, Sig->Return, Ctx);

@@ -31,6 +31,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <map>
+
 using namespace llvm;
 using namespace weft;
 using test::expectedOutput;
@@ -103,8 +106,13 @@ bool takesAddresses(const il::MethodBody &B) {
   return false;
 }
 
-/// Writes \p In with `tail.` before every call that may become a tail call; returns how many.
-Expected<unsigned> addTailCalls(StringRef In, StringRef Out) {
+/// What a rewrite does to one method body (row \p Row): the number of changes it made.
+using BodyEdit = std::function<unsigned(const Module &M, uint32_t Row, il::MethodBody &Body,
+                                        il::EditorCallShapes &Shapes)>;
+
+/// Writes \p In with each body changed by \p Edit (re-encoded only where it changed something);
+/// returns the number of changes.
+Expected<unsigned> rewriteBodies(StringRef In, StringRef Out, const BodyEdit &Edit) {
   auto Img = pe::Image::open(In);
   if (!Img)
     return Img.takeError();
@@ -114,7 +122,7 @@ Expected<unsigned> addTailCalls(StringRef In, StringRef Out) {
   Editor E(**M);
   il::EditorCallShapes Shapes(E);
   std::map<uint32_t, NewBody> Bodies;
-  unsigned Added = 0;
+  unsigned Changes = 0;
   for (uint32_t Row = 1; Row <= (*M)->rowCount(TableId::MethodDef); ++Row) {
     auto Raw = il::readMethodDefBody(**Img, **M, Row);
     if (!Raw)
@@ -124,87 +132,73 @@ Expected<unsigned> addTailCalls(StringRef In, StringRef Out) {
     auto Body = il::MethodBody::decode(**Raw);
     if (!Body)
       return Body.takeError();
-    if (takesAddresses(*Body))
-      continue;
-    std::vector<il::Instr *> Order = Body->instructions();
-    std::vector<bool> Protected = passes::protectedPositions(*Body);
-    std::optional<il::CallShape> Own = Shapes.shapeOf(makeToken(TableId::MethodDef, Row));
-    if (!Own)
-      continue;
-    analysis::StackInfo Stack = analysis::analyzeStack(*Body, Shapes, Own->ReturnsValue);
-    // A tail call hands the frame over: nothing but its arguments may be on the stack, and it
-    // returns a value exactly when the method does.
-    auto OnlyArguments = [&](size_t P) {
-      int Pop = 0, Push = 0;
-      return analysis::stackEffect(*Order[P], Shapes, Own->ReturnsValue, Pop, Push) &&
-             Stack.DepthIn[P] == Pop && (Push == 1) == Own->ReturnsValue;
-    };
-    unsigned Here = 0;
-    for (size_t P = 0; P < Order.size(); ++P)
-      if (mayBecomeTailCall(**M, Order, P, Protected) && OnlyArguments(P)) {
-        il::Instr *Tail = Body->create(Opcode::Tail);
-        Body->retarget(Order[P], Tail);
-        Body->insertBefore(Order[P], Tail);
-        ++Here;
-      }
+    unsigned Here = Edit(**M, Row, *Body, Shapes);
     if (!Here)
       continue;
     auto Enc = il::encode(*Body, il::EncodeOptions::forMethod(Shapes, Row));
     if (!Enc)
       return Enc.takeError();
     Bodies[Row] = NewBody{std::move(Enc->Bytes), Enc->Fat};
-    Added += Here;
+    Changes += Here;
   }
   auto Written = writeModule(**Img, E, Bodies);
   if (!Written)
     return Written.takeError();
   if (!test::writeFile(Out, toStringRef(ArrayRef<uint8_t>(Written->Bytes))))
     return createStringError(inconvertibleErrorCode(), "cannot write " + Out);
+  return Changes;
+}
+
+/// `tail.` before every call of \p Body that may become a tail call; returns how many.
+unsigned addTailCallsTo(const Module &M, uint32_t Row, il::MethodBody &Body,
+                        il::EditorCallShapes &Shapes) {
+  if (takesAddresses(Body))
+    return 0;
+  std::vector<il::Instr *> Order = Body.instructions();
+  std::vector<bool> Protected = passes::protectedPositions(Body);
+  std::optional<il::CallShape> Own = Shapes.shapeOf(makeToken(TableId::MethodDef, Row));
+  if (!Own)
+    return 0;
+  analysis::StackInfo Stack = analysis::analyzeStack(Body, Shapes, Own->ReturnsValue);
+  // A tail call hands the frame over: nothing but its arguments may be on the stack, and it
+  // returns a value exactly when the method does.
+  auto OnlyArguments = [&](size_t P) {
+    int Pop = 0, Push = 0;
+    return analysis::stackEffect(*Order[P], Shapes, Own->ReturnsValue, Pop, Push) &&
+           Stack.DepthIn[P] == Pop && (Push == 1) == Own->ReturnsValue;
+  };
+  unsigned Added = 0;
+  for (size_t P = 0; P < Order.size(); ++P)
+    if (mayBecomeTailCall(M, Order, P, Protected) && OnlyArguments(P)) {
+      il::Instr *Tail = Body.create(Opcode::Tail);
+      Body.retarget(Order[P], Tail);
+      Body.insertBefore(Order[P], Tail);
+      ++Added;
+    }
   return Added;
+}
+
+/// Every `tail.` prefix of \p Body taken out; returns how many.
+unsigned removeTailCallsFrom(const Module &, uint32_t, il::MethodBody &Body,
+                             il::EditorCallShapes &) {
+  std::vector<il::Instr *> Order = Body.instructions();
+  unsigned Removed = 0;
+  for (size_t P = 0; P + 1 < Order.size(); ++P)
+    if (Order[P]->Op == Opcode::Tail) {
+      Body.remove(Order[P]); // what pointed at the prefix points at its call
+      ++Removed;
+    }
+  return Removed;
+}
+
+/// Writes \p In with `tail.` before every call that may become a tail call; returns how many.
+Expected<unsigned> addTailCalls(StringRef In, StringRef Out) {
+  return rewriteBodies(In, Out, addTailCallsTo);
 }
 
 /// Writes \p In with every `tail.` prefix taken out; returns how many.
 Expected<unsigned> removeTailCalls(StringRef In, StringRef Out) {
-  auto Img = pe::Image::open(In);
-  if (!Img)
-    return Img.takeError();
-  auto M = Module::create((*Img)->metadata(), (*Img)->metadataOffset());
-  if (!M)
-    return M.takeError();
-  Editor E(**M);
-  il::EditorCallShapes Shapes(E);
-  std::map<uint32_t, NewBody> Bodies;
-  unsigned Removed = 0;
-  for (uint32_t Row = 1; Row <= (*M)->rowCount(TableId::MethodDef); ++Row) {
-    auto Raw = il::readMethodDefBody(**Img, **M, Row);
-    if (!Raw)
-      return Raw.takeError();
-    if (!*Raw)
-      continue;
-    auto Body = il::MethodBody::decode(**Raw);
-    if (!Body)
-      return Body.takeError();
-    std::vector<il::Instr *> Order = Body->instructions();
-    unsigned Here = 0;
-    for (size_t P = 0; P + 1 < Order.size(); ++P)
-      if (Order[P]->Op == Opcode::Tail) {
-        Body->remove(Order[P]); // what pointed at the prefix points at its call
-        ++Here;
-      }
-    if (!Here)
-      continue;
-    auto Enc = il::encode(*Body, il::EncodeOptions::forMethod(Shapes, Row));
-    if (!Enc)
-      return Enc.takeError();
-    Bodies[Row] = NewBody{std::move(Enc->Bytes), Enc->Fat};
-    Removed += Here;
-  }
-  auto Written = writeModule(**Img, E, Bodies);
-  if (!Written)
-    return Written.takeError();
-  if (!test::writeFile(Out, toStringRef(ArrayRef<uint8_t>(Written->Bytes))))
-    return createStringError(inconvertibleErrorCode(), "cannot write " + Out);
-  return Removed;
+  return rewriteBodies(In, Out, removeTailCallsFrom);
 }
 
 /// The tail calls of every body of \p Path; -1 if one is not followed by its ret.

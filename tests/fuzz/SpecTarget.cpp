@@ -5,6 +5,7 @@
 // of FuzzWeave), which runs every glob of every rule.
 //
 //===----------------------------------------------------------------------===//
+#include "tests/fuzz/Host.h"
 #include "tests/fuzz/Targets.h"
 
 #include "metadata/Module.h"
@@ -18,31 +19,6 @@
 using namespace llvm;
 
 namespace weft::fuzz {
-
-namespace {
-
-struct Host {
-  std::unique_ptr<pe::Image> Img;
-  std::unique_ptr<metadata::Module> M;
-};
-
-const Host &host() {
-  static const Host H = [] {
-    Host H;
-    auto Img = pe::Image::open(WEFT_FUZZ_WEAVE_DIR "/FuzzHost.dll");
-    if (!Img)
-      bug("the host assembly does not open: " + toString(Img.takeError()));
-    auto M = metadata::Module::create((*Img)->metadata(), (*Img)->metadataOffset());
-    if (!M)
-      bug("the host assembly does not read: " + toString(M.takeError()));
-    H.Img = std::move(*Img);
-    H.M = std::move(*M);
-    return H;
-  }();
-  return H;
-}
-
-} // namespace
 
 void specInput(ArrayRef<uint8_t> Bytes) {
   Expected<spec::Spec> S = spec::Spec::parse(toStringRef(Bytes), "fuzz.json");

@@ -8,6 +8,7 @@
 // leaves the method alone with a reason, or fails with an error.
 //
 //===----------------------------------------------------------------------===//
+#include "tests/fuzz/Host.h"
 #include "tests/fuzz/Targets.h"
 
 #include "metadata/Editor.h"
@@ -30,31 +31,6 @@ using namespace llvm;
 namespace weft::fuzz {
 
 namespace {
-
-struct Host {
-  std::unique_ptr<pe::Image> Img;
-  std::unique_ptr<metadata::Module> M;
-  std::vector<uint32_t> Methods; // the MethodDef rows with a body
-};
-
-const Host &host() {
-  static const Host H = [] {
-    Host H;
-    auto Img = pe::Image::open(WEFT_FUZZ_WEAVE_DIR "/FuzzHost.dll");
-    if (!Img)
-      bug("the host assembly does not open: " + toString(Img.takeError()));
-    auto M = metadata::Module::create((*Img)->metadata(), (*Img)->metadataOffset());
-    if (!M)
-      bug("the host assembly does not read: " + toString(M.takeError()));
-    for (uint32_t R = 1; R <= (*M)->rowCount(metadata::TableId::MethodDef); ++R)
-      if ((*M)->get(metadata::TableId::MethodDef, R, metadata::MethodDefCol::RVA))
-        H.Methods.push_back(R);
-    H.Img = std::move(*Img);
-    H.M = std::move(*M);
-    return H;
-  }();
-  return H;
-}
 
 spec::PassUse use(std::string Pass, std::vector<std::pair<std::string, std::string>> Options = {}) {
   spec::PassUse U;

@@ -56,10 +56,11 @@ void roundTrip(const std::string &Path, const std::string &OutDir, Totals &T) {
   il::ModuleCallShapes Shapes(**M);
   // Each body is decoded and encoded when the writer reaches it.
   uint64_t Count = 0;
-  auto Reencode = [&](uint32_t Row) -> Expected<std::optional<NewBody>> {
+  std::vector<uint8_t> Last; // the body handed over last
+  auto Reencode = [&](uint32_t Row) -> Expected<std::optional<BodyBytes>> {
     auto Raw = il::readMethodDefBody(**Img, **M, Row);
     if (!Raw || !*Raw)
-      return Raw ? std::nullopt : Expected<std::optional<NewBody>>(Raw.takeError());
+      return Raw ? std::nullopt : Expected<std::optional<BodyBytes>>(Raw.takeError());
     auto Body = il::MethodBody::decode(**Raw);
     if (!Body)
       return Body.takeError();
@@ -67,7 +68,8 @@ void roundTrip(const std::string &Path, const std::string &OutDir, Totals &T) {
     if (!Enc)
       return Enc.takeError();
     ++Count;
-    return NewBody{std::move(Enc->Bytes), Enc->Fat};
+    Last = std::move(Enc->Bytes);
+    return BodyBytes{Last, Enc->Fat};
   };
   auto W = writeModule(**Img, E, Reencode);
   if (!W)

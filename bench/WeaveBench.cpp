@@ -39,7 +39,9 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 
@@ -57,22 +59,44 @@ struct Totals {
       Failures{0};
   void reset() { Files = Changed = Skipped = Lengthened = InBytes = OutBytes = Failures = 0; }
   // Seconds per step of the current run (the files go one at a time), and the least over the
-  // runs, which says where the time goes.
-  enum Step { Read, Select, Passes, Pdb, Write, Output, Steps };
-  double Seconds[Steps] = {}, BestSeconds[Steps] = {1e9, 1e9, 1e9, 1e9, 1e9, 1e9};
+  // runs, which says where the time goes. The weave's own steps happen while the writer asks for
+  // the bodies; "write" is what writeModule spends besides them.
+  enum Step { Read, Select, Begin, Decode, Passes, Serial, Encode, End, Pdb, Write, Output, Steps };
+  static constexpr const char *Names[Steps] = {
+      "open and read", "select", "beginModule", "decode", "passes", "tokens and finishMethod",
+      "encode", "endModule", "PDB", "write", "output files"};
+  double Seconds[Steps] = {}, BestSeconds[Steps] = {};
+  // The process's peak resident memory when each step ended in the first run.
+  double PeakMiB[Steps] = {};
+  bool First = true;
   std::chrono::steady_clock::time_point Mark;
   void startRun() {
     if (Files)
       for (int I = 0; I < Steps; ++I)
-        BestSeconds[I] = std::min(BestSeconds[I], Seconds[I]);
+        BestSeconds[I] = First ? Seconds[I] : std::min(BestSeconds[I], Seconds[I]);
+    First = First && !Files;
     std::fill(std::begin(Seconds), std::end(Seconds), 0.0);
     reset();
   }
-  void lap(Step S) {
+  double lap(Step S) {
     auto Now = std::chrono::steady_clock::now();
-    Seconds[S] += std::chrono::duration<double>(Now - Mark).count();
+    double D = std::chrono::duration<double>(Now - Mark).count();
+    Seconds[S] += D;
+    if (First)
+      PeakMiB[S] = bench::peakRssMiB();
     Mark = Now;
+    return D;
   }
+  void addWeaveTimes(const passes::WeaveTimes &W) {
+    Seconds[Begin] += W.Begin;
+    Seconds[Decode] += W.Decode;
+    Seconds[Passes] += W.Passes;
+    Seconds[Serial] += W.Serial;
+    Seconds[Encode] += W.Encode;
+    Seconds[End] += W.End;
+  }
+  // Per pass and method: the microseconds of runOnMethod over all runs.
+  std::vector<float> MethodMicros;
   // Warnings the CLI would print, once each over all runs.
   std::mutex Lock;
   std::set<std::string> Warnings;
@@ -165,41 +189,65 @@ void weaveOne(const std::string &Path, const std::string &Probe, unsigned Thread
   WO.Resolver = &Resolver;
   WO.InputPath = Path;
   WO.KeepRemaps = sys::fs::exists(separatePdbPath(**Img, Path)) || hasEmbeddedPdb(**Img);
+  WO.MethodTimes = true;
   T.lap(Totals::Select);
-  Expected<passes::WeaveOutcome> Woven = passes::weave(**Img, Editor, *Sel, WO);
-  if (!Woven)
-    return Fail(Woven.takeError());
-  for (const std::string &W : Woven->Warnings)
-    T.warn(W);
-  T.lap(Totals::Passes);
 
+  // The bodies are woven as the writer asks for them (as cli/WeaveCommand.cpp does).
+  Expected<std::unique_ptr<passes::ModuleWeave>> Weave =
+      passes::ModuleWeave::start(**Img, Editor, *Sel, WO);
+  if (!Weave)
+    return Fail(Weave.takeError());
+  passes::ModuleWeave &W8 = **Weave;
   SmallString<256> Out(OutDir);
   sys::path::append(Out, sys::path::filename(Path));
   SmallString<256> InPdb(separatePdbPath(**Img, Path)), OutPdb(Out);
   sys::path::replace_extension(OutPdb, "pdb");
   std::optional<PdbUpdate> Pdb;
-  if (!Woven->Remaps.empty()) {
-    std::string Warning;
-    Pdb = updatePdb(**Img, Path, InPdb, Woven->Remaps, Warning);
-    if (!Warning.empty())
-      T.warn(Warning);
-  }
-  T.lap(Totals::Pdb);
+  double PdbSeconds = 0;
+  WriteOptions Write;
+  Write.AfterOriginalBodies = [&](pe::DebugDataOverrides &Data) -> Error {
+    if (Error E = W8.finish())
+      return E;
+    auto Start = std::chrono::steady_clock::now();
+    const passes::WeaveOutcome &Woven = W8.outcome();
+    if (!Woven.Remaps.empty()) {
+      std::string Warning;
+      Pdb = updatePdb(**Img, Path, InPdb, Woven.Remaps, Warning);
+      if (!Warning.empty())
+        T.warn(Warning);
+      if (Pdb)
+        for (auto &[Type, Bytes] : Pdb->DebugData)
+          Data[Type] = Bytes;
+    }
+    PdbSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+    return Error::success();
+  };
+  Expected<WrittenModule> Written = writeModule(
+      **Img, Editor, [&](uint32_t Row) { return W8.body(Row); }, Write);
+  if (!Written)
+    return Fail(Written.takeError());
+  const passes::WeaveOutcome &Woven = W8.outcome();
+  for (const std::string &W : Woven.Warnings)
+    T.warn(W);
+  double Total = T.lap(Totals::Write);
+  const passes::WeaveTimes &WT = Woven.Times;
+  T.Seconds[Totals::Write] -=
+      WT.Begin + WT.Decode + WT.Passes + WT.Serial + WT.Encode + WT.End + PdbSeconds;
+  (void)Total;
+  T.addWeaveTimes(WT);
+  T.Seconds[Totals::Pdb] += PdbSeconds;
+  for (const std::vector<float> &Pass : Woven.MethodMicros)
+    T.MethodMicros.insert(T.MethodMicros.end(), Pass.begin(), Pass.end());
 
-  Expected<WrittenModule> W = writeModule(**Img, Editor, Woven->Bodies, nullptr,
-                                          Pdb ? Pdb->DebugData : pe::DebugDataOverrides{});
-  if (!W)
-    return Fail(W.takeError());
-  T.lap(Totals::Write);
-  if (Error E = writeFileAtomically(Out, W->Bytes))
+  if (Error E = writeFileAtomically(Out, Written->Bytes))
     return Fail(std::move(E));
-  for (const auto &[Suffix, Contents] : Woven->SideFiles)
+  for (const auto &[Suffix, Contents] : Woven.SideFiles)
     if (Error E = writeFileAtomically((Out + Suffix).str(), arrayRefFromStringRef(Contents)))
       return Fail(std::move(E));
   if (Pdb && !Pdb->Embedded) {
     if (Error E = writeFileAtomically(OutPdb, Pdb->Bytes))
       return Fail(std::move(E));
-  } else if (sys::fs::exists(InPdb) && Woven->Remaps.empty()) {
+  } else if (sys::fs::exists(InPdb) && Woven.Remaps.empty()) {
     auto Copy = MemoryBuffer::getFile(InPdb, /*IsText=*/false, /*RequiresNullTerminator=*/false);
     if (!Copy)
       return Fail(errorCodeToError(Copy.getError()));
@@ -209,11 +257,11 @@ void weaveOne(const std::string &Path, const std::string &Probe, unsigned Thread
   T.lap(Totals::Output);
 
   ++T.Files;
-  T.Changed += Woven->MethodsChanged;
-  T.Skipped += Woven->Skipped.size();
-  T.Lengthened += Woven->BranchesLengthened;
+  T.Changed += Woven.MethodsChanged;
+  T.Skipped += Woven.Skipped.size();
+  T.Lengthened += Woven.BranchesLengthened;
   T.InBytes += (*Img)->bytes().size();
-  T.OutBytes += W->Bytes.size();
+  T.OutBytes += Written->Bytes.size();
 }
 
 } // namespace
@@ -276,11 +324,23 @@ int main(int argc, char **argv) {
   bench::printTiming(O, Time, T.Failures);
   uint64_t Failures = T.Failures;
   T.startRun(); // folds the last run into the least step times
-  outs() << format("  least per step: open and read %.3f s, select %.3f s, passes %.3f s, "
-                   "PDB %.3f s, writeModule %.3f s, output files %.3f s\n",
-                   T.BestSeconds[Totals::Read], T.BestSeconds[Totals::Select],
-                   T.BestSeconds[Totals::Passes], T.BestSeconds[Totals::Pdb],
-                   T.BestSeconds[Totals::Write], T.BestSeconds[Totals::Output]);
+  outs() << "  least per step:";
+  for (int S = 0; S < Totals::Steps; ++S)
+    outs() << (S ? ", " : " ") << Totals::Names[S] << format(" %.3f s", T.BestSeconds[S]);
+  outs() << "\n  peak RSS when each step ended (first run):";
+  for (int S = 0; S < Totals::Steps; ++S)
+    if (S != Totals::Passes && S != Totals::Serial && S != Totals::Decode &&
+        S != Totals::Encode && S != Totals::Begin && S != Totals::End)
+      outs() << (S ? ", " : " ") << Totals::Names[S] << format(" %.1f MiB", T.PeakMiB[S]);
+  outs() << '\n';
+  if (!T.MethodMicros.empty()) {
+    std::vector<float> &U = T.MethodMicros;
+    std::sort(U.begin(), U.end());
+    auto At = [&](double Q) { return U[std::min(U.size() - 1, size_t(Q * U.size()))]; };
+    outs() << format("  entry-exit runOnMethod per method, all runs (%zu calls): median %.2f us, "
+                     "p90 %.2f us, p99 %.2f us, max %.0f us\n",
+                     U.size(), At(0.5), At(0.9), At(0.99), U.back());
+  }
   for (const std::string &W : T.Warnings)
     errs() << "  warning: " << W << '\n';
   return Failures ? 1 : 0;

@@ -204,7 +204,7 @@ void Editor::indexStrings() {
   for (uint32_t Off = 1; Off < Size;) {
     StringRef S = M.getString(Off);
     if (!S.empty())
-      StringIndex.try_emplace(S, Off);
+      StringIndex.insert(Off, arrayRefFromStringRef(S), stringReader());
     Off += uint32_t(S.size()) + 1;
   }
 }
@@ -214,13 +214,12 @@ uint32_t Editor::string(StringRef S) {
     return 0;
   if (!StringsIndexed)
     indexStrings();
-  auto It = StringIndex.find(S);
-  if (It != StringIndex.end())
-    return It->second;
+  if (uint32_t Found = StringIndex.find(arrayRefFromStringRef(S), stringReader()))
+    return Found;
   uint32_t Off = Strings.OriginalSize + uint32_t(Strings.Added.size());
   Strings.Added.insert(Strings.Added.end(), S.begin(), S.end());
   Strings.Added.push_back(0);
-  StringIndex.try_emplace(S, Off);
+  StringIndex.insert(Off, arrayRefFromStringRef(S), stringReader());
   Modified = true;
   return Off;
 }
@@ -234,8 +233,7 @@ void Editor::indexBlobs() {
     unsigned N = decodeCompressed(M.streamBytes("#Blob").drop_front(Off), Len);
     if (!N || Tail.size() != Len)
       break;
-    std::vector<uint8_t> Key(Tail.begin(), Tail.end());
-    BlobIndex.try_emplace(std::move(Key), Off);
+    BlobIndex.insert(Off, Tail, blobReader());
     Off += N + Len;
   }
 }
@@ -245,12 +243,10 @@ uint32_t Editor::blob(ArrayRef<uint8_t> B) {
     return 0;
   if (!BlobsIndexed)
     indexBlobs();
-  std::vector<uint8_t> Key(B.begin(), B.end());
-  auto It = BlobIndex.find(Key);
-  if (It != BlobIndex.end())
-    return It->second;
+  if (uint32_t Found = BlobIndex.find(B, blobReader()))
+    return Found;
   uint32_t Off = appendBlob(B);
-  BlobIndex.emplace(std::move(Key), Off);
+  BlobIndex.insert(Off, B, blobReader());
   return Off;
 }
 

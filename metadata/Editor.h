@@ -17,6 +17,8 @@
 #include "metadata/Module.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "support/ContentIndex.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
@@ -120,11 +122,16 @@ private:
     uint32_t OriginalSize = 0;
   };
   Heap Strings, Blobs, Guids, UserStrings;
-  llvm::StringMap<uint32_t> StringIndex; // built on first lookup
-  std::map<std::vector<uint8_t>, uint32_t> BlobIndex;
+  ContentIndex StringIndex, BlobIndex; // built on first lookup
   bool StringsIndexed = false, BlobsIndexed = false;
   void indexStrings();
   void indexBlobs();
+  auto stringReader() const {
+    return [this](uint32_t Off) { return llvm::arrayRefFromStringRef(getString(Off)); };
+  }
+  auto blobReader() const {
+    return [this](uint32_t Off) { return getBlob(Off); };
+  }
   uint32_t appendBlob(llvm::ArrayRef<uint8_t> B);
 };
 

@@ -60,6 +60,8 @@ public:
   uint32_t addMethodBody(llvm::ArrayRef<uint8_t> Bytes, bool Fat);
   /// Places the data of a field with an RVA (aligned to eight bytes). Returns its RVA.
   uint32_t addFieldData(llvm::ArrayRef<uint8_t> Bytes);
+  /// Replaces the debug data given to create (before finish).
+  void setDebugData(DebugDataOverrides Data) { DebugData = std::move(Data); }
 
   /// Lays out the rest of .text around \p Metadata and builds the whole file. A non-zero
   /// \p SignatureSize reserves a strong-name signature slot of that size and marks the image

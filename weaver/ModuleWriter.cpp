@@ -22,11 +22,11 @@ Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E,
                                     const pe::DebugDataOverrides &DebugData) {
   return writeModule(
       In, E,
-      [&](uint32_t Row) -> Expected<std::optional<NewBody>> {
+      [&](uint32_t Row) -> Expected<std::optional<BodyBytes>> {
         auto It = NewBodies.find(Row);
         if (It == NewBodies.end())
           return std::nullopt;
-        return It->second;
+        return BodyBytes{It->second.Bytes, It->second.Fat};
       },
       Key, DebugData);
 }
@@ -62,11 +62,30 @@ Expected<uint32_t> adoptPublicKey(Editor &E, const pe::StrongNameKey &Key) {
   return Public->HashAlgorithm;
 }
 
+Error afterOriginalBodies(pe::ImageBuilder &B, const WriteOptions &Options) {
+  if (!Options.AfterOriginalBodies)
+    return Error::success();
+  pe::DebugDataOverrides Data = Options.DebugData;
+  if (Error Err = Options.AfterOriginalBodies(Data))
+    return Err;
+  B.setDebugData(std::move(Data));
+  return Error::success();
+}
+
 } // namespace
 
 Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E, BodyProvider Provide,
                                     const pe::StrongNameKey *Key,
                                     const pe::DebugDataOverrides &DebugData) {
+  WriteOptions O;
+  O.Key = Key;
+  O.DebugData = DebugData;
+  return writeModule(In, E, Provide, O);
+}
+
+Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E, BodyProvider Provide,
+                                    const WriteOptions &Options) {
+  const pe::StrongNameKey *Key = Options.Key;
   uint32_t HashAlgorithm = 0;
   if (Key) {
     Expected<uint32_t> H = adoptPublicKey(E, *Key);
@@ -74,30 +93,32 @@ Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E, BodyProvider
       return H.takeError();
     HashAlgorithm = *H;
   }
-  Expected<std::unique_ptr<pe::ImageBuilder>> BuilderOr = pe::ImageBuilder::create(In, DebugData);
+  Expected<std::unique_ptr<pe::ImageBuilder>> BuilderOr =
+      pe::ImageBuilder::create(In, Options.DebugData);
   if (!BuilderOr)
     return BuilderOr.takeError();
   pe::ImageBuilder &B = **BuilderOr;
   const Module &M = E.original();
   WrittenModule Out;
 
-  // Method bodies, in method order; bodies that several methods shared stay shared.
+  // Method bodies, in method order; bodies that several methods shared stay shared. The
+  // module's own methods first, then the hook (which may add methods), then the added ones.
   DenseMap<uint32_t, uint32_t> Placed; // original RVA -> new RVA
   uint64_t Copied = 0;
   uint32_t OriginalMethods = M.rowCount(TableId::MethodDef);
-  for (uint32_t Row = 1; Row <= E.rowCount(TableId::MethodDef); ++Row) {
-    Expected<std::optional<NewBody>> New = Provide(Row);
+  auto Place = [&](uint32_t Row) -> Error {
+    Expected<std::optional<BodyBytes>> New = Provide(Row);
     if (!New)
       return New.takeError();
     if (*New) {
       E.set(TableId::MethodDef, Row, MethodDefCol::RVA,
             B.addMethodBody((*New)->Bytes, (*New)->Fat));
       ++Out.BodiesWritten;
-      continue;
+      return Error::success();
     }
     uint32_t RVA = E.get(TableId::MethodDef, Row, MethodDefCol::RVA);
     if (!RVA)
-      continue;
+      return Error::success();
     if (Row > OriginalMethods)
       return plainError("method row " + Twine(Row) + " was added with an RVA but no body");
     if (E.get(TableId::MethodDef, Row, MethodDefCol::ImplFlags) & 3)
@@ -120,7 +141,17 @@ Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E, BodyProvider
     }
     if (It->second != RVA)
       E.set(TableId::MethodDef, Row, MethodDefCol::RVA, It->second);
-  }
+    return Error::success();
+  };
+  uint32_t Row = 1;
+  for (; Row <= OriginalMethods && Row <= E.rowCount(TableId::MethodDef); ++Row)
+    if (Error Err = Place(Row))
+      return std::move(Err);
+  if (Error Err = afterOriginalBodies(B, Options))
+    return std::move(Err);
+  for (; Row <= E.rowCount(TableId::MethodDef); ++Row)
+    if (Error Err = Place(Row))
+      return std::move(Err);
 
   // Field data, shared where it was shared.
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> PlacedData; // (RVA, size) -> new RVA

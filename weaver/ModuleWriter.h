@@ -15,6 +15,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <vector>
@@ -41,10 +42,28 @@ struct WrittenModule {
   uint32_t BodiesCopied = 0, BodiesWritten = 0;
 };
 
+/// A body as a provider hands it over: the bytes need only live until the provider is asked again.
+struct BodyBytes {
+  llvm::ArrayRef<uint8_t> Bytes;
+  bool Fat = true;
+};
+
 /// Gives the new body of a MethodDef row, or nothing to keep the original one. The writer asks
 /// for each row in turn and copies the result at once, so bodies need not all be held at the same
 /// time.
-using BodyProvider = llvm::function_ref<llvm::Expected<std::optional<NewBody>>(uint32_t Row)>;
+using BodyProvider = llvm::function_ref<llvm::Expected<std::optional<BodyBytes>>(uint32_t Row)>;
+
+struct WriteOptions {
+  /// Strong-name sign the output with this key (see writeModule).
+  const pe::StrongNameKey *Key = nullptr;
+  /// New data for the debug directory entries of the given types (a PDB checksum for a rewritten
+  /// PDB).
+  pe::DebugDataOverrides DebugData;
+  /// Called once, after the bodies of the module's own methods and before those of methods the
+  /// edits added: the last moment to add rows (methods with bodies, ...) and debug data, for an
+  /// editor that makes its edits while the bodies are written.
+  std::function<llvm::Error(pe::DebugDataOverrides &)> AfterOriginalBodies;
+};
 
 /// Writes the module; \p Provide may replace the body of any MethodDef row (new methods included).
 /// With \p Key the output is strong-name signed with it: an assembly that has a public key must
@@ -52,6 +71,8 @@ using BodyProvider = llvm::function_ref<llvm::Expected<std::optional<NewBody>>(u
 /// unsigned (the report says so).
 /// \p DebugData replaces the data of the debug directory entries of the given types (a PDB
 /// checksum for a rewritten PDB).
+llvm::Expected<WrittenModule> writeModule(const pe::Image &In, metadata::Editor &E,
+                                          BodyProvider Provide, const WriteOptions &Options);
 llvm::Expected<WrittenModule> writeModule(const pe::Image &In, metadata::Editor &E,
                                           BodyProvider Provide,
                                           const pe::StrongNameKey *Key = nullptr,

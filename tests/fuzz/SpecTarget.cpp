@@ -38,7 +38,7 @@ void specInput(ArrayRef<uint8_t> Bytes) {
     consumeError(Sel.takeError());
     return;
   }
-  for (const std::vector<uint16_t> &Uses : Sel->PerMethod)
+  for (const auto &Uses : Sel->PerMethod)
     for (uint16_t U : Uses)
       if (U >= Sel->Uses.size())
         bug("a selection names pass use " + Twine(U) + " of " + Twine(Sel->Uses.size()));

@@ -545,7 +545,7 @@ TEST(SpecMatch, UsesAreMergedInSpecOrder) {
   for (size_t I = 0; I < Sel.PerMethod.size(); ++I) {
     std::string N = methodName(M, uint32_t(I + 1));
     EXPECT_TRUE(std::is_sorted(Sel.PerMethod[I].begin(), Sel.PerMethod[I].end())) << N;
-    ByName[N] = Sel.PerMethod[I];
+    ByName[N].assign(Sel.PerMethod[I].begin(), Sel.PerMethod[I].end());
   }
   using L = std::vector<uint16_t>;
   EXPECT_EQ(ByName["Weft.Corpus.Properties.Person::get_First"], (L{0, 1, 2}));

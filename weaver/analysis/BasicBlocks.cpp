@@ -10,16 +10,10 @@ std::vector<size_t> blockLeaders(const il::MethodBody &B) {
   std::vector<char> Leader(Order.size(), 0);
   if (Order.empty())
     return {};
-  llvm::DenseMap<const il::Instr *, size_t> Pos;
-  Pos.reserve(Order.size());
-  for (size_t I = 0; I < Order.size(); ++I)
-    Pos[Order[I]] = I;
+  uint32_t Stamp = B.number();
   auto Mark = [&](const il::Instr *I) {
-    if (!I)
-      return; // the end of the code
-    auto It = Pos.find(I);
-    if (It != Pos.end())
-      Leader[It->second] = 1;
+    if (il::MethodBody::numbered(I, Stamp)) // (null: the end of the code)
+      Leader[I->Pos] = 1;
   };
   Leader[0] = 1;
   for (size_t I = 0; I < Order.size(); ++I) {

@@ -47,10 +47,7 @@ StackInfo analyzeStack(const MethodBody &Body, const CallShapeSource &Shapes, bo
   const std::vector<Instr *> &Order = Body.instructions();
   StackInfo Info;
   Info.DepthIn.assign(Order.size(), -1);
-  DenseMap<const Instr *, uint32_t> IndexOf;
-  IndexOf.reserve(Order.size());
-  for (uint32_t K = 0; K < Order.size(); ++K)
-    IndexOf[Order[K]] = K;
+  uint32_t Stamp = Body.number();
   auto Label = [&](uint32_t K) {
     return Order[K]->OriginalOffset != NoOffset ? "IL_" + hexstr(Order[K]->OriginalOffset, true, 4)
                                                 : "instruction " + std::to_string(K);
@@ -62,12 +59,11 @@ StackInfo analyzeStack(const MethodBody &Body, const CallShapeSource &Shapes, bo
       Info.Problems.push_back({From, "branch to the end of the code"});
       return;
     }
-    auto It = IndexOf.find(To);
-    if (It == IndexOf.end()) {
+    if (!MethodBody::numbered(To, Stamp)) {
       Info.Problems.push_back({From, "branch to an instruction that is not in the body"});
       return;
     }
-    uint32_t K = It->second;
+    uint32_t K = To->Pos;
     if (Info.DepthIn[K] < 0) {
       Info.DepthIn[K] = Depth;
       Info.MaxStack = std::max<uint32_t>(Info.MaxStack, Depth);
@@ -79,11 +75,8 @@ StackInfo analyzeStack(const MethodBody &Body, const CallShapeSource &Shapes, bo
     }
   };
   auto Start = [&](const Instr *I, int Depth) {
-    if (!I)
-      return;
-    auto It = IndexOf.find(I);
-    if (It != IndexOf.end())
-      Merge(It->second, I, Depth);
+    if (MethodBody::numbered(I, Stamp))
+      Merge(I->Pos, I, Depth);
   };
 
   if (!Order.empty())

@@ -73,10 +73,8 @@ private:
 
 Expected<EncodedBody> encode(MethodBody &Body, const EncodeOptions &Opts) {
   std::vector<Instr *> &Order = Body.instructions();
-  DenseMap<const Instr *, uint32_t> IndexOf;
-  IndexOf.reserve(Order.size());
-  for (uint32_t K = 0; K < Order.size(); ++K)
-    IndexOf[Order[K]] = K;
+  uint32_t Stamp = Body.number();
+  auto In = [&](const Instr *I) { return MethodBody::numbered(I, Stamp); };
   auto Where = [&](const Instr *I) {
     return I->OriginalOffset != NoOffset ? "IL_" + hexstr(I->OriginalOffset, true, 4)
                                          : std::string("a new instruction");
@@ -93,22 +91,25 @@ Expected<EncodedBody> encode(MethodBody &Body, const EncodeOptions &Opts) {
         (I->Op == Opcode::Ldc_I4_S && (I->Int < -128 || I->Int > 127)))
       I->Op = widened(I->Op);
     if (Info.isBranch()) {
-      if (!I->Target || !IndexOf.count(I->Target))
+      if (!In(I->Target))
         return Bad(I, "its target is not in the body");
       if (!Opts.KeepBranchForms || I->OriginalOffset == NoOffset)
         I->Op = shortForm(I->Op);
     }
     if (I->Op == Opcode::Switch)
       for (Instr *T : I->Targets)
-        if (!T || !IndexOf.count(T))
+        if (!In(T))
           return Bad(I, "a case's target is not in the body");
   }
-  for (const ExceptionRegion &R : Body.Regions)
+  for (const ExceptionRegion &R : Body.Regions) {
     for (const Instr *P : {R.TryStart, R.HandlerStart})
-      if (!P || !IndexOf.count(P))
+      if (!In(P))
         return formatError("method body", 0,
                            "an exception region starts at an instruction "
                            "that is not in the body");
+    if (R.Kind == RegionKind::Filter && !In(R.FilterStart))
+      return formatError("method body", 0, "a filter starts outside the body");
+  }
 
   EncodedBody Result;
   uint32_t CodeSize = 0;
@@ -147,61 +148,76 @@ Expected<EncodedBody> encode(MethodBody &Body, const EncodeOptions &Opts) {
   bool Tiny = CodeSize < 64 && MaxStack <= 8 && !HasLocals && !HasRegions && !Body.InitLocals &&
               !(Body.FromFile && Body.WasFat);
   std::vector<uint8_t> &Bytes = Result.Bytes;
-  Bytes.reserve(12 + CodeSize + 4 + 24 * Body.Regions.size());
-  Writer W(Bytes);
+  uint32_t HeaderSize = Tiny ? 1 : 12;
+  Bytes.reserve(HeaderSize + CodeSize + 4 + (HasRegions ? 4 + 24 * Body.Regions.size() : 0));
+  Bytes.resize(HeaderSize + CodeSize);
+  uint8_t *P = Bytes.data();
+  auto U8 = [&](uint8_t V) { *P++ = V; };
+  auto U16 = [&](uint16_t V) {
+    support::endian::write16le(P, V);
+    P += 2;
+  };
+  auto U32 = [&](uint32_t V) {
+    support::endian::write32le(P, V);
+    P += 4;
+  };
   if (Tiny) {
-    W.u8(uint8_t(CodeSize << 2 | 0x2));
+    U8(uint8_t(CodeSize << 2 | 0x2));
   } else {
     uint16_t Flags = 0x3003; // fat, three dwords
     if (HasRegions)
       Flags |= 0x8;
     if (Body.InitLocals)
       Flags |= 0x10;
-    W.u16(Flags);
-    W.u16(MaxStack);
-    W.u32(CodeSize);
-    W.u32(Body.LocalVarSigToken);
+    U16(Flags);
+    U16(MaxStack);
+    U32(CodeSize);
+    U32(Body.LocalVarSigToken);
   }
 
   // Code.
   for (Instr *I : Order) {
     const OpcodeInfo &Info = I->info();
     if (Info.Byte1 == 0xFE)
-      W.u8(0xFE);
-    W.u8(Info.Byte2);
+      U8(0xFE);
+    U8(Info.Byte2);
     uint32_t End = I->Offset + encodedSize(*I);
     switch (Info.Operand) {
     case OperandKind::None: break;
-    case OperandKind::ShortVar: W.u8(uint8_t(I->Index)); break;
+    case OperandKind::ShortVar: U8(uint8_t(I->Index)); break;
     case OperandKind::Var:
       if (I->Index > 0xFFFF)
         return Bad(I, "index " + Twine(I->Index) + " does not fit in 16 bits");
-      W.u16(uint16_t(I->Index));
+      U16(uint16_t(I->Index));
       break;
-    case OperandKind::ShortI: W.u8(uint8_t(int8_t(I->Int))); break;
+    case OperandKind::ShortI: U8(uint8_t(int8_t(I->Int))); break;
     case OperandKind::ShortU:
       if (I->Int < 0 || I->Int > 0xFF)
         return Bad(I, "operand " + Twine(I->Int) + " does not fit in 8 bits");
-      W.u8(uint8_t(I->Int));
+      U8(uint8_t(I->Int));
       break;
     case OperandKind::I:
       if (I->Int < INT32_MIN || I->Int > INT32_MAX)
         return Bad(I, "operand " + Twine(I->Int) + " does not fit in 32 bits");
-      W.u32(uint32_t(int32_t(I->Int)));
+      U32(uint32_t(int32_t(I->Int)));
       break;
     case OperandKind::I8:
-    case OperandKind::R: W.u64(uint64_t(I->Int)); break;
-    case OperandKind::ShortR: W.u32(uint32_t(I->Int)); break;
-    case OperandKind::ShortBr: W.u8(uint8_t(int8_t(int64_t(I->Target->Offset) - End))); break;
-    case OperandKind::Br: W.u32(uint32_t(int32_t(int64_t(I->Target->Offset) - End))); break;
-    case OperandKind::Switch:
-      W.u32(uint32_t(I->Targets.size()));
-      for (const Instr *T : I->Targets)
-        W.u32(uint32_t(int32_t(int64_t(T->Offset) - End)));
+    case OperandKind::R:
+      support::endian::write64le(P, uint64_t(I->Int));
+      P += 8;
       break;
-    default: W.u32(I->Token); break;
+    case OperandKind::ShortR: U32(uint32_t(I->Int)); break;
+    case OperandKind::ShortBr: U8(uint8_t(int8_t(int64_t(I->Target->Offset) - End))); break;
+    case OperandKind::Br: U32(uint32_t(int32_t(int64_t(I->Target->Offset) - End))); break;
+    case OperandKind::Switch:
+      U32(uint32_t(I->Targets.size()));
+      for (const Instr *T : I->Targets)
+        U32(uint32_t(int32_t(int64_t(T->Offset) - End)));
+      break;
+    default: U32(I->Token); break;
     }
   }
+  Writer W(Bytes);
 
   // Exception sections: one section, small when every clause fits (and the body did not have a
   // fat one), fat otherwise.
@@ -226,8 +242,6 @@ Expected<EncodedBody> encode(MethodBody &Body, const EncodeOptions &Opts) {
       if (OffsetOf(R.TryEnd) < C.TryOffset || OffsetOf(R.HandlerEnd) < C.HandlerOffset)
         return formatError("method body", 0, "an exception region ends before it starts");
       if (R.Kind == RegionKind::Filter) {
-        if (!R.FilterStart || !IndexOf.count(R.FilterStart))
-          return formatError("method body", 0, "a filter starts outside the body");
         C.Extra = R.FilterStart->Offset;
       } else {
         C.Extra = R.CatchType;
@@ -268,12 +282,16 @@ Expected<EncodedBody> encode(MethodBody &Body, const EncodeOptions &Opts) {
   Result.CodeSize = CodeSize;
   Result.MaxStack = MaxStack;
   Result.Fat = !Tiny;
+  if (!Opts.OffsetMap)
+    return std::move(Result);
+  Result.OffsetMap.reserve(Order.size() + 1);
   for (const Instr *I : Order)
     if (I->OriginalOffset != NoOffset)
       Result.OffsetMap.emplace_back(I->OriginalOffset, I->Offset);
   if (Body.FromFile)
     Result.OffsetMap.emplace_back(Body.OriginalCodeSize, CodeSize);
-  std::sort(Result.OffsetMap.begin(), Result.OffsetMap.end());
+  if (!std::is_sorted(Result.OffsetMap.begin(), Result.OffsetMap.end()))
+    std::sort(Result.OffsetMap.begin(), Result.OffsetMap.end());
   return std::move(Result);
 }
 

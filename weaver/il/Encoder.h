@@ -29,6 +29,8 @@ struct EncodeOptions {
   const CallShapeSource *Shapes = nullptr;
   /// Whether the method returns a value (for the stack effect of `ret`).
   bool ReturnsValue = false;
+  /// Fill EncodedBody::OffsetMap (for rewriting the method's debug records).
+  bool OffsetMap = true;
 
   /// The options for a new body of MethodDef row \p Row: max-stack computed with \p Shapes, `ret`
   /// as the method's own signature says.

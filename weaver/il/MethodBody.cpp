@@ -1,12 +1,15 @@
 //===- weaver/il/MethodBody.cpp - An editable method body -----------------===//
 #include "weaver/il/MethodBody.h"
 
+#include <atomic>
+
 #include "support/Error.h"
 #include "support/Format.h"
 
 #include "llvm/Support/Endian.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 using namespace llvm;
@@ -49,34 +52,18 @@ Expected<MethodBody> MethodBody::decode(const RawMethodBody &Raw) {
   B.FromFile = true;
   B.OriginalCodeSize = uint32_t(Raw.Code.size());
 
-  std::vector<Instruction> Read;
+  // The instructions straight into their pool; it may grow while they are read, and pointers
+  // into it are taken only once it is complete.
+  std::vector<Instr> &Decoded = B.Decoded;
+  Decoded.reserve(Raw.Code.size() / 3 + 4);
+  std::vector<uint32_t> Cases; // switch targets: (index of the switch's first case in Cases)
   InstructionDecoder D(Raw.Code, Raw.codeFileOffset());
-  Instruction I;
-  while (D.next(I))
-    Read.push_back(I);
-  if (Error E = D.takeError())
-    return std::move(E);
-
-  B.Decoded.resize(Read.size());
-  B.Order.reserve(Read.size());
-  for (size_t K = 0; K < Read.size(); ++K) {
-    Instr &Out = B.Decoded[K];
-    Out.Op = Read[K].Op;
-    Out.OriginalOffset = Read[K].Offset;
-    Out.Offset = Read[K].Offset;
-    B.Order.push_back(&Out);
-  }
-  auto At = [&](uint32_t Offset) -> Instr * {
-    auto It = std::partition_point(Read.begin(), Read.end(),
-                                   [&](const Instruction &X) { return X.Offset < Offset; });
-    return It != Read.end() && It->Offset == Offset ? &B.Decoded[It - Read.begin()] : nullptr;
-  };
-  auto Fail = [&](uint64_t Offset, const Twine &Why) {
-    return formatError("IL code", Raw.codeFileOffset() + Offset, Why);
-  };
-  for (size_t K = 0; K < Read.size(); ++K) {
-    const Instruction &In = Read[K];
-    Instr &Out = B.Decoded[K];
+  Instruction In;
+  while (D.next(In)) {
+    Instr &Out = Decoded.emplace_back();
+    Out.Op = In.Op;
+    Out.OriginalOffset = In.Offset;
+    Out.Offset = In.Offset;
     switch (In.info().Operand) {
     case OperandKind::None: break;
     case OperandKind::ShortVar:
@@ -94,26 +81,53 @@ Expected<MethodBody> MethodBody::decode(const RawMethodBody &Raw) {
       break;
     }
     case OperandKind::ShortBr:
-    case OperandKind::Br:
-      Out.Target = At(In.Target);
-      if (!Out.Target)
-        return Fail(In.Offset, "IL_" + hexstr(In.Offset, true, 4) + " (" + In.info().Name +
-                                   ") branches to " + hex(In.Target) +
-                                   ", which is not the start of an instruction");
-      break;
+    case OperandKind::Br: Out.Token = In.Target; break; // resolved below
     case OperandKind::Switch:
-      Out.Targets.reserve(In.Count);
-      for (uint32_t C = 0; C < In.Count; ++C) {
-        uint32_t T = D.switchTarget(In, C);
-        Instr *Target = At(T);
-        if (!Target)
-          return Fail(In.Offset, "IL_" + hexstr(In.Offset, true, 4) + " (switch) case " + Twine(C) +
-                                     " goes to " + hex(T) +
-                                     ", which is not the start of an instruction");
-        Out.Targets.push_back(Target);
-      }
+      Out.Token = uint32_t(Cases.size());
+      Out.Index = In.Count;
+      for (uint32_t C = 0; C < In.Count; ++C)
+        Cases.push_back(D.switchTarget(In, C));
       break;
     default: Out.Token = In.Token; break;
+    }
+  }
+  if (Error E = D.takeError())
+    return std::move(E);
+
+  B.Order.reserve(Decoded.size());
+  for (Instr &I : Decoded)
+    B.Order.push_back(&I);
+  auto At = [&](uint32_t Offset) -> Instr * {
+    auto It = std::partition_point(Decoded.begin(), Decoded.end(),
+                                   [&](const Instr &X) { return X.OriginalOffset < Offset; });
+    return It != Decoded.end() && It->OriginalOffset == Offset ? &*It : nullptr;
+  };
+  auto Fail = [&](uint64_t Offset, const Twine &Why) {
+    return formatError("IL code", Raw.codeFileOffset() + Offset, Why);
+  };
+  for (Instr &Out : Decoded) {
+    OperandKind K = Out.info().Operand;
+    if (K == OperandKind::ShortBr || K == OperandKind::Br) {
+      uint32_t To = Out.Token;
+      Out.Token = 0;
+      Out.Target = At(To);
+      if (!Out.Target)
+        return Fail(Out.OriginalOffset, "IL_" + hexstr(Out.OriginalOffset, true, 4) + " (" +
+                                            Out.info().Name + ") branches to " + hex(To) +
+                                            ", which is not the start of an instruction");
+    } else if (K == OperandKind::Switch) {
+      uint32_t First = Out.Token, Count = Out.Index;
+      Out.Token = Out.Index = 0;
+      Out.Targets.reserve(Count);
+      for (uint32_t C = 0; C < Count; ++C) {
+        Instr *Target = At(Cases[First + C]);
+        if (!Target)
+          return Fail(Out.OriginalOffset, "IL_" + hexstr(Out.OriginalOffset, true, 4) +
+                                              " (switch) case " + Twine(C) + " goes to " +
+                                              hex(Cases[First + C]) +
+                                              ", which is not the start of an instruction");
+        Out.Targets.push_back(Target);
+      }
     }
   }
 
@@ -169,9 +183,27 @@ Expected<MethodBody> MethodBody::decode(const RawMethodBody &Raw) {
 }
 
 Instr *MethodBody::create(Opcode Op) {
-  Added.emplace_back();
-  Added.back().Op = Op;
-  return &Added.back();
+  if (LastChunkUsed == LastChunkSize) {
+    LastChunkSize = LastChunkSize ? LastChunkSize * 2 : 16;
+    AddedChunks.push_back(std::make_unique<Instr[]>(LastChunkSize));
+    LastChunkUsed = 0;
+  }
+  Instr *I = &AddedChunks.back()[LastChunkUsed++];
+  I->Op = Op;
+  return I;
+}
+
+uint32_t MethodBody::number() const {
+  // Unique across bodies, so an instruction of another body never passes for one of this one.
+  static std::atomic<uint32_t> Next{0};
+  uint32_t Stamp = ++Next;
+  if (!Stamp) // wrapped: 0 is what new instructions hold
+    Stamp = ++Next;
+  for (uint32_t K = 0; K < Order.size(); ++K) {
+    Order[K]->Pos = K;
+    Order[K]->Stamp = Stamp;
+  }
+  return Stamp;
 }
 
 Instr *MethodBody::create(Opcode Op, int64_t Int) {
@@ -198,7 +230,12 @@ size_t MethodBody::indexOf(const Instr *I) const {
 }
 
 void MethodBody::insertBefore(Instr *Position, Instr *I) {
-  insertAt(Position ? indexOf(Position) : Order.size(), I);
+  // Code is mostly placed in runs before one position, which the last insertion found.
+  size_t At = !Position                                                     ? Order.size()
+              : InsertHint < Order.size() && Order[InsertHint] == Position ? InsertHint
+                                                                            : indexOf(Position);
+  insertAt(At, I);
+  InsertHint = At + 1;
 }
 
 void MethodBody::insertAt(size_t Index, Instr *I) {

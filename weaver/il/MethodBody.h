@@ -19,7 +19,6 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -39,6 +38,9 @@ struct Instr {
   std::vector<Instr *> Targets;       // Switch
   uint32_t OriginalOffset = NoOffset; // where the decoder found it
   uint32_t Offset = 0;                // assigned by the encoder
+  /// Set by MethodBody::number: the position in the order, valid while Stamp is the number's.
+  mutable uint32_t Pos = 0;
+  mutable uint32_t Stamp = 0;
 
   const OpcodeInfo &info() const { return il::info(Op); }
   float float32() const;
@@ -98,6 +100,12 @@ public:
   void insertAt(size_t Index, Instr *I);
   /// The position of \p I in the order (linear).
   size_t indexOf(const Instr *I) const;
+  /// Numbers the instructions in their order (Instr::Pos) and returns the stamp that tells those
+  /// in the body from others: I is in the body, at I->Pos, if I->Stamp is the stamp. Valid until
+  /// the order changes; analyses number once instead of mapping pointers to positions.
+  uint32_t number() const;
+  /// Whether \p I is in the body as numbered with \p Stamp.
+  static bool numbered(const Instr *I, uint32_t Stamp) { return I && I->Stamp == Stamp; }
   /// Removes \p I. Branches and regions that pointed at it point at the next instruction.
   void remove(Instr *I);
   /// Makes every branch, switch case and region boundary that points at \p From point at \p To.
@@ -107,8 +115,11 @@ public:
 
 private:
   std::vector<Instr> Decoded; // the original instructions (never resized after decoding)
-  std::deque<Instr> Added;    // instructions created by edits
+  /// Instructions created by edits, in chunks that never move (the first made on the first edit).
+  std::vector<std::unique_ptr<Instr[]>> AddedChunks;
+  uint32_t LastChunkUsed = 0, LastChunkSize = 0;
   std::vector<Instr *> Order;
+  size_t InsertHint = 0;  // where the last insertBefore's position ended up
 };
 
 } // namespace weft::il

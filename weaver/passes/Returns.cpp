@@ -15,12 +15,9 @@ std::vector<bool> protectedPositions(const il::MethodBody &B) {
   std::vector<bool> Out(Order.size(), false);
   if (B.Regions.empty())
     return Out;
-  llvm::DenseMap<const il::Instr *, size_t> Pos;
-  for (size_t I = 0; I < Order.size(); ++I)
-    Pos[Order[I]] = I;
+  uint32_t Stamp = B.number();
   auto At = [&](const il::Instr *I) {
-    auto It = Pos.find(I);
-    return I && It != Pos.end() ? It->second : Order.size();
+    return il::MethodBody::numbered(I, Stamp) ? size_t(I->Pos) : Order.size();
   };
   auto Mark = [&](size_t From, size_t To) {
     for (size_t I = From; I < To && I < Out.size(); ++I)
@@ -77,10 +74,10 @@ std::optional<size_t> baseConstructorCall(MethodContext &C) {
 /// Whether no branch or region crosses between [0, Split) and [Split, end).
 bool splitIsClean(const il::MethodBody &B, size_t Split) {
   const std::vector<il::Instr *> &Order = B.instructions();
-  llvm::DenseMap<const il::Instr *, size_t> Pos;
-  for (size_t I = 0; I < Order.size(); ++I)
-    Pos[Order[I]] = I;
-  auto Before = [&](const il::Instr *T) { return T && Pos.lookup(T) < Split; };
+  uint32_t Stamp = B.number();
+  auto Before = [&](const il::Instr *T) {
+    return il::MethodBody::numbered(T, Stamp) && T->Pos < Split;
+  };
   for (size_t I = 0; I < Order.size(); ++I) {
     const il::Instr *In = Order[I];
     bool Here = I < Split;

@@ -22,6 +22,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -36,7 +37,7 @@ namespace {
 // Provisional tokens have this bit of the row set; modules with tables or a user-string heap that
 // large are refused, so a real token is never taken for one.
 constexpr uint32_t Provisional = 0x800000;
-constexpr uint32_t BatchSize = 2048;
+constexpr uint32_t BatchSize = 256;
 
 bool usesToken(il::OperandKind K) {
   switch (K) {
@@ -182,12 +183,6 @@ public:
     TypeRow = S.M.declaringTypeOfMethod(Row);
     Body = &OwnBody;
     Sig = &OwnSig;
-    raw_string_ostream OS(Name);
-    if (TypeRow) {
-      S.Names.typeDefName(OS, TypeRow);
-      OS << "::";
-    }
-    OS << S.M.getString(S.M.get(TableId::MethodDef, Row, MethodDefCol::Name));
   }
 
   /// Takes the types of the method's locals from its local signature, whose bytes after the
@@ -213,7 +208,18 @@ public:
   }
 
   const Module &module() const override { return S.M; }
-  const std::string &displayName() const override { return Name; }
+  /// Made when first asked for (most methods never are): only this method's thread asks.
+  const std::string &displayName() const override {
+    if (Name.empty()) {
+      raw_string_ostream OS(Name);
+      if (TypeRow) {
+        S.Names.typeDefName(OS, TypeRow);
+        OS << "::";
+      }
+      OS << S.M.getString(S.M.get(TableId::MethodDef, Row, MethodDefCol::Name));
+    }
+    return Name;
+  }
   bool declaringTypeIsValueType() const override { return TypeRow && S.isValueTypeDef(TypeRow); }
   TypeSig declaringTypeSig() const override {
     TypeSig Own(declaringTypeIsValueType() ? ElementType::ValueType : ElementType::Class);
@@ -383,7 +389,7 @@ private:
   Shared &S;
   il::MethodBody OwnBody;
   MethodSig OwnSig;
-  std::string Name;
+  mutable std::string Name;
   std::vector<Request> Requests;
   std::vector<uint32_t> HandedOut; // the table byte of each provisional token
   StringMap<uint32_t> Index;
@@ -511,27 +517,86 @@ Token findCoreScope(const Module &M) {
 
 bool isWoven(const Module &M) { return M.findTypeDef(MarkerNamespace, MarkerName) != 0; }
 
-Expected<WeaveOutcome> weave(const pe::Image &Img, Editor &E, const spec::Selection &Sel,
-                             const WeaveOptions &Options) {
-  const Module &M = E.original();
-  auto Fail = [](const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); };
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point &Mark) {
+  auto Now = std::chrono::steady_clock::now();
+  double S = std::chrono::duration<double>(Now - Mark).count();
+  Mark = Now;
+  return S;
+}
+
+Error plainFailure(const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), Msg);
+}
+
+} // namespace
+
+/// The state of one module's weave between the writer's requests.
+struct ModuleWeave::Impl {
+  Impl(const pe::Image &Img, Editor &E, const spec::Selection &Sel, const WeaveOptions &Options)
+      : Img(Img), E(E), M(E.original()), Sel(Sel), Options(Options), S(E, Options.Resolver),
+        MC(S, Out, Options.InputPath), Rows(M.rowCount(TableId::MethodDef)) {}
+
+  Error begin();
+  Error weaveBatch(uint32_t Begin);
+  Error runPass(size_t P, ArrayRef<uint32_t> Batch,
+                std::vector<std::unique_ptr<OfflineMethodContext>> &Ctx);
+  Error keepEncoded(ArrayRef<uint32_t> Batch,
+                    std::vector<std::unique_ptr<OfflineMethodContext>> &Ctx);
+  Expected<std::optional<BodyBytes>> body(uint32_t Row);
+  Error finish();
+
+  Error passFailed(size_t P, Error Err) {
+    std::string Msg = toString(std::move(Err));
+    const spec::PassUse &U = Sel.Uses[P];
+    if (!StringRef(Msg).startswith(U.Rule))
+      Msg = U.Rule + ": pass '" + U.Pass + "': " + Msg;
+    return plainFailure(Msg);
+  }
+
+  const pe::Image &Img;
+  Editor &E;
+  const Module &M;
+  const spec::Selection &Sel;
+  WeaveOptions Options;
+  Shared S;
+  WeaveOutcome Out;
+  OfflineModuleContext MC;
+  std::vector<std::unique_ptr<Pass>> Passes;
+  std::optional<ThreadPool> Pool;
+  ThreadPool *PoolPtr = nullptr;
+  uint32_t Rows;
+  uint32_t NextBatch = 1; // the first row of the next batch to weave
+  bool Finished = false;
+  /// The encoded bodies of the last batch woven: for row BatchBegin + K, Placed[K].
+  struct PlacedBody {
+    uint32_t Offset = 0, Size = 0;
+    bool Present = false, Fat = false;
+  };
+  uint32_t BatchBegin = 0;
+  std::vector<PlacedBody> Placed;
+  std::vector<uint8_t> BatchBytes;
+};
+
+Error ModuleWeave::Impl::begin() {
+  auto Mark = std::chrono::steady_clock::now();
   if (isWoven(M) && !Options.Force)
-    return Fail("the assembly was already woven by weft (it has the type " +
-                Twine(MarkerNamespace) + "." + MarkerName + "); give --force to weave it again");
+    return plainFailure("the assembly was already woven by weft (it has the type " +
+                        Twine(MarkerNamespace) + "." + MarkerName +
+                        "); give --force to weave it again");
   for (unsigned T = 0; T < MaxTables; ++T)
     if (M.rowCount(TableId(T)) >= Provisional)
-      return Fail("table " + Twine(tableSpec(TableId(T)).Name) + " has too many rows to weave");
+      return plainFailure("table " + Twine(tableSpec(TableId(T)).Name) +
+                          " has too many rows to weave");
   if (M.streamBytes("#US").size() >= Provisional)
-    return Fail("the user-string heap is too large to weave");
-
-  Shared S(E, Options.Resolver);
+    return plainFailure("the user-string heap is too large to weave");
   S.CoreScope = findCoreScope(M);
   if (S.CoreScope == 0xFFFFFFFF)
-    return Fail("the module references no core library (System.Runtime, netstandard, "
-                "mscorlib or System.Private.CoreLib)");
+    return plainFailure("the module references no core library (System.Runtime, netstandard, "
+                        "mscorlib or System.Private.CoreLib)");
 
   // The passes, in the order the spec first names them.
-  std::vector<std::unique_ptr<Pass>> Passes;
   for (const spec::PassUse &U : Sel.Uses) {
     PassOptions PO(U.Options, U.BaseDir, U.Rule);
     Expected<std::unique_ptr<Pass>> P = PassRegistry::global().create(U.Pass, PO);
@@ -539,167 +604,225 @@ Expected<WeaveOutcome> weave(const pe::Image &Img, Editor &E, const spec::Select
       return P.takeError();
     Passes.push_back(std::move(*P));
   }
-
-  WeaveOutcome Out;
-  OfflineModuleContext MC(S, Out, Options.InputPath);
-  // A pass's own errors name the rule (PassOptions::error); others get it here.
-  auto PassFailed = [&](size_t P, Error Err) {
-    std::string Msg = toString(std::move(Err));
-    const spec::PassUse &U = Sel.Uses[P];
-    if (!StringRef(Msg).startswith(U.Rule))
-      Msg = U.Rule + ": pass '" + U.Pass + "': " + Msg;
-    return Fail(Msg);
-  };
   for (size_t P = 0; P < Passes.size(); ++P)
     if (Error Err = Passes[P]->beginModule(MC))
-      return PassFailed(P, std::move(Err));
+      return passFailed(P, std::move(Err));
 
   // After beginModule, which adds the references the method phases call through.
   S.Shapes.prepare();
   S.prepareFacts();
 
-  std::optional<ThreadPool> Pool;
   unsigned Threads =
       Options.Threads ? Options.Threads : hardware_concurrency().compute_thread_count();
-  if (Threads > 1)
+  if (Threads > 1) {
     Pool.emplace(hardware_concurrency(Threads));
-  ThreadPool *PoolPtr = Pool ? &*Pool : nullptr;
-
-  uint32_t Rows = M.rowCount(TableId::MethodDef);
-  for (uint32_t Begin = 1; Begin <= Rows; Begin += BatchSize) {
-    uint32_t End = std::min<uint64_t>(uint64_t(Begin) + BatchSize, uint64_t(Rows) + 1);
-    std::vector<uint32_t> Batch;
-    for (uint32_t R = Begin; R < End; ++R)
-      if (R - 1 < Sel.PerMethod.size() && !Sel.PerMethod[R - 1].empty())
-        Batch.push_back(R);
-    if (Batch.empty())
-      continue;
-
-    // Decode.
-    std::vector<std::unique_ptr<OfflineMethodContext>> Ctx(Batch.size());
-    std::vector<std::optional<std::string>> Errors(Batch.size());
-    forEach(PoolPtr, Batch.size(), [&](size_t I) {
-      uint32_t Row = Batch[I];
-      auto Raw = il::readMethodDefBody(Img, M, Row);
-      if (!Raw) {
-        Errors[I] = toString(Raw.takeError());
-        return;
-      }
-      if (!*Raw)
-        return;
-      auto Body = il::MethodBody::decode(**Raw);
-      auto Sig = methodDefSig(M, Row);
-      // Both taken at once (success when there is none), each error consumed.
-      Error BodyErr = Body.takeError(), SigErr = Sig.takeError();
-      if (BodyErr || SigErr) {
-        Errors[I] = toString(BodyErr ? std::move(BodyErr) : std::move(SigErr));
-        consumeError(std::move(SigErr));
-        return;
-      }
-      Ctx[I] = std::make_unique<OfflineMethodContext>(S, Row, std::move(*Body), std::move(*Sig));
-    });
-    for (size_t I = 0; I < Batch.size(); ++I)
-      if (Errors[I])
-        return Fail("method 0x" + hexstr(makeToken(TableId::MethodDef, Batch[I]), false, 8) + ": " +
-                    *Errors[I]);
-
-    for (size_t P = 0; P < Passes.size(); ++P) {
-      auto Applies = [&](size_t I) {
-        if (!Ctx[I])
-          return false;
-        const std::vector<uint16_t> &Uses = Sel.PerMethod[Batch[I] - 1];
-        return std::find(Uses.begin(), Uses.end(), uint16_t(P)) != Uses.end();
-      };
-      std::vector<char> Ran(Batch.size(), 0);
-      forEach(PoolPtr, Batch.size(), [&](size_t I) {
-        if (!Applies(I))
-          return;
-        OfflineMethodContext &C = *Ctx[I];
-        C.Skipped = false;
-        if (Error Err = Passes[P]->runOnMethod(C))
-          C.Failure = toString(std::move(Err));
-        Ran[I] = 1;
-      });
-      for (size_t I = 0; I < Batch.size(); ++I) {
-        if (!Ran[I])
-          continue;
-        OfflineMethodContext &C = *Ctx[I];
-        if (C.Failure)
-          return Fail("pass '" + Sel.Uses[P].key() + "' failed on " + C.displayName() + ": " +
-                      *C.Failure);
-        if (C.Skipped) {
-          Out.Skipped.push_back(Sel.Uses[P].Pass + ": " + C.displayName() + ": " + C.SkipReason);
-          Ran[I] = 0;
-          C.Notes.clear();
-          continue;
-        }
-        for (std::string &N : C.Notes)
-          Out.Notes.push_back(Sel.Uses[P].Pass + ": " + C.displayName() + ": " + N);
-        C.Notes.clear();
-        C.Changed = true;
-        if (Error Err = C.resolve())
-          return Fail("pass '" + Sel.Uses[P].key() + "' on " + C.displayName() + ": " +
-                      toString(std::move(Err)));
-        Passes[P]->finishMethod(C);
-        C.Marks.clear();
-      }
-      if (Options.VerifyEach) {
-        std::vector<std::vector<analysis::Diagnostic>> Problems(Batch.size());
-        forEach(PoolPtr, Batch.size(), [&](size_t I) {
-          if (Ran[I])
-            analysis::verifyBody(M, Batch[I], Ctx[I]->body(), 0xFFFF, S.Shapes, Problems[I], &E);
-        });
-        for (size_t I = 0; I < Batch.size(); ++I)
-          if (!Problems[I].empty()) {
-            const analysis::Diagnostic &D = Problems[I].front();
-            std::string At;
-            if (D.ILOffset != il::NoOffset)
-              At = " at IL_" + hexstr(D.ILOffset, false, 4) + " (original offset)";
-            return Fail("--verify-each: pass '" + Sel.Uses[P].key() + "' produced bad IL in " +
-                        Ctx[I]->displayName() + At + ": " + D.What);
-          }
-      }
-    }
-
-    // Encode what changed.
-    std::vector<std::optional<il::EncodedBody>> Encoded(Batch.size());
-    forEach(PoolPtr, Batch.size(), [&](size_t I) {
-      if (!Ctx[I] || !Ctx[I]->Changed)
-        return;
-      Expected<il::EncodedBody> Enc =
-          il::encode(Ctx[I]->body(), il::EncodeOptions::forMethod(S.Shapes, Batch[I]));
-      if (!Enc)
-        Errors[I] = toString(Enc.takeError());
-      else
-        Encoded[I] = std::move(*Enc);
-    });
-    for (size_t I = 0; I < Batch.size(); ++I) {
-      if (Errors[I])
-        return Fail("cannot encode " + Ctx[I]->displayName() + ": " + *Errors[I]);
-      if (!Encoded[I])
-        continue;
-      ++Out.MethodsChanged;
-      Out.BranchesLengthened += Encoded[I]->BranchesLengthened;
-      Out.Bodies[Batch[I]] = NewBody{std::move(Encoded[I]->Bytes), Encoded[I]->Fat};
-      if (!Options.KeepRemaps)
-        continue;
-      metadata::pdb::BodyRemap &R = Out.Remaps[Batch[I]];
-      R.OffsetMap = std::move(Encoded[I]->OffsetMap);
-      R.LocalSignature = tokenRow(Ctx[I]->body().LocalVarSigToken);
-      bool InRun = false;
-      for (const il::Instr *In : Ctx[I]->body().instructions()) {
-        bool Added = In->OriginalOffset == il::NoOffset;
-        if (Added && !InRun)
-          R.AddedRuns.push_back(In->Offset);
-        InRun = Added;
-      }
-    }
+    PoolPtr = &*Pool;
   }
+  Out.MethodMicros.resize(Options.MethodTimes ? Passes.size() : 0);
+  Out.Times.Begin += secondsSince(Mark);
+  return Error::success();
+}
+
+Error ModuleWeave::Impl::weaveBatch(uint32_t Begin) {
+  auto Mark = std::chrono::steady_clock::now();
+  uint32_t End = std::min<uint64_t>(uint64_t(Begin) + BatchSize, uint64_t(Rows) + 1);
+  NextBatch = End;
+  BatchBegin = Begin;
+  Placed.assign(End - Begin, PlacedBody());
+  BatchBytes.clear();
+  std::vector<uint32_t> Batch;
+  for (uint32_t R = Begin; R < End; ++R)
+    if (R - 1 < Sel.PerMethod.size() && !Sel.PerMethod[R - 1].empty())
+      Batch.push_back(R);
+  if (Batch.empty())
+    return Error::success();
+
+  // Decode.
+  std::vector<std::unique_ptr<OfflineMethodContext>> Ctx(Batch.size());
+  std::vector<std::optional<std::string>> Errors(Batch.size());
+  forEach(PoolPtr, Batch.size(), [&](size_t I) {
+    uint32_t Row = Batch[I];
+    auto Raw = il::readMethodDefBody(Img, M, Row);
+    if (!Raw) {
+      Errors[I] = toString(Raw.takeError());
+      return;
+    }
+    if (!*Raw)
+      return;
+    auto Body = il::MethodBody::decode(**Raw);
+    auto Sig = methodDefSig(M, Row);
+    // Both taken at once (success when there is none), each error consumed.
+    Error BodyErr = Body.takeError(), SigErr = Sig.takeError();
+    if (BodyErr || SigErr) {
+      Errors[I] = toString(BodyErr ? std::move(BodyErr) : std::move(SigErr));
+      consumeError(std::move(SigErr));
+      return;
+    }
+    Ctx[I] = std::make_unique<OfflineMethodContext>(S, Row, std::move(*Body), std::move(*Sig));
+  });
+  for (size_t I = 0; I < Batch.size(); ++I)
+    if (Errors[I])
+      return plainFailure("method 0x" + hexstr(makeToken(TableId::MethodDef, Batch[I]), false, 8) +
+                          ": " + *Errors[I]);
+  Out.Times.Decode += secondsSince(Mark);
 
   for (size_t P = 0; P < Passes.size(); ++P)
-    if (Error Err = Passes[P]->endModule(MC))
-      return PassFailed(P, std::move(Err));
+    if (Error Err = runPass(P, Batch, Ctx))
+      return Err;
+  return keepEncoded(Batch, Ctx);
+}
 
+Error ModuleWeave::Impl::runPass(size_t P, ArrayRef<uint32_t> Batch,
+                                 std::vector<std::unique_ptr<OfflineMethodContext>> &Ctx) {
+  auto Mark = std::chrono::steady_clock::now();
+  auto Applies = [&](size_t I) {
+    if (!Ctx[I])
+      return false;
+    const auto &Uses = Sel.PerMethod[Batch[I] - 1];
+    return std::find(Uses.begin(), Uses.end(), uint16_t(P)) != Uses.end();
+  };
+  std::vector<char> Ran(Batch.size(), 0);
+  std::vector<float> Micros(Options.MethodTimes ? Batch.size() : 0, -1.0f);
+  forEach(PoolPtr, Batch.size(), [&](size_t I) {
+    if (!Applies(I))
+      return;
+    OfflineMethodContext &C = *Ctx[I];
+    C.Skipped = false;
+    auto Start = std::chrono::steady_clock::now();
+    if (Error Err = Passes[P]->runOnMethod(C))
+      C.Failure = toString(std::move(Err));
+    if (!Micros.empty())
+      Micros[I] = std::chrono::duration<float, std::micro>(std::chrono::steady_clock::now() - Start)
+                      .count();
+    Ran[I] = 1;
+  });
+  for (float F : Micros)
+    if (F >= 0)
+      Out.MethodMicros[P].push_back(F);
+  Out.Times.Passes += secondsSince(Mark);
+
+  for (size_t I = 0; I < Batch.size(); ++I) {
+    if (!Ran[I])
+      continue;
+    OfflineMethodContext &C = *Ctx[I];
+    if (C.Failure)
+      return plainFailure("pass '" + Sel.Uses[P].key() + "' failed on " + C.displayName() + ": " +
+                          *C.Failure);
+    if (C.Skipped) {
+      Out.Skipped.push_back(Sel.Uses[P].Pass + ": " + C.displayName() + ": " + C.SkipReason);
+      Ran[I] = 0;
+      C.Notes.clear();
+      continue;
+    }
+    for (std::string &N : C.Notes)
+      Out.Notes.push_back(Sel.Uses[P].Pass + ": " + C.displayName() + ": " + N);
+    C.Notes.clear();
+    C.Changed = true;
+    if (Error Err = C.resolve())
+      return plainFailure("pass '" + Sel.Uses[P].key() + "' on " + C.displayName() + ": " +
+                          toString(std::move(Err)));
+    Passes[P]->finishMethod(C);
+    C.Marks.clear();
+  }
+  Out.Times.Serial += secondsSince(Mark);
+  if (!Options.VerifyEach)
+    return Error::success();
+  std::vector<std::vector<analysis::Diagnostic>> Problems(Batch.size());
+  forEach(PoolPtr, Batch.size(), [&](size_t I) {
+    if (Ran[I])
+      analysis::verifyBody(M, Batch[I], Ctx[I]->body(), 0xFFFF, S.Shapes, Problems[I], &E);
+  });
+  for (size_t I = 0; I < Batch.size(); ++I)
+    if (!Problems[I].empty()) {
+      const analysis::Diagnostic &D = Problems[I].front();
+      std::string At;
+      if (D.ILOffset != il::NoOffset)
+        At = " at IL_" + hexstr(D.ILOffset, false, 4) + " (original offset)";
+      return plainFailure("--verify-each: pass '" + Sel.Uses[P].key() + "' produced bad IL in " +
+                          Ctx[I]->displayName() + At + ": " + D.What);
+    }
+  return Error::success();
+}
+
+/// Encodes what changed into the batch's bytes (and its remaps into the outcome).
+Error ModuleWeave::Impl::keepEncoded(ArrayRef<uint32_t> Batch,
+                                     std::vector<std::unique_ptr<OfflineMethodContext>> &Ctx) {
+  auto Mark = std::chrono::steady_clock::now();
+  std::vector<std::optional<il::EncodedBody>> Encoded(Batch.size());
+  std::vector<std::optional<std::string>> Errors(Batch.size());
+  forEach(PoolPtr, Batch.size(), [&](size_t I) {
+    if (!Ctx[I] || !Ctx[I]->Changed)
+      return;
+    il::EncodeOptions EO = il::EncodeOptions::forMethod(S.Shapes, Batch[I]);
+    EO.OffsetMap = Options.KeepRemaps;
+    Expected<il::EncodedBody> Enc = il::encode(Ctx[I]->body(), EO);
+    if (!Enc)
+      Errors[I] = toString(Enc.takeError());
+    else
+      Encoded[I] = std::move(*Enc);
+  });
+  for (size_t I = 0; I < Batch.size(); ++I) {
+    if (Errors[I])
+      return plainFailure("cannot encode " + Ctx[I]->displayName() + ": " + *Errors[I]);
+    if (!Encoded[I])
+      continue;
+    ++Out.MethodsChanged;
+    Out.BranchesLengthened += Encoded[I]->BranchesLengthened;
+    PlacedBody &P = Placed[Batch[I] - BatchBegin];
+    P.Present = true;
+    P.Fat = Encoded[I]->Fat;
+    P.Offset = uint32_t(BatchBytes.size());
+    P.Size = uint32_t(Encoded[I]->Bytes.size());
+    BatchBytes.insert(BatchBytes.end(), Encoded[I]->Bytes.begin(), Encoded[I]->Bytes.end());
+    if (!Options.KeepRemaps)
+      continue;
+    metadata::pdb::BodyRemap &R = Out.Remaps[Batch[I]];
+    R.OffsetMap = std::move(Encoded[I]->OffsetMap);
+    R.LocalSignature = tokenRow(Ctx[I]->body().LocalVarSigToken);
+    bool InRun = false;
+    for (const il::Instr *In : Ctx[I]->body().instructions()) {
+      bool Added = In->OriginalOffset == il::NoOffset;
+      if (Added && !InRun)
+        R.AddedRuns.push_back(In->Offset);
+      InRun = Added;
+    }
+  }
+  Out.Times.Encode += secondsSince(Mark);
+  return Error::success();
+}
+
+Expected<std::optional<BodyBytes>> ModuleWeave::Impl::body(uint32_t Row) {
+  if (Row > Rows) {
+    // A method a pass added (its body was given to the module context).
+    auto It = Out.Bodies.find(Row);
+    if (It == Out.Bodies.end())
+      return std::nullopt;
+    return BodyBytes{It->second.Bytes, It->second.Fat};
+  }
+  if (Row < BatchBegin)
+    return plainFailure("method row " + Twine(Row) + " was asked for after a later one");
+  while (Row >= NextBatch)
+    if (Error Err = weaveBatch(NextBatch))
+      return std::move(Err);
+  const PlacedBody &P = Placed[Row - BatchBegin];
+  if (!P.Present)
+    return std::nullopt;
+  return BodyBytes{ArrayRef<uint8_t>(BatchBytes).slice(P.Offset, P.Size), P.Fat};
+}
+
+Error ModuleWeave::Impl::finish() {
+  if (Finished)
+    return Error::success();
+  Finished = true;
+  while (NextBatch <= Rows)
+    if (Error Err = weaveBatch(NextBatch))
+      return Err;
+  Placed.clear();
+  BatchBytes = {};
+  auto Mark = std::chrono::steady_clock::now();
+  for (size_t P = 0; P < Passes.size(); ++P)
+    if (Error Err = Passes[P]->endModule(MC))
+      return passFailed(P, std::move(Err));
   if (!isWoven(M)) {
     Expected<Token> Object = MC.coreType("System", "Object");
     if (!Object)
@@ -707,6 +830,45 @@ Expected<WeaveOutcome> weave(const pe::Image &Img, Editor &E, const spec::Select
     // abstract sealed: a static class nobody can use.
     E.addTypeDef(0x00000180, MarkerNamespace, MarkerName, *Object);
   }
+  Out.Times.End += secondsSince(Mark);
+  return Error::success();
+}
+
+ModuleWeave::ModuleWeave(std::unique_ptr<Impl> I) : I(std::move(I)) {}
+ModuleWeave::~ModuleWeave() = default;
+
+Expected<std::unique_ptr<ModuleWeave>> ModuleWeave::start(const pe::Image &Img, Editor &E,
+                                                          const spec::Selection &Sel,
+                                                          const WeaveOptions &Options) {
+  auto State = std::make_unique<Impl>(Img, E, Sel, Options);
+  if (Error Err = State->begin())
+    return std::move(Err);
+  return std::unique_ptr<ModuleWeave>(new ModuleWeave(std::move(State)));
+}
+
+Expected<std::optional<BodyBytes>> ModuleWeave::body(uint32_t Row) { return I->body(Row); }
+Error ModuleWeave::finish() { return I->finish(); }
+WeaveOutcome &ModuleWeave::outcome() { return I->Out; }
+
+Expected<WeaveOutcome> weave(const pe::Image &Img, Editor &E, const spec::Selection &Sel,
+                             const WeaveOptions &Options) {
+  Expected<std::unique_ptr<ModuleWeave>> W = ModuleWeave::start(Img, E, Sel, Options);
+  if (!W)
+    return W.takeError();
+  uint32_t Rows = E.original().rowCount(TableId::MethodDef);
+  std::map<uint32_t, NewBody> Bodies;
+  for (uint32_t Row = 1; Row <= Rows; ++Row) {
+    Expected<std::optional<BodyBytes>> B = (*W)->body(Row);
+    if (!B)
+      return B.takeError();
+    if (*B)
+      Bodies[Row] = NewBody{(*B)->Bytes.vec(), (*B)->Fat};
+  }
+  if (Error Err = (*W)->finish())
+    return std::move(Err);
+  WeaveOutcome Out = std::move((*W)->outcome());
+  Bodies.merge(Out.Bodies); // the bodies of the methods passes added
+  Out.Bodies = std::move(Bodies);
   return std::move(Out);
 }
 

@@ -21,6 +21,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,6 +58,18 @@ struct WeaveOptions {
   metadata::AssemblyResolver *Resolver = nullptr;
   /// The file the module was read from (ModuleContext::inputPath); may be empty.
   std::string InputPath;
+  /// Time every runOnMethod (WeaveOutcome::MethodMicros), for benchmarks.
+  bool MethodTimes = false;
+};
+
+/// Where a weave's time went, in seconds of wall time.
+struct WeaveTimes {
+  double Begin = 0;  // making the passes, beginModule
+  double Decode = 0; // reading bodies and signatures into the instruction graph
+  double Passes = 0; // runOnMethod, on every thread
+  double Serial = 0; // provisional tokens made real, new local signatures, finishMethod
+  double Encode = 0; // encoding the changed bodies
+  double End = 0;    // endModule, the marker type
 };
 
 struct WeaveOutcome {
@@ -72,9 +86,38 @@ struct WeaveOutcome {
   std::vector<std::string> Notes;
   uint32_t MethodsChanged = 0;
   uint32_t BranchesLengthened = 0;
+  WeaveTimes Times;
+  /// With WeaveOptions::MethodTimes: for each pass (in the selection's order), the microseconds
+  /// each of its runOnMethod calls took.
+  std::vector<std::vector<float>> MethodMicros;
 };
 
-/// Runs the passes \p Sel chose on the module of \p Img, editing \p E.
+/// One module's weave, made as the writer asks for the bodies (writeModule's BodyProvider and
+/// AfterOriginalBodies), so that only one batch of woven bodies is held at a time:
+///   start    checks the module, makes the passes, runs beginModule;
+///   body     the new body of a row, weaving the batches up to it; rows are asked in order, and
+///            the bytes stay valid until the next call;
+///   finish   weaves what is left, runs endModule, adds the marker; after it, body gives the
+///            bodies of the methods the passes added.
+class ModuleWeave {
+public:
+  static llvm::Expected<std::unique_ptr<ModuleWeave>>
+  start(const pe::Image &Img, metadata::Editor &E, const spec::Selection &Sel,
+        const WeaveOptions &Options);
+  ~ModuleWeave();
+  llvm::Expected<std::optional<BodyBytes>> body(uint32_t Row);
+  llvm::Error finish();
+  /// What the weave did; its Bodies are those of the methods the passes added.
+  WeaveOutcome &outcome();
+
+private:
+  struct Impl;
+  explicit ModuleWeave(std::unique_ptr<Impl> I);
+  std::unique_ptr<Impl> I;
+};
+
+/// Runs the passes \p Sel chose on the module of \p Img, editing \p E, and keeps every new body
+/// in the outcome (ModuleWeave without the streaming).
 llvm::Expected<WeaveOutcome> weave(const pe::Image &Img, metadata::Editor &E,
                                    const spec::Selection &Sel, const WeaveOptions &Options);
 

@@ -534,7 +534,7 @@ Expected<Selection> select(const Spec &S, const Module &M) {
       Out.Uses.push_back(*Distinct[U]);
     }
   if (Out.Uses.size() != Distinct.size())
-    for (std::vector<uint16_t> &L : Out.PerMethod)
+    for (auto &L : Out.PerMethod)
       for (uint16_t &U : L)
         U = NewIndex[U];
   return std::move(Out);

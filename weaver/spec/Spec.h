@@ -10,6 +10,7 @@
 #ifndef WEFT_WEAVER_SPEC_SPEC_H
 #define WEFT_WEAVER_SPEC_SPEC_H
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/GlobPattern.h"
@@ -100,7 +101,7 @@ struct Selection {
   std::vector<PassUse> Uses;
   /// For MethodDef row R, PerMethod[R - 1] lists the indices into Uses that apply to it, in
   /// increasing order. Methods without a body get none.
-  std::vector<std::vector<uint16_t>> PerMethod;
+  std::vector<llvm::SmallVector<uint16_t, 4>> PerMethod; // no heap block for a few uses
 };
 
 /// Matches every MethodDef of \p M against the rules.

@@ -18,6 +18,14 @@
 #include "tests/support/Env.h"
 #include "tests/support/Golden.h"
 
+#include "metadata/Editor.h"
+#include "metadata/Module.h"
+#include "metadata/Resolver.h"
+#include "pe/Image.h"
+#include "weaver/ModuleWriter.h"
+#include "weaver/passes/Weaver.h"
+#include "weaver/spec/Spec.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -374,3 +382,97 @@ TEST(Weave, CompilerWovenWithCoverageCompilesTheCorpusToTheSameBytes) {
 }
 
 } // namespace
+
+namespace {
+
+/// Weaves \p Path with \p Uses both ways the weaver offers: whole (passes::weave, every body
+/// kept, then written) and streamed (ModuleWeave, woven as the writer asks). Returns the two
+/// files and the two PDB remap counts.
+struct BothWays {
+  std::vector<uint8_t> Whole, Streamed;
+  size_t WholeRemaps = 0, StreamedRemaps = 0;
+  std::string Error;
+};
+
+BothWays weaveBothWays(const std::string &Path, std::vector<spec::PassUse> Uses) {
+  BothWays Out;
+  spec::Spec Spec = spec::Spec::forPasses(std::move(Uses));
+  for (int Streamed = 0; Streamed < 2; ++Streamed) {
+    Expected<std::unique_ptr<pe::Image>> Img = pe::Image::open(Path);
+    if (!Img)
+      return Out.Error = toString(Img.takeError()), Out;
+    Expected<std::unique_ptr<metadata::Module>> M =
+        metadata::Module::create((*Img)->metadata(), (*Img)->metadataOffset());
+    if (!M)
+      return Out.Error = toString(M.takeError()), Out;
+    metadata::Editor E(**M);
+    Expected<spec::Selection> Sel = spec::select(Spec, **M);
+    if (!Sel)
+      return Out.Error = toString(Sel.takeError()), Out;
+    metadata::AssemblyResolver Resolver(metadata::AssemblyResolver::searchDirsFor(Path));
+    passes::WeaveOptions WO;
+    WO.Resolver = &Resolver;
+    WO.InputPath = Path;
+    WO.Threads = 2;
+    Expected<WrittenModule> W = createStringError(inconvertibleErrorCode(), "not written");
+    if (!Streamed) {
+      Expected<passes::WeaveOutcome> Woven = passes::weave(**Img, E, *Sel, WO);
+      if (!Woven)
+        return Out.Error = toString(Woven.takeError()), Out;
+      Out.WholeRemaps = Woven->Remaps.size();
+      W = writeModule(**Img, E, Woven->Bodies);
+    } else {
+      auto Weave = passes::ModuleWeave::start(**Img, E, *Sel, WO);
+      if (!Weave)
+        return Out.Error = toString(Weave.takeError()), Out;
+      WriteOptions O;
+      bool Finished = false;
+      O.AfterOriginalBodies = [&](pe::DebugDataOverrides &) {
+        Finished = true;
+        return (*Weave)->finish();
+      };
+      W = writeModule(**Img, E, [&](uint32_t Row) { return (*Weave)->body(Row); }, O);
+      if (!Finished)
+        return Out.Error = "AfterOriginalBodies was not called", Out;
+      Out.StreamedRemaps = (*Weave)->outcome().Remaps.size();
+    }
+    if (!W)
+      return Out.Error = toString(W.takeError()), Out;
+    (Streamed ? Out.Streamed : Out.Whole) = std::move(W->Bytes);
+  }
+  return Out;
+}
+
+spec::PassUse passUse(std::string Name, std::vector<std::pair<std::string, std::string>> Options) {
+  spec::PassUse U;
+  U.Pass = std::move(Name);
+  U.Rule = "--pass " + U.Pass;
+  U.Options = std::move(Options);
+  return U;
+}
+
+} // namespace
+
+// The CLI streams the bodies into the writer in batches; the whole weave keeps them all. Both
+// write the same bytes, with passes that add methods when they begin (trampolines of probes that
+// may throw) and when they end (coverage's and trace's helpers), on programs larger than a batch.
+TEST(Weave, StreamedWeaveWritesWhatTheWholeWeaveWrites) {
+  std::vector<std::vector<spec::PassUse>> Cases = {
+      {passUse("entry-exit", {{"probe-assembly", probesDll()},
+                              {"probe-type", "Weft.Probes.Counting"}})},
+      {passUse("coverage", {})},
+      {passUse("trace", {}), passUse("single-ret", {})},
+  };
+  for (const char *Program : {"Linq", "Exceptions"})
+    for (const std::vector<spec::PassUse> &Uses : Cases) {
+      BothWays B = weaveBothWays(test::corpusDll(Program), Uses);
+      ASSERT_TRUE(B.Error.empty()) << Program << " " << Uses[0].Pass << ": " << B.Error;
+      EXPECT_FALSE(B.Whole.empty());
+      EXPECT_TRUE(B.Whole == B.Streamed) << Program << " " << Uses[0].Pass;
+      EXPECT_EQ(B.WholeRemaps, B.StreamedRemaps) << Program << " " << Uses[0].Pass;
+    }
+  // A framework assembly of many batches.
+  BothWays B = weaveBothWays(test::netCoreAppDir() + "/System.Linq.dll", Cases[1]);
+  ASSERT_TRUE(B.Error.empty()) << B.Error;
+  EXPECT_TRUE(B.Whole == B.Streamed);
+}

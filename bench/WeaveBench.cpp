@@ -61,10 +61,20 @@ struct Totals {
   // Seconds per step of the current run (the files go one at a time), and the least over the
   // runs, which says where the time goes. The weave's own steps happen while the writer asks for
   // the bodies; "write" is what writeModule spends besides them.
-  enum Step { Read, Select, Begin, Decode, Passes, Serial, Encode, End, Pdb, Write, Output, Steps };
-  static constexpr const char *Names[Steps] = {
-      "open and read", "select", "beginModule", "decode", "passes", "tokens and finishMethod",
-      "encode", "endModule", "PDB", "write", "output files"};
+  enum Step {
+    Read, Select, Begin, Decode, Passes, Serial, Encode, End, Pdb, Write, Output, Steps
+  };
+  static constexpr const char *Names[Steps] = {"open and read",
+                                               "select",
+                                               "beginModule",
+                                               "decode and runOnMethod",
+                                               "of which runOnMethod (thread time)",
+                                               "tokens and finishMethod",
+                                               "encode",
+                                               "endModule",
+                                               "PDB",
+                                               "write",
+                                               "output files"};
   double Seconds[Steps] = {}, BestSeconds[Steps] = {};
   // The process's peak resident memory when each step ended in the first run.
   double PeakMiB[Steps] = {};
@@ -89,8 +99,8 @@ struct Totals {
   }
   void addWeaveTimes(const passes::WeaveTimes &W) {
     Seconds[Begin] += W.Begin;
-    Seconds[Decode] += W.Decode;
-    Seconds[Passes] += W.Passes;
+    Seconds[Decode] += W.DecodeAndFirstPass + W.LaterPasses;
+    Seconds[Passes] += W.PassSeconds;
     Seconds[Serial] += W.Serial;
     Seconds[Encode] += W.Encode;
     Seconds[End] += W.End;
@@ -232,7 +242,8 @@ void weaveOne(const std::string &Path, const std::string &Probe, unsigned Thread
   double Total = T.lap(Totals::Write);
   const passes::WeaveTimes &WT = Woven.Times;
   T.Seconds[Totals::Write] -=
-      WT.Begin + WT.Decode + WT.Passes + WT.Serial + WT.Encode + WT.End + PdbSeconds;
+      WT.Begin + WT.DecodeAndFirstPass + WT.LaterPasses + WT.Serial + WT.Encode + WT.End +
+      PdbSeconds;
   (void)Total;
   T.addWeaveTimes(WT);
   T.Seconds[Totals::Pdb] += PdbSeconds;

@@ -230,7 +230,7 @@ public:
     }
   }
 
-  bool method(MethodSig &Out, unsigned Depth) {
+  bool method(MethodSig &Out, unsigned Depth, bool KeepParams = true) {
     size_t At = R.pos();
     Out.Flags = R.u8();
     if (!R.ok())
@@ -249,14 +249,18 @@ public:
         return false;
       }
     }
-    return parameters(Out, Depth, /*AllowSentinel=*/true);
+    return parameters(Out, Depth, /*AllowSentinel=*/true, KeepParams);
   }
 
-  bool parameters(MethodSig &Out, unsigned Depth, bool AllowSentinel) {
+  /// With \p Keep false, the parameters are checked but not kept (Params stays empty): each is
+  /// decoded into one scratch type, which allocates only for the few that nest types.
+  bool parameters(MethodSig &Out, unsigned Depth, bool AllowSentinel, bool Keep = true) {
     uint32_t Count = R.count(1, "parameter count larger than the signature");
     if (!R.ok() || !type(Out.Return, Depth))
       return false;
-    Out.Params.resize(Count);
+    Out.ParamCount = Count;
+    Out.Params.resize(Keep ? Count : 0);
+    TypeSig Scratch;
     for (uint32_t I = 0; I < Count; ++I) {
       if (R.has(1) && R.data()[R.pos()] == uint8_t(ElementType::Sentinel)) {
         if (!AllowSentinel || Out.SentinelIndex >= 0) {
@@ -266,7 +270,9 @@ public:
         R.u8();
         Out.SentinelIndex = int(I);
       }
-      if (!type(Out.Params[I], Depth))
+      if (!Keep)
+        Scratch = TypeSig();
+      if (!type(Keep ? Out.Params[I] : Scratch, Depth))
         return false;
     }
     return true;
@@ -284,6 +290,16 @@ Expected<MethodSig> decodeMethodSig(ArrayRef<uint8_t> Blob, uint64_t FileOffset,
   Decoder D(Blob, FileOffset, M, SigKind::Method);
   MethodSig S;
   D.method(S, 0);
+  if (Error E = D.finish())
+    return std::move(E);
+  return S;
+}
+
+Expected<MethodSig> decodeMethodSigHead(ArrayRef<uint8_t> Blob, uint64_t FileOffset,
+                                       const Module *M) {
+  Decoder D(Blob, FileOffset, M, SigKind::Method);
+  MethodSig S;
+  D.method(S, 0, /*KeepParams=*/false);
   if (Error E = D.finish())
     return std::move(E);
   return S;

@@ -130,6 +130,7 @@ struct MethodSig {
   uint32_t GenericParamCount = 0;
   TypeSig Return;
   std::vector<TypeSig> Params;
+  uint32_t ParamCount = 0; // as the blob says (decodeMethodSigHead leaves Params empty)
   /// Index in Params of the first parameter after the varargs sentinel, or -1.
   int SentinelIndex = -1;
 
@@ -146,6 +147,10 @@ enum class SigKind { Method, Field, Property, Locals, TypeSpec, MethodSpec, Stan
 /// check that type tokens name existing rows.
 llvm::Expected<MethodSig> decodeMethodSig(llvm::ArrayRef<uint8_t> Blob, uint64_t FileOffset,
                                           const Module *M = nullptr);
+/// The same checks, but the parameters are not kept: Params is empty and ParamCount says how many
+/// there are (for call shapes, without an allocation per parameter).
+llvm::Expected<MethodSig> decodeMethodSigHead(llvm::ArrayRef<uint8_t> Blob, uint64_t FileOffset,
+                                              const Module *M = nullptr);
 llvm::Expected<TypeSig> decodeFieldSig(llvm::ArrayRef<uint8_t> Blob, uint64_t FileOffset,
                                        const Module *M = nullptr);
 llvm::Expected<MethodSig> decodePropertySig(llvm::ArrayRef<uint8_t> Blob, uint64_t FileOffset,

@@ -16,7 +16,7 @@ static std::optional<CallShape> shapeOfSig(Expected<MethodSig> S) {
     return std::nullopt;
   }
   CallShape C;
-  C.Params = uint32_t(S->Params.size());
+  C.Params = S->ParamCount;
   C.HasThis = S->hasThis() && !S->explicitThis();
   C.ReturnsValue = S->Return.stripped().Kind != ElementType::Void;
   return C;
@@ -37,11 +37,16 @@ std::optional<CallShape> ModuleCallShapes::shapeOf(uint32_t Token) const {
   if (M.isValidToken(Token)) {
     uint32_t Row = tokenRow(Token);
     switch (tokenTable(Token)) {
-    case TableId::MethodDef: Result = shapeOfSig(methodDefSig(M, Row)); break;
+    case TableId::MethodDef: {
+      uint32_t Blob = M.get(TableId::MethodDef, Row, MethodDefCol::Signature);
+      Result = shapeOfSig(decodeMethodSigHead(M.getBlob(Blob), M.blobFileOffset(Blob), &M));
+      break;
+    }
     case TableId::MemberRef: {
-      ArrayRef<uint8_t> B = M.getBlob(M.get(TableId::MemberRef, Row, MemberRefCol::Signature));
+      uint32_t Blob = M.get(TableId::MemberRef, Row, MemberRefCol::Signature);
+      ArrayRef<uint8_t> B = M.getBlob(Blob);
       if (!B.empty() && (B[0] & SigKindMask) != SigField)
-        Result = shapeOfSig(memberRefMethodSig(M, Row));
+        Result = shapeOfSig(decodeMethodSigHead(B, M.blobFileOffset(Blob), &M));
       break;
     }
     case TableId::MethodSpec:
@@ -51,7 +56,7 @@ std::optional<CallShape> ModuleCallShapes::shapeOf(uint32_t Token) const {
       uint32_t Blob = M.get(TableId::StandAloneSig, Row, StandAloneSigCol::Signature);
       ArrayRef<uint8_t> B = M.getBlob(Blob);
       if (!B.empty() && B[0] != SigLocal && B[0] != SigField)
-        Result = shapeOfSig(decodeMethodSig(B, M.blobFileOffset(Blob), &M));
+        Result = shapeOfSig(decodeMethodSigHead(B, M.blobFileOffset(Blob), &M));
       break;
     }
     default: break;
@@ -71,14 +76,29 @@ int preparedIndex(TableId T) {
 }
 } // namespace
 
-void EditorCallShapes::prepare() {
-  for (TableId T : {TableId::MethodDef, TableId::MemberRef, TableId::MethodSpec}) {
-    std::vector<std::optional<CallShape>> &V = Prepared[preparedIndex(T)];
-    V.clear();
-    uint32_t Rows = E.rowCount(T);
-    V.reserve(Rows);
-    for (uint32_t R = 1; R <= Rows; ++R)
-      V.push_back(compute(makeToken(T, R)));
+void EditorCallShapes::prepare(ParallelFor ForEach) {
+  constexpr uint32_t Chunk = 4096;
+  // MethodSpec rows take the shape of their method: they go once the others are done.
+  for (auto Tables : {std::vector<TableId>{TableId::MethodDef, TableId::MemberRef},
+                      std::vector<TableId>{TableId::MethodSpec}}) {
+    std::vector<std::pair<TableId, uint32_t>> Work; // (table, first row of a chunk)
+    for (TableId T : Tables) {
+      std::vector<std::optional<CallShape>> &V = Prepared[preparedIndex(T)];
+      V.assign(E.rowCount(T), std::nullopt);
+      for (uint32_t R = 1; R <= V.size(); R += Chunk)
+        Work.emplace_back(T, R);
+    }
+    auto Do = [&](size_t I) {
+      auto [T, First] = Work[I];
+      std::vector<std::optional<CallShape>> &V = Prepared[preparedIndex(T)];
+      for (uint32_t R = First; R < First + Chunk && R <= V.size(); ++R)
+        V[R - 1] = compute(makeToken(T, R));
+    };
+    if (ForEach)
+      ForEach(Work.size(), Do);
+    else
+      for (size_t I = 0; I < Work.size(); ++I)
+        Do(I);
   }
 }
 
@@ -104,7 +124,7 @@ std::optional<CallShape> EditorCallShapes::compute(uint32_t Token) const {
   TableId T = tokenTable(Token);
   if (Row >= 1 && unsigned(T) < MaxTables && tableSpec(T).exists() && Row <= E.rowCount(T)) {
     auto Method = [&](unsigned Col) {
-      return shapeOfSig(decodeMethodSig(E.getBlob(E.get(T, Row, Col)), 0, nullptr));
+      return shapeOfSig(decodeMethodSigHead(E.getBlob(E.get(T, Row, Col)), 0, nullptr));
     };
     switch (T) {
     case TableId::MethodDef: Result = Method(MethodDefCol::Signature); break;

@@ -8,6 +8,8 @@
 #ifndef WEFT_WEAVER_IL_CALLSHAPES_H
 #define WEFT_WEAVER_IL_CALLSHAPES_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <cstdint>
 #include <optional>
 #include <shared_mutex>
@@ -54,9 +56,12 @@ class EditorCallShapes : public CallShapeSource {
 public:
   explicit EditorCallShapes(const metadata::Editor &E) : E(E) {}
   std::optional<CallShape> shapeOf(uint32_t Token) const override;
+  /// Runs Do(I) for every I below Count, in any order, perhaps on several threads.
+  using ParallelFor = llvm::function_ref<void(size_t Count, llvm::function_ref<void(size_t)> Do)>;
   /// Works out the shape of every MethodDef, MemberRef and MethodSpec row there is now, so that
-  /// threads asking for them share no lock (rows added later are looked up as before).
-  void prepare();
+  /// threads asking for them share no lock (rows added later are looked up as before); with
+  /// \p ForEach, in chunks on its threads.
+  void prepare(ParallelFor ForEach = nullptr);
 
 private:
   std::optional<CallShape> compute(uint32_t Token) const;

@@ -55,7 +55,7 @@ Expected<MethodBody> MethodBody::decode(const RawMethodBody &Raw) {
   // The instructions straight into their pool; it may grow while they are read, and pointers
   // into it are taken only once it is complete.
   std::vector<Instr> &Decoded = B.Decoded;
-  Decoded.reserve(Raw.Code.size() / 3 + 4);
+  Decoded.reserve(Raw.Code.size() / 2 + 4); // IL averages more than two bytes an instruction
   std::vector<uint32_t> Cases; // switch targets: (index of the switch's first case in Cases)
   InstructionDecoder D(Raw.Code, Raw.codeFileOffset());
   Instruction In;
@@ -94,7 +94,7 @@ Expected<MethodBody> MethodBody::decode(const RawMethodBody &Raw) {
   if (Error E = D.takeError())
     return std::move(E);
 
-  B.Order.reserve(Decoded.size());
+  B.Order.reserve(Decoded.size() + 16); // room for what a pass adds
   for (Instr &I : Decoded)
     B.Order.push_back(&I);
   auto At = [&](uint32_t Offset) -> Instr * {
@@ -195,10 +195,18 @@ Instr *MethodBody::create(Opcode Op) {
 
 uint32_t MethodBody::number() const {
   // Unique across bodies, so an instruction of another body never passes for one of this one.
-  static std::atomic<uint32_t> Next{0};
-  uint32_t Stamp = ++Next;
-  if (!Stamp) // wrapped: 0 is what new instructions hold
-    Stamp = ++Next;
+  // Each thread takes stamps from a block of its own, so threads do not share a counter's cache
+  // line for every body.
+  constexpr uint32_t Block = 1 << 16;
+  static std::atomic<uint32_t> NextBlock{0};
+  thread_local uint32_t Next = 0, Last = 0;
+  if (Next == Last) {
+    Next = NextBlock.fetch_add(Block, std::memory_order_relaxed);
+    if (!Next) // 0 is what new instructions hold (and the counter wrapped)
+      Next = NextBlock.fetch_add(Block, std::memory_order_relaxed);
+    Last = Next + Block;
+  }
+  uint32_t Stamp = Next++;
   for (uint32_t K = 0; K < Order.size(); ++K) {
     Order[K]->Pos = K;
     Order[K]->Stamp = Stamp;

@@ -9,6 +9,7 @@
 #include "pe/Image.h"
 #include "support/ByteReader.h"
 #include "support/Format.h"
+#include "support/WorkerTeam.h"
 #include "weaver/analysis/Verifier.h"
 #include "weaver/il/BodyReader.h"
 #include "weaver/il/CallShapes.h"
@@ -18,7 +19,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
@@ -486,23 +487,6 @@ private:
   StringRef InputPath;
 };
 
-/// Runs \p F(I) for I in [0, N) on the pool and waits.
-void forEach(ThreadPool *Pool, size_t N, function_ref<void(size_t)> F) {
-  if (!Pool || N < 2) {
-    for (size_t I = 0; I < N; ++I)
-      F(I);
-    return;
-  }
-  std::atomic<size_t> Next{0};
-  unsigned Workers = Pool->getThreadCount();
-  for (unsigned W = 0; W < Workers; ++W)
-    Pool->async([&] {
-      for (size_t I = Next++; I < N; I = Next++)
-        F(I);
-    });
-  Pool->wait();
-}
-
 Token findCoreScope(const Module &M) {
   if (M.findTypeDef("System", "Object"))
     return 0;
@@ -538,10 +522,18 @@ struct ModuleWeave::Impl {
       : Img(Img), E(E), M(E.original()), Sel(Sel), Options(Options), S(E, Options.Resolver),
         MC(S, Out, Options.InputPath), Rows(M.rowCount(TableId::MethodDef)) {}
 
+  /// The methods of the batch being woven.
+  struct BatchState {
+    std::vector<uint32_t> Rows; // those some pass applies to
+    std::vector<std::unique_ptr<OfflineMethodContext>> Ctx;
+    std::vector<char> Ran;      // by the pass just run
+    std::vector<float> Micros;  // its runOnMethod time, -1 where it did not run
+  };
+
   Error begin();
   Error weaveBatch(uint32_t Begin);
-  Error runPass(size_t P, ArrayRef<uint32_t> Batch,
-                std::vector<std::unique_ptr<OfflineMethodContext>> &Ctx);
+  void runOne(size_t P, size_t I, BatchState &B);
+  Error settle(size_t P, BatchState &B);
   Error keepEncoded(ArrayRef<uint32_t> Batch,
                     std::vector<std::unique_ptr<OfflineMethodContext>> &Ctx);
   Expected<std::optional<BodyBytes>> body(uint32_t Row);
@@ -564,8 +556,15 @@ struct ModuleWeave::Impl {
   WeaveOutcome Out;
   OfflineModuleContext MC;
   std::vector<std::unique_ptr<Pass>> Passes;
-  std::optional<ThreadPool> Pool;
-  ThreadPool *PoolPtr = nullptr;
+  std::optional<WorkerTeam> Team;
+  /// Runs F(I) for I in [0, N) on the team, or here without one.
+  void forEach(size_t N, function_ref<void(size_t)> F) {
+    if (Team)
+      Team->forEach(N, F);
+    else
+      for (size_t I = 0; I < N; ++I)
+        F(I);
+  }
   uint32_t Rows;
   uint32_t NextBatch = 1; // the first row of the next batch to weave
   bool Finished = false;
@@ -608,16 +607,13 @@ Error ModuleWeave::Impl::begin() {
     if (Error Err = Passes[P]->beginModule(MC))
       return passFailed(P, std::move(Err));
 
-  // After beginModule, which adds the references the method phases call through.
-  S.Shapes.prepare();
-  S.prepareFacts();
-
   unsigned Threads =
       Options.Threads ? Options.Threads : hardware_concurrency().compute_thread_count();
-  if (Threads > 1) {
-    Pool.emplace(hardware_concurrency(Threads));
-    PoolPtr = &*Pool;
-  }
+  if (Threads > 1)
+    Team.emplace(Threads);
+  // After beginModule, which adds the references the method phases call through.
+  S.Shapes.prepare([&](size_t N, function_ref<void(size_t)> Do) { forEach(N, Do); });
+  S.prepareFacts();
   Out.MethodMicros.resize(Options.MethodTimes ? Passes.size() : 0);
   Out.Times.Begin += secondsSince(Mark);
   return Error::success();
@@ -630,18 +626,21 @@ Error ModuleWeave::Impl::weaveBatch(uint32_t Begin) {
   BatchBegin = Begin;
   Placed.assign(End - Begin, PlacedBody());
   BatchBytes.clear();
-  std::vector<uint32_t> Batch;
+  BatchState B;
   for (uint32_t R = Begin; R < End; ++R)
     if (R - 1 < Sel.PerMethod.size() && !Sel.PerMethod[R - 1].empty())
-      Batch.push_back(R);
-  if (Batch.empty())
+      B.Rows.push_back(R);
+  if (B.Rows.empty())
     return Error::success();
 
-  // Decode.
-  std::vector<std::unique_ptr<OfflineMethodContext>> Ctx(Batch.size());
-  std::vector<std::optional<std::string>> Errors(Batch.size());
-  forEach(PoolPtr, Batch.size(), [&](size_t I) {
-    uint32_t Row = Batch[I];
+  // Decode, and run the first pass on each method as soon as it is decoded.
+  size_t N = B.Rows.size();
+  B.Ctx.resize(N);
+  B.Ran.assign(N, 0);
+  B.Micros.assign(N, -1.0f);
+  std::vector<std::optional<std::string>> Errors(N);
+  forEach(N, [&](size_t I) {
+    uint32_t Row = B.Rows[I];
     auto Raw = il::readMethodDefBody(Img, M, Row);
     if (!Raw) {
       Errors[I] = toString(Raw.takeError());
@@ -658,59 +657,65 @@ Error ModuleWeave::Impl::weaveBatch(uint32_t Begin) {
       consumeError(std::move(SigErr));
       return;
     }
-    Ctx[I] = std::make_unique<OfflineMethodContext>(S, Row, std::move(*Body), std::move(*Sig));
+    B.Ctx[I] = std::make_unique<OfflineMethodContext>(S, Row, std::move(*Body), std::move(*Sig));
+    runOne(0, I, B);
   });
-  for (size_t I = 0; I < Batch.size(); ++I)
+  for (size_t I = 0; I < N; ++I)
     if (Errors[I])
-      return plainFailure("method 0x" + hexstr(makeToken(TableId::MethodDef, Batch[I]), false, 8) +
+      return plainFailure("method 0x" + hexstr(makeToken(TableId::MethodDef, B.Rows[I]), false, 8) +
                           ": " + *Errors[I]);
-  Out.Times.Decode += secondsSince(Mark);
+  Out.Times.DecodeAndFirstPass += secondsSince(Mark);
 
-  for (size_t P = 0; P < Passes.size(); ++P)
-    if (Error Err = runPass(P, Batch, Ctx))
+  for (size_t P = 0; P < Passes.size(); ++P) {
+    if (P > 0) {
+      B.Ran.assign(N, 0);
+      B.Micros.assign(N, -1.0f);
+      forEach(N, [&](size_t I) { runOne(P, I, B); });
+      Out.Times.LaterPasses += secondsSince(Mark);
+    }
+    if (Error Err = settle(P, B))
       return Err;
-  return keepEncoded(Batch, Ctx);
+  }
+  return keepEncoded(B.Rows, B.Ctx);
 }
 
-Error ModuleWeave::Impl::runPass(size_t P, ArrayRef<uint32_t> Batch,
-                                 std::vector<std::unique_ptr<OfflineMethodContext>> &Ctx) {
-  auto Mark = std::chrono::steady_clock::now();
-  auto Applies = [&](size_t I) {
-    if (!Ctx[I])
-      return false;
-    const auto &Uses = Sel.PerMethod[Batch[I] - 1];
-    return std::find(Uses.begin(), Uses.end(), uint16_t(P)) != Uses.end();
-  };
-  std::vector<char> Ran(Batch.size(), 0);
-  std::vector<float> Micros(Options.MethodTimes ? Batch.size() : 0, -1.0f);
-  forEach(PoolPtr, Batch.size(), [&](size_t I) {
-    if (!Applies(I))
-      return;
-    OfflineMethodContext &C = *Ctx[I];
-    C.Skipped = false;
-    auto Start = std::chrono::steady_clock::now();
-    if (Error Err = Passes[P]->runOnMethod(C))
-      C.Failure = toString(std::move(Err));
-    if (!Micros.empty())
-      Micros[I] = std::chrono::duration<float, std::micro>(std::chrono::steady_clock::now() - Start)
-                      .count();
-    Ran[I] = 1;
-  });
-  for (float F : Micros)
-    if (F >= 0)
-      Out.MethodMicros[P].push_back(F);
-  Out.Times.Passes += secondsSince(Mark);
+/// Pass \p P on method \p I of the batch, if it applies (on any thread).
+void ModuleWeave::Impl::runOne(size_t P, size_t I, BatchState &B) {
+  if (P >= Passes.size() || !B.Ctx[I])
+    return;
+  const auto &Uses = Sel.PerMethod[B.Rows[I] - 1];
+  if (std::find(Uses.begin(), Uses.end(), uint16_t(P)) == Uses.end())
+    return;
+  OfflineMethodContext &C = *B.Ctx[I];
+  C.Skipped = false;
+  auto Start = std::chrono::steady_clock::now();
+  if (Error Err = Passes[P]->runOnMethod(C))
+    C.Failure = toString(std::move(Err));
+  B.Micros[I] =
+      std::chrono::duration<float, std::micro>(std::chrono::steady_clock::now() - Start).count();
+  B.Ran[I] = 1;
+}
 
-  for (size_t I = 0; I < Batch.size(); ++I) {
-    if (!Ran[I])
+/// What follows pass \p P on a batch, serially in row order: failures and skips reported,
+/// provisional tokens made real, finishMethod; with --verify-each, every changed body verified.
+Error ModuleWeave::Impl::settle(size_t P, BatchState &B) {
+  auto Mark = std::chrono::steady_clock::now();
+  for (float F : B.Micros)
+    if (F >= 0) {
+      Out.Times.PassSeconds += F / 1e6;
+      if (Options.MethodTimes)
+        Out.MethodMicros[P].push_back(F);
+    }
+  for (size_t I = 0; I < B.Rows.size(); ++I) {
+    if (!B.Ran[I])
       continue;
-    OfflineMethodContext &C = *Ctx[I];
+    OfflineMethodContext &C = *B.Ctx[I];
     if (C.Failure)
       return plainFailure("pass '" + Sel.Uses[P].key() + "' failed on " + C.displayName() + ": " +
                           *C.Failure);
     if (C.Skipped) {
       Out.Skipped.push_back(Sel.Uses[P].Pass + ": " + C.displayName() + ": " + C.SkipReason);
-      Ran[I] = 0;
+      B.Ran[I] = 0;
       C.Notes.clear();
       continue;
     }
@@ -727,65 +732,79 @@ Error ModuleWeave::Impl::runPass(size_t P, ArrayRef<uint32_t> Batch,
   Out.Times.Serial += secondsSince(Mark);
   if (!Options.VerifyEach)
     return Error::success();
-  std::vector<std::vector<analysis::Diagnostic>> Problems(Batch.size());
-  forEach(PoolPtr, Batch.size(), [&](size_t I) {
-    if (Ran[I])
-      analysis::verifyBody(M, Batch[I], Ctx[I]->body(), 0xFFFF, S.Shapes, Problems[I], &E);
+  std::vector<std::vector<analysis::Diagnostic>> Problems(B.Rows.size());
+  forEach(B.Rows.size(), [&](size_t I) {
+    if (B.Ran[I])
+      analysis::verifyBody(M, B.Rows[I], B.Ctx[I]->body(), 0xFFFF, S.Shapes, Problems[I], &E);
   });
-  for (size_t I = 0; I < Batch.size(); ++I)
+  for (size_t I = 0; I < B.Rows.size(); ++I)
     if (!Problems[I].empty()) {
       const analysis::Diagnostic &D = Problems[I].front();
       std::string At;
       if (D.ILOffset != il::NoOffset)
         At = " at IL_" + hexstr(D.ILOffset, false, 4) + " (original offset)";
       return plainFailure("--verify-each: pass '" + Sel.Uses[P].key() + "' produced bad IL in " +
-                          Ctx[I]->displayName() + At + ": " + D.What);
+                          B.Ctx[I]->displayName() + At + ": " + D.What);
     }
   return Error::success();
 }
 
-/// Encodes what changed into the batch's bytes (and its remaps into the outcome).
+/// Encodes what changed into the batch's bytes (and its remaps into the outcome). Each method's
+/// context goes on the thread that encoded it.
 Error ModuleWeave::Impl::keepEncoded(ArrayRef<uint32_t> Batch,
                                      std::vector<std::unique_ptr<OfflineMethodContext>> &Ctx) {
   auto Mark = std::chrono::steady_clock::now();
-  std::vector<std::optional<il::EncodedBody>> Encoded(Batch.size());
-  std::vector<std::optional<std::string>> Errors(Batch.size());
-  forEach(PoolPtr, Batch.size(), [&](size_t I) {
-    if (!Ctx[I] || !Ctx[I]->Changed)
+  struct Encoding {
+    std::optional<il::EncodedBody> Body;
+    std::vector<uint32_t> AddedRuns;
+    uint32_t LocalSignature = 0;
+    std::optional<std::string> Error;
+  };
+  std::vector<Encoding> Encoded(Batch.size());
+  forEach(Batch.size(), [&](size_t I) {
+    std::unique_ptr<OfflineMethodContext> C = std::move(Ctx[I]);
+    if (!C || !C->Changed)
       return;
     il::EncodeOptions EO = il::EncodeOptions::forMethod(S.Shapes, Batch[I]);
     EO.OffsetMap = Options.KeepRemaps;
-    Expected<il::EncodedBody> Enc = il::encode(Ctx[I]->body(), EO);
-    if (!Enc)
-      Errors[I] = toString(Enc.takeError());
-    else
-      Encoded[I] = std::move(*Enc);
+    Encoding &Out = Encoded[I];
+    Expected<il::EncodedBody> Enc = il::encode(C->body(), EO);
+    if (!Enc) {
+      Out.Error = "cannot encode " + C->displayName() + ": " + toString(Enc.takeError());
+      return;
+    }
+    Out.Body = std::move(*Enc);
+    if (!Options.KeepRemaps)
+      return;
+    Out.LocalSignature = tokenRow(C->body().LocalVarSigToken);
+    bool InRun = false;
+    for (const il::Instr *In : C->body().instructions()) {
+      bool Added = In->OriginalOffset == il::NoOffset;
+      if (Added && !InRun)
+        Out.AddedRuns.push_back(In->Offset);
+      InRun = Added;
+    }
   });
   for (size_t I = 0; I < Batch.size(); ++I) {
-    if (Errors[I])
-      return plainFailure("cannot encode " + Ctx[I]->displayName() + ": " + *Errors[I]);
-    if (!Encoded[I])
+    Encoding &E = Encoded[I];
+    if (E.Error)
+      return plainFailure(*E.Error);
+    if (!E.Body)
       continue;
     ++Out.MethodsChanged;
-    Out.BranchesLengthened += Encoded[I]->BranchesLengthened;
+    Out.BranchesLengthened += E.Body->BranchesLengthened;
     PlacedBody &P = Placed[Batch[I] - BatchBegin];
     P.Present = true;
-    P.Fat = Encoded[I]->Fat;
+    P.Fat = E.Body->Fat;
     P.Offset = uint32_t(BatchBytes.size());
-    P.Size = uint32_t(Encoded[I]->Bytes.size());
-    BatchBytes.insert(BatchBytes.end(), Encoded[I]->Bytes.begin(), Encoded[I]->Bytes.end());
+    P.Size = uint32_t(E.Body->Bytes.size());
+    BatchBytes.insert(BatchBytes.end(), E.Body->Bytes.begin(), E.Body->Bytes.end());
     if (!Options.KeepRemaps)
       continue;
     metadata::pdb::BodyRemap &R = Out.Remaps[Batch[I]];
-    R.OffsetMap = std::move(Encoded[I]->OffsetMap);
-    R.LocalSignature = tokenRow(Ctx[I]->body().LocalVarSigToken);
-    bool InRun = false;
-    for (const il::Instr *In : Ctx[I]->body().instructions()) {
-      bool Added = In->OriginalOffset == il::NoOffset;
-      if (Added && !InRun)
-        R.AddedRuns.push_back(In->Offset);
-      InRun = Added;
-    }
+    R.OffsetMap = std::move(E.Body->OffsetMap);
+    R.LocalSignature = E.LocalSignature;
+    R.AddedRuns = std::move(E.AddedRuns);
   }
   Out.Times.Encode += secondsSince(Mark);
   return Error::success();

@@ -65,8 +65,11 @@ struct WeaveOptions {
 /// Where a weave's time went, in seconds of wall time.
 struct WeaveTimes {
   double Begin = 0;  // making the passes, beginModule
-  double Decode = 0; // reading bodies and signatures into the instruction graph
-  double Passes = 0; // runOnMethod, on every thread
+  /// Reading bodies and signatures into the instruction graph, each method going through the
+  /// first pass as soon as it is read.
+  double DecodeAndFirstPass = 0;
+  double LaterPasses = 0; // the passes after the first, on every thread
+  double PassSeconds = 0; // the time of every runOnMethod, added up over the threads
   double Serial = 0; // provisional tokens made real, new local signatures, finishMethod
   double Encode = 0; // encoding the changed bodies
   double End = 0;    // endModule, the marker type

@@ -1,6 +1,7 @@
 //===- weaver/passes/Weaver.cpp - Running passes over a module ------------===//
 #include "weaver/passes/Weaver.h"
 
+#include "metadata/AssemblyCache.h"
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "metadata/Names.h"
@@ -394,8 +395,8 @@ private:
 
 class OfflineModuleContext final : public ModuleContext {
 public:
-  OfflineModuleContext(Shared &S, WeaveOutcome &Out, StringRef InputPath)
-      : S(S), Out(Out), InputPath(InputPath) {}
+  OfflineModuleContext(Shared &S, WeaveOutcome &Out, const WeaveOptions &Options)
+      : S(S), Out(Out), InputPath(Options.InputPath), Assemblies(Options.Assemblies) {}
   const Module &module() const override { return S.M; }
   StringRef assemblyName() const override {
     if (S.M.rowCount(TableId::Assembly))
@@ -473,11 +474,17 @@ public:
   }
   void warn(const Twine &Message) override { Out.Warnings.push_back(Message.str()); }
   StringRef inputPath() const override { return InputPath; }
+  Expected<std::shared_ptr<const OpenedAssembly>> openAssembly(StringRef Path) override {
+    if (!Assemblies)
+      return ModuleContext::openAssembly(Path);
+    return Assemblies->open(Path);
+  }
 
 private:
   Shared &S;
   WeaveOutcome &Out;
   StringRef InputPath;
+  AssemblyCache *Assemblies;
 };
 
 /// Runs \p F(I) for I in [0, N) on the pool and waits.
@@ -541,7 +548,7 @@ Expected<WeaveOutcome> weave(const pe::Image &Img, Editor &E, const spec::Select
   }
 
   WeaveOutcome Out;
-  OfflineModuleContext MC(S, Out, Options.InputPath);
+  OfflineModuleContext MC(S, Out, Options);
   // A pass's own errors name the rule (PassOptions::error); others get it here.
   auto PassFailed = [&](size_t P, Error Err) {
     std::string Msg = toString(std::move(Err));

@@ -31,6 +31,7 @@ class Image;
 namespace weft::metadata {
 class Editor;
 class AssemblyResolver;
+class AssemblyCache;
 } // namespace weft::metadata
 
 namespace weft::passes {
@@ -56,6 +57,9 @@ struct WeaveOptions {
   metadata::AssemblyResolver *Resolver = nullptr;
   /// The file the module was read from (ModuleContext::inputPath); may be empty.
   std::string InputPath;
+  /// Serves ModuleContext::openAssembly (probe and replacement assemblies), so that a run weaving
+  /// many modules opens each once; may be null (each module opens its own).
+  metadata::AssemblyCache *Assemblies = nullptr;
 };
 
 struct WeaveOutcome {

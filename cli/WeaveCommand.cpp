@@ -1,17 +1,20 @@
 //===- cli/WeaveCommand.cpp - weft weave ----------------------------------===//
 //
-// Reads an assembly, applies the passes that --pass or --spec select (none: the round trip) and
-// writes it anew, with any side files the passes make next to it.
+// Reads assemblies, applies the passes that --pass or --spec select (none: the round trip) and
+// writes each anew, with any side files the passes make next to it.
+//
+// Several inputs (files, or folders standing for the assemblies directly in them) are woven one
+// after another: the passes already use every core within a file, and one file at a time keeps
+// the memory to that of the largest input. What does not depend on the file is made once per
+// run: the spec, the strong-name key, the resolvers of referenced assemblies and the probe and
+// replacement assemblies the passes open.
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Tool.h"
+#include "metadata/AssemblyCache.h"
 #include "metadata/Editor.h"
 #include "metadata/Resolver.h"
-#include "metadata/pdb/Read.h"
-#include "metadata/pdb/Rewrite.h"
-#include "metadata/pdb/SequencePoints.h"
 #include "pe/StrongName.h"
-#include "support/Deflate.h"
 #include "weaver/ModuleWriter.h"
 #include "weaver/ReadAll.h"
 #include "weaver/Symbols.h"
@@ -20,10 +23,17 @@
 #include "weaver/spec/Spec.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <map>
 
 using namespace llvm;
 
@@ -32,8 +42,9 @@ namespace weft::cli {
 namespace {
 
 struct WeaveOptions {
-  std::string File;
+  std::vector<std::string> Inputs;
   std::string Output;
+  std::string OutDir;
   std::string KeyFile;
   std::string SpecFile;
   std::vector<std::string> Passes;
@@ -42,6 +53,8 @@ struct WeaveOptions {
   bool VerifyEach = false;
   bool Force = false;
   bool Verbose = false;
+  bool Quiet = false;
+  bool FailFast = false;
 };
 
 /// `name` or `name:k=v,k=v`.
@@ -65,150 +78,439 @@ Expected<spec::PassUse> parsePassOption(StringRef Text) {
   return U;
 }
 
-int run(const WeaveOptions &Opt) {
-  if (Opt.Output.empty() && !Opt.InPlace) {
-    reportError("weave needs -o OUTPUT (or --in-place to replace the input)");
-    return ExitUsage;
+/// The resolvers of referenced assemblies for a run. An input's references are looked up in its
+/// own folder, then in the shared frameworks, exactly as when it is woven alone; the frameworks'
+/// resolver is shared by every input and one resolver is kept per input folder, so that each
+/// referenced assembly is opened once a run.
+class RunResolvers {
+public:
+  RunResolvers() : Frameworks(metadata::AssemblyResolver::sharedFrameworkDirs()) {}
+  metadata::AssemblyResolver &forInput(StringRef Path) {
+    std::vector<std::string> Dirs =
+        metadata::AssemblyResolver::searchDirsFor(Path, {}, /*Frameworks=*/false);
+    std::unique_ptr<metadata::AssemblyResolver> &R = ByFolder[Dirs.front()];
+    if (!R)
+      R = std::make_unique<metadata::AssemblyResolver>(std::move(Dirs), &Frameworks);
+    return *R;
   }
-  if (!Opt.Output.empty() && Opt.InPlace) {
-    reportError("-o and --in-place exclude each other");
-    return ExitUsage;
-  }
-  std::string Output = Opt.InPlace ? Opt.File : Opt.Output;
-  std::optional<pe::StrongNameKey> Key;
-  if (!Opt.KeyFile.empty()) {
-    auto Blob = MemoryBuffer::getFile(Opt.KeyFile, /*IsText=*/false,
-                                      /*RequiresNullTerminator=*/false);
-    if (!Blob)
-      return reportError(createFileError(Opt.KeyFile, errorCodeToError(Blob.getError())));
-    Expected<pe::StrongNameKey> K =
-        pe::StrongNameKey::parse(arrayRefFromStringRef((*Blob)->getBuffer()));
-    if (!K)
-      return reportError(createFileError(Opt.KeyFile, K.takeError()));
-    Key = std::move(*K);
-    Key->setName("'" + Opt.KeyFile + "'");
-  }
-  // The spec first: a bad one is reported before the input is read.
-  std::optional<spec::Spec> Spec;
-  if (!Opt.SpecFile.empty() && !Opt.Passes.empty()) {
-    reportError("--spec and --pass exclude each other (name the passes in the spec)");
-    return ExitUsage;
-  }
-  if (!Opt.SpecFile.empty()) {
-    Expected<spec::Spec> S = spec::Spec::load(Opt.SpecFile);
-    if (!S)
-      return reportError(S.takeError());
-    Spec = std::move(*S);
-  } else if (!Opt.Passes.empty()) {
-    std::vector<spec::PassUse> Uses;
-    for (const std::string &P : Opt.Passes) {
-      Expected<spec::PassUse> U = parsePassOption(P);
-      if (!U)
-        return reportError(U.takeError());
-      Uses.push_back(std::move(*U));
-    }
-    Spec = spec::Spec::forPasses(std::move(Uses));
-  }
-  if (Spec)
-    for (const spec::PassUse *U : Spec->passUses())
-      if (!passes::PassRegistry::global().find(U->Pass))
-        return reportError(Twine(Opt.SpecFile.empty() ? "" : Opt.SpecFile + ": ") + U->Rule +
-                           ": unknown pass '" + U->Pass +
-                           "' (known passes: " + passes::PassRegistry::global().names() + ")");
 
-  Expected<Input> In = openInput(Opt.File);
+private:
+  metadata::AssemblyResolver Frameworks;
+  std::map<std::string, std::unique_ptr<metadata::AssemblyResolver>> ByFolder;
+};
+
+/// What every file of a run shares, made once and alive for the whole run.
+struct WeaveRun {
+  explicit WeaveRun(const WeaveOptions &Opt) : Opt(Opt) {}
+  const WeaveOptions &Opt;
+  std::optional<spec::Spec> Spec;
+  std::optional<pe::StrongNameKey> Key;
+  RunResolvers Resolvers;
+  metadata::AssemblyCache Assemblies;
+  /// Where warnings and --verbose lines go (the driver takes its progress line away first).
+  std::function<void(const Twine &)> Warn, Say;
+};
+
+/// One assembly to weave and where it goes.
+struct Job {
+  std::string Input, Output;
+};
+
+/// Runs the passes of the spec over the module \p Editor holds; warnings and --verbose lines go
+/// through \p Run.
+Expected<passes::WeaveOutcome> applyPasses(const Job &J, const pe::Image &Img,
+                                           metadata::Editor &Editor, WeaveRun &Run) {
+  const WeaveOptions &Opt = Run.Opt;
+  Expected<spec::Selection> Sel = spec::select(*Run.Spec, Editor.original());
+  if (!Sel)
+    return createFileError(J.Input, Sel.takeError());
+  passes::WeaveOptions WO;
+  WO.Threads = Opt.Threads;
+  WO.VerifyEach = Opt.VerifyEach;
+  WO.Force = Opt.Force;
+  WO.Resolver = &Run.Resolvers.forInput(J.Input);
+  WO.Assemblies = &Run.Assemblies;
+  WO.KeepRemaps = sys::fs::exists(separatePdbPath(Img, J.Input)) || hasEmbeddedPdb(Img);
+  WO.InputPath = J.Input;
+  Expected<passes::WeaveOutcome> Woven = passes::weave(Img, Editor, *Sel, WO);
+  if (!Woven)
+    return createFileError(J.Input, Woven.takeError());
+  for (const std::string &W : Woven->Warnings)
+    Run.Warn("'" + J.Input + "': " + W);
+  if (Opt.Verbose) {
+    for (const std::string &S : Woven->Skipped)
+      Run.Say("weft: skipped " + S);
+    for (const std::string &N : Woven->Notes)
+      Run.Say("weft: note: " + N);
+    Run.Say("weft: " + Twine(Woven->MethodsChanged) + " methods changed, " +
+            Twine(Woven->Skipped.size()) + " left alone by a pass, " +
+            Twine(Woven->BranchesLengthened) + " short branches made long");
+  }
+  return Woven;
+}
+
+/// Where the PDB \p InPdb of the input goes: a PDB named after the assembly is named after the
+/// output; one the CodeView entry names keeps its name, next to the output.
+std::string outputPdbPath(const Job &J, StringRef InPdb) {
+  SmallString<256> OutPdb(J.Output);
+  if (sys::path::filename(InPdb) == (sys::path::stem(J.Input) + ".pdb").str()) {
+    sys::path::replace_extension(OutPdb, "pdb");
+  } else {
+    OutPdb = sys::path::parent_path(J.Output);
+    sys::path::append(OutPdb, sys::path::filename(InPdb));
+  }
+  return std::string(OutPdb);
+}
+
+/// Says what the written output is not (ReadyToRun code, signatures left out).
+void warnAboutOutput(const Job &J, const pe::BuildReport &Report, WeaveRun &Run) {
+  if (Report.WasReadyToRun)
+    Run.Warn("'" + J.Input +
+             "' is a ReadyToRun image: written as IL only (the runtime compiles it when it runs)");
+  if (Report.StrongNameRemoved)
+    Run.Warn("'" + J.Input +
+             "' is strong-name signed: the output is not signed (give --key to sign it)");
+  if (Report.AuthenticodeRemoved)
+    Run.Warn("'" + J.Input +
+             "' has an Authenticode signature, which does not apply to the output and was left "
+             "out");
+}
+
+/// Weaves one assembly: reads it whole, applies the passes, writes the output, its PDB and the
+/// side files the passes made. Nothing of the file outlives the call. An input that does not read
+/// or weave leaves no output: every file is written atomically, once the whole input is woven.
+Error weaveFile(const Job &J, WeaveRun &Run) {
+  Expected<Input> In = openInput(J.Input);
   if (!In)
-    return reportError(In.takeError());
+    return In.takeError();
   // The whole input is read first: a file that does not read fully is not rewritten.
   ReadStats Stats;
   ReadOptions RO;
   RO.CustomAttributes = false; // their blobs are copied, not re-encoded
   if (Error E = readEverything(*In->Image, *In->Module, Stats, RO))
-    return reportError(createFileError(Opt.File, std::move(E)));
+    return createFileError(J.Input, std::move(E));
 
   metadata::Editor Editor(*In->Module);
   passes::WeaveOutcome Woven;
-  if (Spec) {
-    Expected<spec::Selection> Sel = spec::select(*Spec, *In->Module);
-    if (!Sel)
-      return reportError(
-          createFileError(Opt.SpecFile.empty() ? Opt.File : Opt.SpecFile, Sel.takeError()));
-    metadata::AssemblyResolver Resolver(metadata::AssemblyResolver::searchDirsFor(Opt.File));
-    passes::WeaveOptions WO;
-    WO.Threads = Opt.Threads;
-    WO.VerifyEach = Opt.VerifyEach;
-    WO.Force = Opt.Force;
-    WO.Resolver = &Resolver;
-    WO.KeepRemaps =
-        sys::fs::exists(separatePdbPath(*In->Image, Opt.File)) || hasEmbeddedPdb(*In->Image);
-    WO.InputPath = Opt.File;
-    Expected<passes::WeaveOutcome> Out = passes::weave(*In->Image, Editor, *Sel, WO);
+  if (Run.Spec) {
+    Expected<passes::WeaveOutcome> Out = applyPasses(J, *In->Image, Editor, Run);
     if (!Out)
-      return reportError(createFileError(Opt.File, Out.takeError()));
+      return Out.takeError();
     Woven = std::move(*Out);
-    for (const std::string &W : Woven.Warnings)
-      reportWarning("'" + Opt.File + "': " + W);
-    if (Opt.Verbose) {
-      for (const std::string &S : Woven.Skipped)
-        errs() << "weft: skipped " << S << "\n";
-      for (const std::string &N : Woven.Notes)
-        errs() << "weft: note: " << N << "\n";
-      errs() << "weft: " << Woven.MethodsChanged << " methods changed, " << Woven.Skipped.size()
-             << " left alone by a pass, " << Woven.BranchesLengthened
-             << " short branches made long\n";
-    }
   }
   // A separate portable PDB next to the input goes next to the output: rewritten when method
   // bodies changed, copied as it is when none did (IL offsets and the PDB id are the same).
-  SmallString<256> InPdb(separatePdbPath(*In->Image, Opt.File)), OutPdb(Output);
-  // A PDB named after the assembly is named after the output; one the CodeView entry names keeps
-  // its name, next to the output.
-  if (sys::path::filename(InPdb) == (sys::path::stem(Opt.File) + ".pdb").str()) {
-    sys::path::replace_extension(OutPdb, "pdb");
-  } else {
-    OutPdb = sys::path::parent_path(Output);
-    sys::path::append(OutPdb, sys::path::filename(InPdb));
-  }
+  std::string InPdb = separatePdbPath(*In->Image, J.Input);
+  std::string OutPdb = outputPdbPath(J, InPdb);
   std::optional<PdbUpdate> Pdb;
   if (!Woven.Remaps.empty()) {
     std::string Warning;
-    Pdb = updatePdb(*In->Image, Opt.File, InPdb, Woven.Remaps, Warning);
+    Pdb = updatePdb(*In->Image, J.Input, InPdb, Woven.Remaps, Warning);
     if (!Warning.empty())
-      reportWarning(Warning);
+      Run.Warn(Warning);
   }
-  Expected<WrittenModule> W = writeModule(*In->Image, Editor, Woven.Bodies, Key ? &*Key : nullptr,
-                                          Pdb ? Pdb->DebugData : pe::DebugDataOverrides{});
+  Expected<WrittenModule> W =
+      writeModule(*In->Image, Editor, Woven.Bodies, Run.Key ? &*Run.Key : nullptr,
+                  Pdb ? Pdb->DebugData : pe::DebugDataOverrides{});
   if (!W)
-    return reportError(createFileError(Opt.File, W.takeError()));
-  if (W->Report.WasReadyToRun)
-    reportWarning("'" + Opt.File +
-                  "' is a ReadyToRun image: written as IL only (the runtime "
-                  "compiles it when it runs)");
-  if (W->Report.StrongNameRemoved)
-    reportWarning("'" + Opt.File +
-                  "' is strong-name signed: the output is not signed (give "
-                  "--key to sign it)");
-  if (W->Report.AuthenticodeRemoved)
-    reportWarning("'" + Opt.File +
-                  "' has an Authenticode signature, which does not apply to the "
-                  "output and was left out");
-  if (Error E = writeFileAtomically(Output, W->Bytes))
-    return reportError(std::move(E));
+    return createFileError(J.Input, W.takeError());
+  warnAboutOutput(J, W->Report, Run);
+  if (Error E = writeFileAtomically(J.Output, W->Bytes))
+    return E;
   for (const auto &[Suffix, Contents] : Woven.SideFiles)
-    if (Error E = writeFileAtomically(Output + Suffix, arrayRefFromStringRef(Contents)))
-      return reportError(std::move(E));
+    if (Error E = writeFileAtomically(J.Output + Suffix, arrayRefFromStringRef(Contents)))
+      return E;
 
-  if (Pdb && !Pdb->Embedded) {
-    if (Error E = writeFileAtomically(OutPdb, Pdb->Bytes))
-      return reportError(std::move(E));
-  } else if (InPdb != OutPdb && sys::fs::exists(InPdb) && Woven.Remaps.empty()) {
+  if (Pdb && !Pdb->Embedded)
+    return writeFileAtomically(OutPdb, Pdb->Bytes);
+  if (InPdb != OutPdb && sys::fs::exists(InPdb) && Woven.Remaps.empty()) {
     auto Copy = MemoryBuffer::getFile(InPdb, /*IsText=*/false, /*RequiresNullTerminator=*/false);
     if (!Copy)
-      return reportError(createFileError(InPdb, errorCodeToError(Copy.getError())));
-    if (Error E = writeFileAtomically(OutPdb, arrayRefFromStringRef((*Copy)->getBuffer())))
-      return reportError(std::move(E));
+      return createFileError(InPdb, errorCodeToError(Copy.getError()));
+    return writeFileAtomically(OutPdb, arrayRefFromStringRef((*Copy)->getBuffer()));
   }
-  return ExitOk;
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// The run: inputs, progress, failures.
+//===----------------------------------------------------------------------===//
+
+/// One line on standard error, rewritten in place while a run goes: the files done of all, the
+/// file being woven and the rate so far. Off unless standard error is a terminal.
+class Progress {
+public:
+  Progress(bool On, size_t Total) : On(On), Total(Total), Start(Clock::now()) {}
+  ~Progress() { clear(); }
+
+  void start(StringRef File) {
+    Current = sys::path::filename(File).str();
+    draw();
+  }
+  void finish(uint64_t Bytes) {
+    ++Done;
+    BytesDone += Bytes;
+  }
+  /// Prints through \p Print with the line taken away, then shows it again.
+  void interrupt(function_ref<void()> Print) {
+    bool Shown = Width != 0;
+    clear();
+    Print();
+    if (Shown)
+      draw();
+  }
+  void clear() {
+    if (Width)
+      errs() << '\r' << std::string(Width, ' ') << '\r';
+    Width = 0;
+  }
+
+private:
+  using Clock = std::chrono::steady_clock;
+
+  void draw() {
+    if (!On)
+      return;
+    std::string Line;
+    raw_string_ostream OS(Line);
+    OS << "weft: " << Done << "/" << Total << " " << Current;
+    double Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
+    if (Done && Seconds > 0)
+      OS << format("  %.1f files/s, %.1f MiB/s", Done / Seconds,
+                   BytesDone / (1024.0 * 1024.0) / Seconds);
+    OS.flush();
+    unsigned Columns = sys::Process::StandardErrColumns();
+    size_t Max = (Columns ? Columns : 80) - 1;
+    if (Line.size() > Max)
+      Line.resize(Max);
+    size_t Old = Width;
+    Width = Line.size();
+    if (Old > Width)
+      Line.append(Old - Width, ' ');
+    errs() << '\r' << Line;
+  }
+
+  bool On;
+  size_t Total, Done = 0;
+  uint64_t BytesDone = 0;
+  Clock::time_point Start;
+  std::string Current;
+  size_t Width = 0; // of the line on the screen; 0 when none is shown
+};
+
+bool isExecutableName(StringRef Path) {
+  StringRef Ext = sys::path::extension(Path);
+  return Ext.equals_insensitive(".dll") || Ext.equals_insensitive(".exe");
+}
+
+/// Whether a file listed in a folder is to be woven: a PE image with a CLI header, or one that
+/// starts like a PE image but does not read (a damaged assembly is reported, not passed over).
+/// Native images and files that are no PE image at all are left alone.
+bool isAssemblyToWeave(StringRef Path) {
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return true; // weaveFile names the problem
+  if (!pe::looksLikePE(arrayRefFromStringRef((*Buf)->getBuffer())))
+    return false;
+  Expected<std::unique_ptr<pe::Image>> Img = pe::Image::create(std::move(*Buf));
+  if (!Img) {
+    consumeError(Img.takeError());
+    return true;
+  }
+  return (*Img)->isManaged();
+}
+
+/// The assemblies directly in the folder \p Dir, by name.
+Expected<std::vector<std::string>> assembliesIn(StringRef Dir) {
+  std::vector<std::string> Files;
+  std::error_code EC;
+  for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
+    if (isExecutableName(It->path()) && sys::fs::is_regular_file(It->path()) &&
+        isAssemblyToWeave(It->path()))
+      Files.push_back(It->path());
+  if (EC)
+    return createFileError(Dir, errorCodeToError(EC));
+  llvm::sort(Files);
+  return Files;
+}
+
+/// The usage errors of the output options, before anything is read.
+std::optional<std::string> outputUsageError(const WeaveOptions &Opt,
+                                            ArrayRef<std::string> Folders) {
+  if (!Opt.OutDir.empty() && (!Opt.Output.empty() || Opt.InPlace))
+    return std::string("--out-dir excludes -o and --in-place");
+  if (!Opt.Output.empty() && Opt.InPlace)
+    return std::string("-o and --in-place exclude each other");
+  if (Opt.Output.empty() && Opt.OutDir.empty() && !Opt.InPlace)
+    return std::string("weave needs -o OUTPUT, --out-dir DIR or --in-place (to replace the "
+                       "input)");
+  if (!Opt.Output.empty() && Opt.Inputs.size() > 1)
+    return "-o names the output of one input; give --out-dir DIR for " +
+           std::to_string(Opt.Inputs.size()) + " inputs";
+  if (!Opt.Output.empty() && !Folders.empty())
+    return "-o names the output of one input; give --out-dir DIR for the folder '" +
+           Folders.front() + "'";
+  if (!Opt.SpecFile.empty() && !Opt.Passes.empty())
+    return std::string("--spec and --pass exclude each other (name the passes in the spec)");
+  return std::nullopt;
+}
+
+/// The jobs of the run: each input file, and the assemblies of each input folder, with their
+/// outputs. Folders that cannot be listed are reported and counted in \p Failed.
+std::vector<Job> planJobs(const WeaveOptions &Opt, unsigned &Failed) {
+  std::vector<Job> Jobs;
+  auto Add = [&](const std::string &In) {
+    std::string Out = Opt.InPlace ? In : Opt.Output;
+    if (!Opt.OutDir.empty()) {
+      SmallString<256> P(Opt.OutDir);
+      sys::path::append(P, sys::path::filename(In));
+      Out = std::string(P);
+    }
+    Jobs.push_back({In, Out});
+  };
+  for (const std::string &In : Opt.Inputs) {
+    if (!sys::fs::is_directory(In)) {
+      Add(In);
+      continue;
+    }
+    Expected<std::vector<std::string>> Files = assembliesIn(In);
+    if (!Files) {
+      reportError(Files.takeError());
+      ++Failed;
+      continue;
+    }
+    if (Files->empty())
+      reportWarning("'" + In + "' holds no .NET assembly (*.dll, *.exe)");
+    for (const std::string &F : *Files)
+      Add(F);
+  }
+  return Jobs;
+}
+
+/// Two jobs that would write the same output.
+std::optional<std::string> sameOutputError(ArrayRef<Job> Jobs) {
+  StringMap<const Job *> ByOutput;
+  for (const Job &J : Jobs) {
+    SmallString<256> Key(J.Output);
+    sys::fs::make_absolute(Key);
+    sys::path::remove_dots(Key, /*remove_dot_dot=*/true);
+    auto [It, New] = ByOutput.try_emplace(Key, &J);
+    if (!New)
+      return "two inputs named '" + sys::path::filename(J.Input).str() + "' ('" +
+             It->second->Input + "' and '" + J.Input + "') would both be written to '" + J.Output +
+             "'";
+  }
+  return std::nullopt;
+}
+
+/// The strong-name key, the spec and the passes, once for the run.
+Error prepareRun(WeaveRun &Run) {
+  const WeaveOptions &Opt = Run.Opt;
+  if (!Opt.KeyFile.empty()) {
+    auto Blob = MemoryBuffer::getFile(Opt.KeyFile, /*IsText=*/false,
+                                      /*RequiresNullTerminator=*/false);
+    if (!Blob)
+      return createFileError(Opt.KeyFile, errorCodeToError(Blob.getError()));
+    Expected<pe::StrongNameKey> K =
+        pe::StrongNameKey::parse(arrayRefFromStringRef((*Blob)->getBuffer()));
+    if (!K)
+      return createFileError(Opt.KeyFile, K.takeError());
+    Run.Key = std::move(*K);
+    Run.Key->setName("'" + Opt.KeyFile + "'");
+  }
+  // The spec before any input: a bad one is reported before an input is read.
+  if (!Opt.SpecFile.empty()) {
+    Expected<spec::Spec> S = spec::Spec::load(Opt.SpecFile);
+    if (!S)
+      return S.takeError();
+    Run.Spec = std::move(*S);
+  } else if (!Opt.Passes.empty()) {
+    std::vector<spec::PassUse> Uses;
+    for (const std::string &P : Opt.Passes) {
+      Expected<spec::PassUse> U = parsePassOption(P);
+      if (!U)
+        return U.takeError();
+      Uses.push_back(std::move(*U));
+    }
+    Run.Spec = spec::Spec::forPasses(std::move(Uses));
+  }
+  if (Run.Spec)
+    for (const spec::PassUse *U : Run.Spec->passUses())
+      if (!passes::PassRegistry::global().find(U->Pass))
+        return createStringError(
+            inconvertibleErrorCode(),
+            Twine(Opt.SpecFile.empty() ? "" : Opt.SpecFile + ": ") + U->Rule + ": unknown pass '" +
+                U->Pass + "' (known passes: " + passes::PassRegistry::global().names() + ")");
+  return Error::success();
+}
+
+uint64_t fileSize(StringRef Path) {
+  uint64_t Size = 0;
+  if (sys::fs::file_size(Path, Size))
+    return 0;
+  return Size;
+}
+
+/// Weaves the jobs one after another, showing a progress line on a terminal and a summary at the
+/// end of a run of several; returns how many failed.
+unsigned weaveAll(ArrayRef<Job> Jobs, WeaveRun &Run) {
+  const WeaveOptions &Opt = Run.Opt;
+  Progress Bar(!Opt.Quiet && sys::Process::StandardErrIsDisplayed(), Jobs.size());
+  Run.Warn = [&](const Twine &M) { Bar.interrupt([&] { reportWarning(M); }); };
+  Run.Say = [&](const Twine &M) { Bar.interrupt([&] { errs() << M << '\n'; }); };
+  unsigned Woven = 0, Tried = 0;
+  for (const Job &J : Jobs) {
+    Bar.start(J.Input);
+    if (Opt.Verbose && Jobs.size() > 1)
+      Run.Say("weft: weaving '" + J.Input + "' into '" + J.Output + "'");
+    uint64_t Size = fileSize(J.Input); // before --in-place replaces it
+    ++Tried;
+    if (Error E = weaveFile(J, Run)) {
+      Bar.interrupt([&] { reportError(std::move(E)); });
+      if (Opt.FailFast)
+        break;
+    } else {
+      ++Woven;
+    }
+    Bar.finish(Size);
+  }
+  Bar.clear();
+  if (Jobs.size() > 1 && !Opt.Quiet) {
+    errs() << "weft: woven " << Woven << " of " << Jobs.size() << " assemblies, " << (Tried - Woven)
+           << " failed";
+    if (Tried < Jobs.size())
+      errs() << " (--fail-fast: stopped at the first failure)";
+    errs() << "\n";
+  }
+  return Tried - Woven;
+}
+
+int run(const WeaveOptions &Opt) {
+  std::vector<std::string> Folders;
+  for (const std::string &In : Opt.Inputs)
+    if (sys::fs::is_directory(In))
+      Folders.push_back(In);
+  if (std::optional<std::string> Usage = outputUsageError(Opt, Folders)) {
+    reportError(*Usage);
+    return ExitUsage;
+  }
+  unsigned Failed = 0;
+  std::vector<Job> Jobs = planJobs(Opt, Failed);
+  if (std::optional<std::string> Usage = sameOutputError(Jobs)) {
+    reportError(*Usage);
+    return ExitUsage;
+  }
+  if (Failed && Opt.FailFast)
+    return ExitError;
+  WeaveRun Run(Opt);
+  if (Error E = prepareRun(Run))
+    return reportError(std::move(E));
+  if (!Opt.OutDir.empty() && !Jobs.empty())
+    if (std::error_code EC = sys::fs::create_directories(Opt.OutDir))
+      return reportError(createFileError(Opt.OutDir, errorCodeToError(EC)));
+
+  Failed += weaveAll(Jobs, Run);
+  return Failed ? ExitError : ExitOk;
 }
 
 } // namespace
@@ -216,17 +518,23 @@ int run(const WeaveOptions &Opt) {
 Runner addWeaveCommand(CLI::App &App) {
   auto Opt = std::make_shared<WeaveOptions>();
   CLI::App *Sub = App.add_subcommand(
-      "weave",
-      "Rewrite an assembly with instrumentation passes (with none: a faithful round trip)");
-  Sub->add_option("file", Opt->File, "The assembly")->required();
-  Sub->add_option("-o,--output", Opt->Output, "Where to write the result");
-  Sub->add_flag("--in-place", Opt->InPlace, "Replace the input (atomically)");
+      "weave", "Rewrite assemblies with instrumentation passes (with none: a faithful round trip)");
+  Sub->add_option("inputs", Opt->Inputs,
+                  "The assemblies, and folders standing for the .NET assemblies in them")
+      ->required();
+  Sub->add_option("-o,--output", Opt->Output, "Where to write the result (one input)");
+  Sub->add_option("--out-dir", Opt->OutDir,
+                  "Write each result to this folder under its input's file name");
+  Sub->add_flag("--in-place", Opt->InPlace, "Replace each input (atomically)");
   Sub->add_option("--key", Opt->KeyFile,
                   "Strong-name sign the output with this key pair (.snk); an assembly that has "
                   "a public key must have this key's");
   Sub->add_option("--pass", Opt->Passes,
                   "Apply a pass to every method with a body: NAME or NAME:key=value,... "
-                  "(repeatable; `weft passes` lists them)");
+                  "(repeatable; `weft passes` lists them)")
+      ->expected(1)
+      ->allow_extra_args(false) // one value a flag: the inputs after it are inputs
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   Sub->add_option("--spec", Opt->SpecFile,
                   "An instrumentation spec (JSON, docs/spec.md) choosing passes per method");
   Sub->add_flag("--verify-each", Opt->VerifyEach,
@@ -235,6 +543,10 @@ Runner addWeaveCommand(CLI::App &App) {
   Sub->add_flag("--force", Opt->Force, "Weave an assembly that weft has already woven");
   Sub->add_flag("-v,--verbose", Opt->Verbose,
                 "Say which methods each pass left alone and why, and what it changed");
+  Sub->add_flag("-q,--quiet", Opt->Quiet,
+                "No progress line and no summary (warnings and errors are still printed)");
+  Sub->add_flag("--fail-fast", Opt->FailFast,
+                "Stop at the first input that fails (by default the others are still woven)");
   return [Opt] { return run(*Opt); };
 }
 

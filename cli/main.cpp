@@ -21,7 +21,10 @@ int main(int argc, char **argv) {
   App.add_option("--load", Plugins,
                  "Load a plugin (a shared library registering passes; docs/plugins.md); "
                  "repeatable")
-      ->type_name("PLUGIN.so");
+      ->type_name("PLUGIN.so")
+      ->expected(1)
+      ->allow_extra_args(false) // one plugin a flag: what follows is the subcommand's
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   App.fallthrough();
   std::map<CLI::App *, Runner> Runners;
   auto Add = [&](Runner R) { Runners[App.get_subcommands({}).back()] = std::move(R); };

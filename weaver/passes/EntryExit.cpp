@@ -125,14 +125,10 @@ public:
       return Options.error("entry-exit needs the options probe-assembly and probe-type");
     if (!sys::fs::exists(Path))
       return Options.error("probe assembly '" + Path + "' does not exist");
-    Expected<std::unique_ptr<pe::Image>> Img = pe::Image::open(Path);
-    if (!Img)
-      return Options.error("probe assembly: " + toString(Img.takeError()));
-    Expected<std::unique_ptr<Module>> PM =
-        Module::create((*Img)->metadata(), (*Img)->metadataOffset());
-    if (!PM)
-      return Options.error("probe assembly '" + Path + "': " + toString(PM.takeError()));
-    const Module &P = **PM;
+    Expected<std::shared_ptr<const OpenedAssembly>> Opened = MC.openAssembly(Path);
+    if (!Opened)
+      return Options.error("probe assembly: " + toString(Opened.takeError()));
+    const Module &P = *(*Opened)->Mod;
     if (!P.rowCount(TableId::Assembly))
       return Options.error("'" + Path + "' is a module without an assembly manifest");
     auto [Ns, Name] = TypeName.rsplit('.');
@@ -204,7 +200,7 @@ public:
       StringRef N = P.getString(P.get(TableId::MethodDef, Row, MethodDefCol::Name));
       Token Target = MC.memberRef(ProbeType, N, Sig);
       Pr.Present = true;
-      if (cannotThrow(**Img, P, Row)) {
+      if (cannotThrow(*(*Opened)->Image, P, Row)) {
         Pr.Trampoline = Target;
         continue;
       }

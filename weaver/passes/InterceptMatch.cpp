@@ -221,7 +221,7 @@ Matcher::~Matcher() = default;
 Error Matcher::prepare(ModuleContext &MC) {
   if (Error E = parseTarget())
     return E;
-  if (Error E = openReplacement())
+  if (Error E = openReplacement(MC))
     return E;
   if (Error E = findCandidates())
     return E;
@@ -264,7 +264,7 @@ Error Matcher::parseTarget() {
   return Error::success();
 }
 
-Error Matcher::openReplacement() {
+Error Matcher::openReplacement(ModuleContext &MC) {
   Path = Options.path("replacement-assembly");
   TypeName = Options.get("replacement-type").trim().str();
   if (Path.empty() || TypeName.empty())
@@ -272,14 +272,11 @@ Error Matcher::openReplacement() {
         "intercept-call needs the options target, replacement-assembly and replacement-type");
   if (!sys::fs::exists(Path))
     return Options.error("replacement assembly '" + Path + "' does not exist");
-  Expected<std::unique_ptr<pe::Image>> Img = pe::Image::open(Path);
-  if (!Img)
-    return Options.error("replacement assembly: " + toString(Img.takeError()));
-  Image = std::move(*Img);
-  Expected<std::unique_ptr<Module>> RM = Module::create(Image->metadata(), Image->metadataOffset());
-  if (!RM)
-    return Options.error("replacement assembly '" + Path + "': " + toString(RM.takeError()));
-  R = std::move(*RM);
+  Expected<std::shared_ptr<const OpenedAssembly>> Opened = MC.openAssembly(Path);
+  if (!Opened)
+    return Options.error("replacement assembly: " + toString(Opened.takeError()));
+  Replacement = std::move(*Opened);
+  R = Replacement->Mod.get();
   if (!R->rowCount(TableId::Assembly))
     return Options.error("'" + Path + "' is a module without an assembly manifest");
 

@@ -30,10 +30,6 @@
 #include <string>
 #include <vector>
 
-namespace weft::pe {
-class Image;
-}
-
 namespace weft::passes::intercept {
 
 /// What the target option names: "Ns.Type::Method" (a generic type with its arity, List`1; a
@@ -99,7 +95,7 @@ public:
 private:
   struct Callee;
   llvm::Error parseTarget();
-  llvm::Error openReplacement();
+  llvm::Error openReplacement(ModuleContext &MC);
   llvm::Error findCandidates();
   std::optional<Candidate> candidate(uint32_t Row, std::string &Problem) const;
   std::string candidateList() const;
@@ -121,8 +117,8 @@ private:
   PassOptions Options;
   Target Tgt;
   std::string Path, TypeName, KeyToken;
-  std::unique_ptr<pe::Image> Image;
-  std::unique_ptr<metadata::Module> R; // the replacement's module
+  std::shared_ptr<const metadata::OpenedAssembly> Replacement;
+  const metadata::Module *R = nullptr; // the replacement's module
   uint32_t TypeRow = 0;
   std::vector<Candidate> Candidates;
   std::unique_ptr<metadata::AssemblyResolver> Resolver;

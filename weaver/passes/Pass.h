@@ -20,6 +20,7 @@
 #ifndef WEFT_WEAVER_PASSES_PASS_H
 #define WEFT_WEAVER_PASSES_PASS_H
 
+#include "metadata/AssemblyCache.h"
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "metadata/Signature.h"
@@ -110,6 +111,14 @@ public:
   /// passes that look for files beside it such as its PDB; empty otherwise.
   virtual llvm::StringRef inputPath() const { return {}; }
   virtual void warn(const llvm::Twine &Message) = 0;
+  /// An assembly the pass reads by path (probes, replacements). The offline weaver serves it from
+  /// a cache that lives for the whole run, so that weaving many modules reads it once; by default
+  /// it is opened anew. Errors name the file. (Last, so that the slots plugins built before it
+  /// call through are where they were.)
+  virtual llvm::Expected<std::shared_ptr<const metadata::OpenedAssembly>>
+  openAssembly(llvm::StringRef Path) {
+    return metadata::OpenedAssembly::open(Path);
+  }
 };
 
 /// One method, in runOnMethod.

@@ -1,6 +1,7 @@
 //===- weaver/passes/Weaver.cpp - Running passes over a module ------------===//
 #include "weaver/passes/Weaver.h"
 
+#include "metadata/AssemblyCache.h"
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "metadata/Names.h"
@@ -401,8 +402,8 @@ private:
 
 class OfflineModuleContext final : public ModuleContext {
 public:
-  OfflineModuleContext(Shared &S, WeaveOutcome &Out, StringRef InputPath)
-      : S(S), Out(Out), InputPath(InputPath) {}
+  OfflineModuleContext(Shared &S, WeaveOutcome &Out, const WeaveOptions &Options)
+      : S(S), Out(Out), InputPath(Options.InputPath), Assemblies(Options.Assemblies) {}
   const Module &module() const override { return S.M; }
   StringRef assemblyName() const override {
     if (S.M.rowCount(TableId::Assembly))
@@ -480,11 +481,17 @@ public:
   }
   void warn(const Twine &Message) override { Out.Warnings.push_back(Message.str()); }
   StringRef inputPath() const override { return InputPath; }
+  Expected<std::shared_ptr<const OpenedAssembly>> openAssembly(StringRef Path) override {
+    if (!Assemblies)
+      return ModuleContext::openAssembly(Path);
+    return Assemblies->open(Path);
+  }
 
 private:
   Shared &S;
   WeaveOutcome &Out;
   StringRef InputPath;
+  AssemblyCache *Assemblies;
 };
 
 Token findCoreScope(const Module &M) {
@@ -520,7 +527,7 @@ Error plainFailure(const Twine &Msg) {
 struct ModuleWeave::Impl {
   Impl(const pe::Image &Img, Editor &E, const spec::Selection &Sel, const WeaveOptions &Options)
       : Img(Img), E(E), M(E.original()), Sel(Sel), Options(Options), S(E, Options.Resolver),
-        MC(S, Out, Options.InputPath), Rows(M.rowCount(TableId::MethodDef)) {}
+        MC(S, Out, this->Options), Rows(M.rowCount(TableId::MethodDef)) {}
 
   /// The methods of the batch being woven.
   struct BatchState {

@@ -33,6 +33,7 @@ class Image;
 namespace weft::metadata {
 class Editor;
 class AssemblyResolver;
+class AssemblyCache;
 } // namespace weft::metadata
 
 namespace weft::passes {
@@ -60,6 +61,9 @@ struct WeaveOptions {
   std::string InputPath;
   /// Time every runOnMethod (WeaveOutcome::MethodMicros), for benchmarks.
   bool MethodTimes = false;
+  /// Serves ModuleContext::openAssembly (probe and replacement assemblies), so that a run weaving
+  /// many modules opens each once; may be null (each module opens its own).
+  metadata::AssemblyCache *Assemblies = nullptr;
 };
 
 /// Where a weave's time went, in seconds of wall time.

@@ -252,9 +252,8 @@ void weaveOne(const std::string &Path, const std::string &Probe, unsigned Thread
 
   if (Error E = writeFileAtomically(Out, Written->Bytes))
     return Fail(std::move(E));
-  for (const auto &[Suffix, Contents] : Woven.SideFiles)
-    if (Error E = writeFileAtomically((Out + Suffix).str(), arrayRefFromStringRef(Contents)))
-      return Fail(std::move(E));
+  if (Error E = passes::writeSideFiles(W8.outcome(), Out))
+    return Fail(std::move(E));
   if (Pdb && !Pdb->Embedded) {
     if (Error E = writeFileAtomically(OutPdb, Pdb->Bytes))
       return Fail(std::move(E));

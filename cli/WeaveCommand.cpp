@@ -116,14 +116,13 @@ struct Job {
   std::string Input, Output;
 };
 
-/// Runs the passes of the spec over the module \p Editor holds; warnings and --verbose lines go
-/// through \p Run.
-Expected<passes::WeaveOutcome> applyPasses(const Job &J, const pe::Image &Img,
-                                           metadata::Editor &Editor, WeaveRun &Run) {
+/// Starts weaving the module \p Editor holds with the passes of the spec: its bodies are woven
+/// as the writer asks for them (passes::ModuleWeave).
+Expected<std::unique_ptr<passes::ModuleWeave>> startWeave(const Job &J, const pe::Image &Img,
+                                                          metadata::Editor &Editor,
+                                                          const spec::Selection &Sel,
+                                                          WeaveRun &Run) {
   const WeaveOptions &Opt = Run.Opt;
-  Expected<spec::Selection> Sel = spec::select(*Run.Spec, Editor.original());
-  if (!Sel)
-    return createFileError(J.Input, Sel.takeError());
   passes::WeaveOptions WO;
   WO.Threads = Opt.Threads;
   WO.VerifyEach = Opt.VerifyEach;
@@ -132,21 +131,41 @@ Expected<passes::WeaveOutcome> applyPasses(const Job &J, const pe::Image &Img,
   WO.Assemblies = &Run.Assemblies;
   WO.KeepRemaps = sys::fs::exists(separatePdbPath(Img, J.Input)) || hasEmbeddedPdb(Img);
   WO.InputPath = J.Input;
-  Expected<passes::WeaveOutcome> Woven = passes::weave(Img, Editor, *Sel, WO);
-  if (!Woven)
-    return createFileError(J.Input, Woven.takeError());
-  for (const std::string &W : Woven->Warnings)
+  Expected<std::unique_ptr<passes::ModuleWeave>> W =
+      passes::ModuleWeave::start(Img, Editor, Sel, WO);
+  if (!W)
+    return createFileError(J.Input, W.takeError());
+  return W;
+}
+
+/// What a finished weave says: its warnings, and with --verbose what each pass left alone.
+void reportWeave(const Job &J, const passes::WeaveOutcome &Woven, WeaveRun &Run) {
+  for (const std::string &W : Woven.Warnings)
     Run.Warn("'" + J.Input + "': " + W);
-  if (Opt.Verbose) {
-    for (const std::string &S : Woven->Skipped)
-      Run.Say("weft: skipped " + S);
-    for (const std::string &N : Woven->Notes)
-      Run.Say("weft: note: " + N);
-    Run.Say("weft: " + Twine(Woven->MethodsChanged) + " methods changed, " +
-            Twine(Woven->Skipped.size()) + " left alone by a pass, " +
-            Twine(Woven->BranchesLengthened) + " short branches made long");
+  if (!Run.Opt.Verbose)
+    return;
+  for (const std::string &S : Woven.Skipped)
+    Run.Say("weft: skipped " + S);
+  for (const std::string &N : Woven.Notes)
+    Run.Say("weft: note: " + N);
+  Run.Say("weft: " + Twine(Woven.MethodsChanged) + " methods changed, " +
+          Twine(Woven.Skipped.size()) + " left alone by a pass, " +
+          Twine(Woven.BranchesLengthened) + " short branches made long");
+}
+
+/// Writes the PDB beside the output: rewritten (unless embedded) when bodies changed, else copied
+/// as it is when it has a name of its own there (IL offsets and the PDB id are the same).
+Error writePdb(const std::optional<PdbUpdate> &Pdb, bool BodiesChanged, StringRef InPdb,
+               StringRef OutPdb) {
+  if (Pdb && !Pdb->Embedded)
+    return writeFileAtomically(OutPdb, Pdb->Bytes);
+  if (InPdb != OutPdb && sys::fs::exists(InPdb) && !BodiesChanged) {
+    auto Copy = MemoryBuffer::getFile(InPdb, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!Copy)
+      return createFileError(InPdb, errorCodeToError(Copy.getError()));
+    return writeFileAtomically(OutPdb, arrayRefFromStringRef((*Copy)->getBuffer()));
   }
-  return Woven;
+  return Error::success();
 }
 
 /// Where the PDB \p InPdb of the input goes: a PDB named after the assembly is named after the
@@ -191,45 +210,63 @@ Error weaveFile(const Job &J, WeaveRun &Run) {
     return createFileError(J.Input, std::move(E));
 
   metadata::Editor Editor(*In->Module);
-  passes::WeaveOutcome Woven;
+  std::optional<spec::Selection> Sel;
+  std::unique_ptr<passes::ModuleWeave> Weave;
   if (Run.Spec) {
-    Expected<passes::WeaveOutcome> Out = applyPasses(J, *In->Image, Editor, Run);
-    if (!Out)
-      return Out.takeError();
-    Woven = std::move(*Out);
+    Expected<spec::Selection> S = spec::select(*Run.Spec, *In->Module);
+    if (!S)
+      return createFileError(J.Input, S.takeError());
+    Sel = std::move(*S);
+    Expected<std::unique_ptr<passes::ModuleWeave>> W =
+        startWeave(J, *In->Image, Editor, *Sel, Run);
+    if (!W)
+      return W.takeError();
+    Weave = std::move(*W);
   }
-  // A separate portable PDB next to the input goes next to the output: rewritten when method
-  // bodies changed, copied as it is when none did (IL offsets and the PDB id are the same).
+  // The bodies are woven while the writer lays them out, a batch at a time; once the module's
+  // own bodies are placed the weave finishes and the PDB is rewritten, whose checksum goes in
+  // the debug directory.
   std::string InPdb = separatePdbPath(*In->Image, J.Input);
   std::string OutPdb = outputPdbPath(J, InPdb);
   std::optional<PdbUpdate> Pdb;
-  if (!Woven.Remaps.empty()) {
+  const passes::WeaveOutcome *Woven = nullptr;
+  WriteOptions Write;
+  Write.Key = Run.Key ? &*Run.Key : nullptr;
+  Write.AfterOriginalBodies = [&](pe::DebugDataOverrides &Data) -> Error {
+    if (!Weave)
+      return Error::success();
+    if (Error E = Weave->finish())
+      return E;
+    Woven = &Weave->outcome();
+    reportWeave(J, *Woven, Run);
+    if (Woven->Remaps.empty())
+      return Error::success();
     std::string Warning;
-    Pdb = updatePdb(*In->Image, J.Input, InPdb, Woven.Remaps, Warning);
+    Pdb = updatePdb(*In->Image, J.Input, InPdb, Woven->Remaps, Warning);
     if (!Warning.empty())
       Run.Warn(Warning);
-  }
-  Expected<WrittenModule> W =
-      writeModule(*In->Image, Editor, Woven.Bodies, Run.Key ? &*Run.Key : nullptr,
-                  Pdb ? Pdb->DebugData : pe::DebugDataOverrides{});
+    if (Pdb)
+      for (const auto &[Type, Bytes] : Pdb->DebugData)
+        Data[Type] = Bytes;
+    return Error::success();
+  };
+  Expected<WrittenModule> W = writeModule(
+      *In->Image, Editor,
+      [&](uint32_t Row) -> Expected<std::optional<BodyBytes>> {
+        if (!Weave)
+          return std::nullopt;
+        return Weave->body(Row);
+      },
+      Write);
   if (!W)
     return createFileError(J.Input, W.takeError());
   warnAboutOutput(J, W->Report, Run);
   if (Error E = writeFileAtomically(J.Output, W->Bytes))
     return E;
-  for (const auto &[Suffix, Contents] : Woven.SideFiles)
-    if (Error E = writeFileAtomically(J.Output + Suffix, arrayRefFromStringRef(Contents)))
+  if (Woven)
+    if (Error E = passes::writeSideFiles(Weave->outcome(), J.Output))
       return E;
-
-  if (Pdb && !Pdb->Embedded)
-    return writeFileAtomically(OutPdb, Pdb->Bytes);
-  if (InPdb != OutPdb && sys::fs::exists(InPdb) && Woven.Remaps.empty()) {
-    auto Copy = MemoryBuffer::getFile(InPdb, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-    if (!Copy)
-      return createFileError(InPdb, errorCodeToError(Copy.getError()));
-    return writeFileAtomically(OutPdb, arrayRefFromStringRef((*Copy)->getBuffer()));
-  }
-  return Error::success();
+  return writePdb(Pdb, Woven && !Woven->Remaps.empty(), InPdb, OutPdb);
 }
 
 //===----------------------------------------------------------------------===//

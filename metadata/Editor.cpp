@@ -487,6 +487,13 @@ void Editor::sortTables() {
 // --- writing ---
 
 Expected<std::vector<uint8_t>> Editor::serialize() {
+  std::vector<uint8_t> Out;
+  if (Error E = serializeInto(Out))
+    return std::move(E);
+  return std::move(Out);
+}
+
+Error Editor::serializeInto(std::vector<uint8_t> &Out) {
   sortTables();
   // A heap is its original bytes followed by what was added, padded to four bytes; it is written
   // from those two parts without being copied first.
@@ -635,8 +642,8 @@ Expected<std::vector<uint8_t>> Editor::serialize() {
   size_t Total = RootSize + Gap.size();
   for (const Stream &S : Streams)
     Total += HeaderSize(S.Name) + S.Data.size();
-  std::vector<uint8_t> Out;
-  Out.reserve(Total);
+  assert(Out.size() % 4 == 0 && "the streams' padding counts from a four-byte boundary");
+  Out.reserve(Out.size() + Total);
   put(Out, 0x424A5342, 4);
   put(Out, M.majorVersion(), 2);
   put(Out, M.minorVersion(), 2);
@@ -663,7 +670,7 @@ Expected<std::vector<uint8_t>> Editor::serialize() {
     Out.insert(Out.end(), S.Data.Added.begin(), S.Data.Added.end());
     pad4(Out);
   }
-  return std::move(Out);
+  return Error::success();
 }
 
 } // namespace weft::metadata

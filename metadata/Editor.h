@@ -93,6 +93,9 @@ public:
 
   /// Writes the metadata (root, streams, tables, heaps) as a new blob.
   llvm::Expected<std::vector<uint8_t>> serialize();
+  /// The same, appended to \p Out, whose size must be a multiple of four (an image being built,
+  /// so that the metadata is not held twice).
+  llvm::Error serializeInto(std::vector<uint8_t> &Out);
 
   /// Makes every table an editable copy (a test of the full write path).
   void materializeAll();

@@ -216,6 +216,16 @@ uint32_t ImageBuilder::addFieldData(ArrayRef<uint8_t> Bytes) {
 }
 
 Expected<std::vector<uint8_t>> ImageBuilder::finish(ArrayRef<uint8_t> Metadata, uint32_t SignWith) {
+  return finish(
+      [&](std::vector<uint8_t> &Section) {
+        append(Section, Metadata);
+        return Error::success();
+      },
+      SignWith);
+}
+
+Expected<std::vector<uint8_t>>
+ImageBuilder::finish(function_ref<Error(std::vector<uint8_t> &)> WriteMetadata, uint32_t SignWith) {
   const CliHeader &Cli = *In.cli();
   const OptionalHeader &Opt = In.optional();
   auto RVA = [&](size_t FileOffset) { return TextRVA + uint32_t(FileOffset - HeadersSize); };
@@ -223,7 +233,9 @@ Expected<std::vector<uint8_t>> ImageBuilder::finish(ArrayRef<uint8_t> Metadata, 
   // Metadata, managed resources, the strong-name slot.
   alignVector(Text, 4);
   uint32_t MetadataAt = uint32_t(Text.size());
-  append(Text, Metadata);
+  if (Error E = WriteMetadata(Text))
+    return std::move(E);
+  uint32_t MetadataSize = uint32_t(Text.size() - MetadataAt);
   uint32_t ResourcesAt = 0, ResourcesSize = 0;
   if (!Cli.Resources.empty() && Cli.Resources.Size) {
     Expected<ArrayRef<uint8_t>> R = In.rvaBytes(Cli.Resources.RVA, Cli.Resources.Size,
@@ -391,7 +403,7 @@ Expected<std::vector<uint8_t>> ImageBuilder::finish(ArrayRef<uint8_t> Metadata, 
     put16(Text, H + 4, Cli.MajorRuntimeVersion);
     put16(Text, H + 6, Cli.MinorRuntimeVersion);
     put32(Text, H + 8, RVA(MetadataAt));
-    put32(Text, H + 12, uint32_t(Metadata.size()));
+    put32(Text, H + 12, MetadataSize);
     put32(Text, H + 16, Flags);
     put32(Text, H + 20, Cli.EntryPoint);
     put32(Text, H + 24, ResourcesSize ? RVA(ResourcesAt) : 0);

@@ -20,6 +20,7 @@
 #include "pe/Image.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -68,6 +69,11 @@ public:
   /// signed, for a signer that fills the slot afterwards; zero writes an unsigned image.
   llvm::Expected<std::vector<uint8_t>> finish(llvm::ArrayRef<uint8_t> Metadata,
                                               uint32_t SignatureSize);
+  /// The same with the metadata appended by \p WriteMetadata to the section being built (at a
+  /// four-byte boundary), so that it is not held twice.
+  llvm::Expected<std::vector<uint8_t>>
+  finish(llvm::function_ref<llvm::Error(std::vector<uint8_t> &Section)> WriteMetadata,
+         uint32_t SignatureSize);
 
   const BuildReport &report() const { return Report; }
   const SignatureSlot &signatureSlot() const { return Slot; }

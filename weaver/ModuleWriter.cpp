@@ -185,10 +185,9 @@ Expected<WrittenModule> writeModule(const pe::Image &In, Editor &E, BodyProvider
       E.set(TableId::FieldRVA, Row, FieldRVACol::RVA, It->second);
   }
 
-  Expected<std::vector<uint8_t>> Metadata = E.serialize();
-  if (!Metadata)
-    return Metadata.takeError();
-  Expected<std::vector<uint8_t>> File = B.finish(*Metadata, Key ? Key->signatureSize() : 0);
+  Expected<std::vector<uint8_t>> File =
+      B.finish([&](std::vector<uint8_t> &Section) { return E.serializeInto(Section); },
+               Key ? Key->signatureSize() : 0);
   if (!File)
     return File.takeError();
   Out.Bytes = std::move(*File);

@@ -161,14 +161,24 @@ Error readMethod(const json::Value &V, size_t I, Map &M, uint64_t &Next) {
   return Error::success();
 }
 
-/// The layout the coverage pass writes: the methods array last, one method per line. Reading it
-/// method by method keeps the memory small (a JSON tree of a whole large map takes gigabytes).
+/// The layout the coverage pass writes: one method per line (the counter count and the documents
+/// before or after the methods). Reading it method by method keeps the memory small (a JSON tree
+/// of a whole large map takes gigabytes).
 Optional<Expected<Map>> readMapByLines(StringRef Json) {
+  // The methods, one per line, between the fields before them and those after (weft writes the
+  // counter count and the documents after the methods, which it writes as it weaves).
   constexpr StringRef Open = "\n \"methods\": [";
   size_t At = Json.find(Open);
   if (At == StringRef::npos)
     return None;
-  Expected<json::Value> Head = json::parse((Json.substr(0, At) + "\n \"methods\": []}").str());
+  StringRef Methods = Json.substr(At + Open.size());
+  size_t End = Methods.startswith("]") ? 0 : Methods.find("\n ]");
+  if (End == StringRef::npos)
+    return None;
+  StringRef Tail = Methods.substr(End).ltrim('\n').drop_front(Methods.startswith("]") ? 1 : 2);
+  Methods = Methods.substr(0, End);
+  Expected<json::Value> Head =
+      json::parse((Json.substr(0, At) + "\n \"methods\": []" + Tail).str());
   if (!Head || !Head->getAsObject()) {
     if (!Head)
       consumeError(Head.takeError());
@@ -177,19 +187,14 @@ Optional<Expected<Map>> readMapByLines(StringRef Json) {
   Map M;
   if (Error E = readHeader(*Head->getAsObject(), M))
     return Expected<Map>(std::move(E));
-  StringRef Rest = Json.substr(At + Open.size());
   uint64_t Next = 0;
   size_t I = 0;
-  while (true) {
-    if (Rest.empty())
-      return None;
-    auto [Line, Tail] = Rest.split('\n');
-    Rest = Tail;
+  SmallVector<StringRef, 0> Lines;
+  Methods.split(Lines, '\n');
+  for (StringRef Line : Lines) {
     StringRef T = Line.trim();
     if (T.empty())
       continue;
-    if (T == "]")
-      break;
     if (T.endswith(","))
       T = T.drop_back();
     Expected<json::Value> V = json::parse(T);
@@ -200,8 +205,6 @@ Optional<Expected<Map>> readMapByLines(StringRef Json) {
     if (Error E = readMethod(*V, I++, M, Next))
       return Expected<Map>(std::move(E));
   }
-  if (Rest.trim() != "}")
-    return None;
   if (Next != M.Counters)
     return Expected<Map>(mapError("counters", "the methods have " + Twine(Next) + " blocks, not " +
                                                   Twine(M.Counters)));

@@ -179,6 +179,8 @@ public:
 
     if (Error E = openPdb(MC))
       return E;
+    if (Error E = startMap(MC))
+      return E;
     // One slot per method, written by runOnMethod for its own method only (methods run at once).
     ContinuesByRow.assign(MC.module().rowCount(TableId::MethodDef), {});
     return Error::success();
@@ -275,7 +277,7 @@ public:
     Counters += C.Number;
     if (Counters >= 0x7FFFFFFF)
       Overflow = true;
-    Methods.push_back(std::move(R));
+    writeMethod(R);
   }
 
   Error endModule(ModuleContext &MC) override {
@@ -283,8 +285,7 @@ public:
       return Options.error("more than 2^31 basic blocks");
     if (Error E = writeBodies(MC))
       return E;
-    MC.addSideFile(".coverage.json", map(MC));
-    return Error::success();
+    return finishMap(MC);
   }
 
 private:
@@ -581,111 +582,134 @@ private:
   }
 
   /// The map, one method per line.
-  std::string map(ModuleContext &MC) {
-    // Sequence points by method, and the documents they use (numbered in order of first use).
-    std::vector<std::string> Documents;
-    DenseMap<uint32_t, uint32_t> DocumentIndex; // Document row -> index in Documents
-    bool PdbBroken = false;
-    std::string Text;
-    raw_string_ostream OS(Text);
-    std::vector<std::string> MethodLines;
-    MethodLines.reserve(Methods.size());
-    for (const MethodRecord &R : Methods) {
-      // Each block's sequence points.
-      std::vector<std::vector<pdb::SequencePoint>> Points(R.Blocks.size());
-      if (Pdb && !PdbBroken) {
-        Expected<std::vector<pdb::SequencePoint>> SP =
-            pdb::methodSequencePoints(Pdb->module(), R.Row);
-        if (!SP) {
-          MC.warn("coverage: '" + PdbPath + "': " + toString(SP.takeError()) +
-                  "; the coverage map has no source lines from here on");
-          PdbBroken = true;
-        } else {
-          // Blocks by IL start, to find the one holding each point.
-          std::vector<std::pair<uint32_t, size_t>> Starts;
-          for (size_t K = 0; K < R.Blocks.size(); ++K)
-            if (R.Blocks[K].first != il::NoOffset)
-              Starts.push_back({R.Blocks[K].first, K});
-          llvm::sort(Starts);
-          for (const pdb::SequencePoint &P : *SP) {
-            if (P.isHidden())
-              continue;
-            auto It = llvm::upper_bound(Starts, std::make_pair(P.ILOffset, ~size_t(0)));
-            if (It == Starts.begin())
-              continue;
-            size_t K = std::prev(It)->second;
-            if (P.ILOffset < R.Blocks[K].second)
-              Points[K].push_back(P);
-          }
-        }
-      }
-      std::string Line;
-      raw_string_ostream LS(Line);
-      json::OStream J(LS);
-      J.object([&] {
-        J.attribute("token", "0x" + hexstr(makeToken(TableId::MethodDef, R.Row), false, 8));
-        J.attribute("type", validUtf8(R.Type));
-        J.attribute("name", validUtf8(R.Name));
-        J.attribute("signature", validUtf8(R.Signature));
-        J.attribute("counter", R.FirstCounter);
-        J.attributeArray("blocks", [&] {
-          for (size_t K = 0; K < R.Blocks.size(); ++K)
-            J.object([&] {
-              J.attributeArray("il", [&] {
-                if (R.Blocks[K].first == il::NoOffset)
-                  return;
-                J.value(R.Blocks[K].first);
-                J.value(R.Blocks[K].second);
-              });
-              if (K < R.Continues.size() && R.Continues[K])
-                J.attribute("continues", true);
-              if (Points[K].empty())
-                return;
-              J.attributeArray("lines", [&] {
-                for (const pdb::SequencePoint &P : Points[K]) {
-                  auto [It, New] = DocumentIndex.try_emplace(P.Document, Documents.size());
-                  if (New) {
-                    Expected<std::string> Name = pdb::documentName(Pdb->module(), P.Document);
-                    Documents.push_back(Name ? validUtf8(*Name) : "");
-                    if (!Name)
-                      MC.warn("coverage: '" + PdbPath + "': " + toString(Name.takeError()));
-                  }
-                  // Named here: C++17 (the fuzz build) cannot capture a structured binding.
-                  auto DocumentNumber = It->second;
-                  J.array([&] {
-                    J.value(DocumentNumber);
-                    J.value(P.StartLine);
-                    J.value(P.StartColumn);
-                    J.value(P.EndLine);
-                    J.value(P.EndColumn);
-                  });
-                }
-              });
-            });
-        });
-      });
-      MethodLines.push_back(std::move(LS.str()));
-    }
-
+  // The map is written as the methods are finished, in row order, to a temporary file that
+  // becomes the side file: it can be larger than the module, and is not held in memory. The
+  // counter count and the documents, known at the end, follow the methods.
+  Error startMap(ModuleContext &MC) {
+    int FD = -1;
+    SmallString<128> Path;
+    if (std::error_code EC = sys::fs::createTemporaryFile("weft-coverage", "json", FD, Path))
+      return Options.error("cannot make a temporary file for the coverage map: " + EC.message());
+    MapFile = ScratchFile(std::string(Path));
+    Map = std::make_unique<raw_fd_ostream>(FD, /*shouldClose=*/true);
     auto Str = [](StringRef S) { return json::Value(validUtf8(S)); };
+    raw_fd_ostream &OS = *Map;
     OS << "{\n";
     OS << " \"format\": \"weft-coverage-map\",\n \"version\": 1,\n";
     OS << " \"assembly\": " << Str(MC.assemblyName()) << ",\n";
     OS << " \"mvid\": " << Str(mvid(MC)) << ",\n";
-    OS << " \"counters\": " << Counters << ",\n";
     OS << " \"hits-file\": " << Str(HitsTemplate) << ",\n";
     OS << " \"hits-variable\": " << Str(HitsEnvironmentVariable) << ",\n";
     OS << " \"pdb\": " << (PdbPath.empty() ? json::Value(nullptr) : Str(PdbPath)) << ",\n";
+    OS << " \"methods\": [";
+    return Error::success();
+  }
+
+  /// The sequence points that start in each block of \p R.
+  std::vector<std::vector<pdb::SequencePoint>> blockPoints(const MethodRecord &R) {
+    std::vector<std::vector<pdb::SequencePoint>> Points(R.Blocks.size());
+    if (!Pdb || PdbBroken)
+      return Points;
+    Expected<std::vector<pdb::SequencePoint>> SP = pdb::methodSequencePoints(Pdb->module(), R.Row);
+    if (!SP) {
+      Warnings.push_back("coverage: '" + PdbPath + "': " + toString(SP.takeError()) +
+                         "; the coverage map has no source lines from here on");
+      PdbBroken = true;
+      return Points;
+    }
+    // Blocks by IL start, to find the one holding each point.
+    std::vector<std::pair<uint32_t, size_t>> Starts;
+    for (size_t K = 0; K < R.Blocks.size(); ++K)
+      if (R.Blocks[K].first != il::NoOffset)
+        Starts.push_back({R.Blocks[K].first, K});
+    llvm::sort(Starts);
+    for (const pdb::SequencePoint &P : *SP) {
+      if (P.isHidden())
+        continue;
+      auto It = llvm::upper_bound(Starts, std::make_pair(P.ILOffset, ~size_t(0)));
+      if (It == Starts.begin())
+        continue;
+      size_t K = std::prev(It)->second;
+      if (P.ILOffset < R.Blocks[K].second)
+        Points[K].push_back(P);
+    }
+    return Points;
+  }
+
+  /// The number of \p Document in the map's list, which it joins on first use.
+  uint32_t documentNumber(uint32_t Document) {
+    auto [It, New] = DocumentIndex.try_emplace(Document, uint32_t(Documents.size()));
+    if (New) {
+      Expected<std::string> Name = pdb::documentName(Pdb->module(), Document);
+      Documents.push_back(Name ? validUtf8(*Name) : "");
+      if (!Name)
+        Warnings.push_back("coverage: '" + PdbPath + "': " + toString(Name.takeError()));
+    }
+    return It->second;
+  }
+
+  void writeMethod(const MethodRecord &R) {
+    std::vector<std::vector<pdb::SequencePoint>> Points = blockPoints(R);
+    raw_fd_ostream &OS = *Map;
+    OS << (MethodsWritten++ ? ",\n  " : "\n  ");
+    json::OStream J(OS);
+    J.object([&] {
+      J.attribute("token", "0x" + hexstr(makeToken(TableId::MethodDef, R.Row), false, 8));
+      J.attribute("type", validUtf8(R.Type));
+      J.attribute("name", validUtf8(R.Name));
+      J.attribute("signature", validUtf8(R.Signature));
+      J.attribute("counter", R.FirstCounter);
+      J.attributeArray("blocks", [&] {
+        for (size_t K = 0; K < R.Blocks.size(); ++K)
+          J.object([&] {
+            J.attributeArray("il", [&] {
+              if (R.Blocks[K].first == il::NoOffset)
+                return;
+              J.value(R.Blocks[K].first);
+              J.value(R.Blocks[K].second);
+            });
+            if (K < R.Continues.size() && R.Continues[K])
+              J.attribute("continues", true);
+            if (Points[K].empty())
+              return;
+            J.attributeArray("lines", [&] {
+              for (const pdb::SequencePoint &P : Points[K]) {
+                uint32_t Document = documentNumber(P.Document);
+                J.array([&] {
+                  J.value(Document);
+                  J.value(P.StartLine);
+                  J.value(P.StartColumn);
+                  J.value(P.EndLine);
+                  J.value(P.EndColumn);
+                });
+              }
+            });
+          });
+      });
+    });
+  }
+
+  Error finishMap(ModuleContext &MC) {
+    for (const std::string &W : Warnings)
+      MC.warn(W);
+    auto Str = [](StringRef S) { return json::Value(validUtf8(S)); };
+    raw_fd_ostream &OS = *Map;
+    OS << (MethodsWritten ? "\n ],\n" : "],\n");
+    OS << " \"counters\": " << Counters << ",\n";
     OS << " \"documents\": [";
     for (size_t I = 0; I < Documents.size(); ++I)
       OS << (I ? ",\n  " : "\n  ") << Str(Documents[I]);
-    OS << (Documents.empty() ? "],\n" : "\n ],\n");
-    OS << " \"methods\": [";
-    for (size_t I = 0; I < MethodLines.size(); ++I)
-      OS << (I ? ",\n  " : "\n  ") << MethodLines[I];
-    OS << (MethodLines.empty() ? "]\n" : "\n ]\n");
+    OS << (Documents.empty() ? "]\n" : "\n ]\n");
     OS << "}\n";
-    return std::move(OS.str());
+    OS.close();
+    if (OS.has_error()) {
+      std::error_code EC = OS.error();
+      OS.clear_error();
+      return Options.error("cannot write the coverage map: " + EC.message());
+    }
+    Map.reset();
+    MC.addSideFileFrom(".coverage.json", std::move(MapFile));
+    return Error::success();
   }
 
   PassOptions Options;
@@ -696,7 +720,13 @@ private:
   // Filled serially by finishMethod.
   uint32_t Counters = 0;
   bool Overflow = false;
-  std::vector<MethodRecord> Methods;
+  ScratchFile MapFile;
+  std::unique_ptr<raw_fd_ostream> Map;
+  uint64_t MethodsWritten = 0;
+  std::vector<std::string> Documents;
+  DenseMap<uint32_t, uint32_t> DocumentIndex; // Document row -> index in Documents
+  bool PdbBroken = false;
+  std::vector<std::string> Warnings; // from finishMethod, which cannot warn
   /// Per MethodDef row - 1: which counters of the method continue a block (runOnMethod to
   /// finishMethod).
   std::vector<std::vector<bool>> ContinuesByRow;

@@ -24,12 +24,14 @@
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "metadata/Signature.h"
+#include "support/AtomicFile.h"
 #include "weaver/il/MethodBody.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdint>
 #include <functional>
@@ -118,6 +120,18 @@ public:
   virtual llvm::Expected<std::shared_ptr<const metadata::OpenedAssembly>>
   openAssembly(llvm::StringRef Path) {
     return metadata::OpenedAssembly::open(Path);
+  }
+  /// A side file the pass wrote to a temporary file, being too large to hold in memory: the
+  /// offline weaver moves it next to the output once the output is written. By default it is
+  /// read back and given to addSideFile.
+  virtual void addSideFileFrom(std::string Suffix, ScratchFile File) {
+    auto Text = llvm::MemoryBuffer::getFile(File.path(), /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+    if (!Text) {
+      warn("cannot read back the side file " + Suffix + ": " + Text.getError().message());
+      return;
+    }
+    addSideFile(std::move(Suffix), std::string((*Text)->getBuffer()));
   }
 };
 

@@ -479,6 +479,9 @@ public:
   void addSideFile(std::string Suffix, std::string Contents) override {
     Out.SideFiles.emplace_back(std::move(Suffix), std::move(Contents));
   }
+  void addSideFileFrom(std::string Suffix, ScratchFile File) override {
+    Out.SideFilesOnDisk.emplace_back(std::move(Suffix), std::move(File));
+  }
   void warn(const Twine &Message) override { Out.Warnings.push_back(Message.str()); }
   StringRef inputPath() const override { return InputPath; }
   Expected<std::shared_ptr<const OpenedAssembly>> openAssembly(StringRef Path) override {
@@ -875,6 +878,16 @@ Expected<std::unique_ptr<ModuleWeave>> ModuleWeave::start(const pe::Image &Img, 
 Expected<std::optional<BodyBytes>> ModuleWeave::body(uint32_t Row) { return I->body(Row); }
 Error ModuleWeave::finish() { return I->finish(); }
 WeaveOutcome &ModuleWeave::outcome() { return I->Out; }
+
+Error writeSideFiles(WeaveOutcome &Woven, StringRef OutputPath) {
+  for (const auto &[Suffix, Contents] : Woven.SideFiles)
+    if (Error E = writeFileAtomically((OutputPath + Suffix).str(), arrayRefFromStringRef(Contents)))
+      return E;
+  for (auto &[Suffix, File] : Woven.SideFilesOnDisk)
+    if (Error E = File.keepAs((OutputPath + Suffix).str()))
+      return E;
+  return Error::success();
+}
 
 Expected<WeaveOutcome> weave(const pe::Image &Img, Editor &E, const spec::Selection &Sel,
                              const WeaveOptions &Options) {

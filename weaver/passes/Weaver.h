@@ -14,6 +14,7 @@
 #define WEFT_WEAVER_PASSES_WEAVER_H
 
 #include "metadata/pdb/Rewrite.h"
+#include "support/AtomicFile.h"
 #include "weaver/ModuleWriter.h"
 #include "weaver/spec/Spec.h"
 
@@ -85,6 +86,8 @@ struct WeaveOutcome {
   std::map<uint32_t, metadata::pdb::BodyRemap> Remaps;
   /// (suffix, contents): files to write next to the output.
   std::vector<std::pair<std::string, std::string>> SideFiles;
+  /// (suffix, temporary file): the same, for those too large to hold in memory.
+  std::vector<std::pair<std::string, ScratchFile>> SideFilesOnDisk;
   std::vector<std::string> Warnings;
   /// "pass: method: reason" for every method a pass left alone, in row order.
   std::vector<std::string> Skipped;
@@ -122,6 +125,10 @@ private:
   explicit ModuleWeave(std::unique_ptr<Impl> I);
   std::unique_ptr<Impl> I;
 };
+
+/// Writes the side files of \p Woven next to the output \p OutputPath (OUT + suffix), each
+/// atomically; the temporary ones are moved there.
+llvm::Error writeSideFiles(WeaveOutcome &Woven, llvm::StringRef OutputPath);
 
 /// Runs the passes \p Sel chose on the module of \p Img, editing \p E, and keeps every new body
 /// in the outcome (ModuleWeave without the streaming).

@@ -24,6 +24,7 @@
 #include "pe/Image.h"
 #include "support/Allocator.h"
 #include "support/AtomicFile.h"
+#include "support/WorkerTeam.h"
 #include "weaver/ModuleWriter.h"
 #include "weaver/ReadAll.h"
 #include "weaver/Symbols.h"
@@ -149,7 +150,7 @@ std::string newestSdkCSharp() {
   return Found;
 }
 
-void weaveOne(const std::string &Path, const std::string &Probe, unsigned Threads,
+void weaveOne(const std::string &Path, const std::string &Probe, WorkerTeam &Team,
               const std::string &OutDir, Totals &T) {
   auto Fail = [&](Error E) {
     errs() << Path << ": " << toString(std::move(E)) << '\n';
@@ -185,6 +186,7 @@ void weaveOne(const std::string &Path, const std::string &Probe, unsigned Thread
   ReadStats Stats;
   ReadOptions RO;
   RO.CustomAttributes = false; // as the CLI: their blobs are copied, not re-encoded
+  RO.Team = &Team;
   if (Error E = readEverything(**Img, **M, Stats, RO))
     return Fail(std::move(E));
   T.lap(Totals::Read);
@@ -195,7 +197,7 @@ void weaveOne(const std::string &Path, const std::string &Probe, unsigned Thread
     return Fail(Sel.takeError());
   metadata::AssemblyResolver Resolver(metadata::AssemblyResolver::searchDirsFor(Path));
   passes::WeaveOptions WO;
-  WO.Threads = Threads;
+  WO.Team = &Team;
   WO.Resolver = &Resolver;
   WO.InputPath = Path;
   WO.KeepRemaps = sys::fs::exists(separatePdbPath(**Img, Path)) || hasEmbeddedPdb(**Img);
@@ -318,12 +320,14 @@ int main(int argc, char **argv) {
     return 1;
   }
   Totals T;
-  // The files go one after another: the pass itself runs on O.Threads threads.
+  // The files go one after another, as in the CLI: the threads of one team read each file's
+  // bodies and run its method phases.
+  WorkerTeam Team(O.Threads);
   bench::Options Serial = O;
   Serial.Threads = 1;
   bench::Timing Time = bench::runRepeatedly(
       Serial, [&] { T.startRun(); },
-      [&](const std::string &F) { weaveOne(F, Probe, O.Threads, std::string(OutDir), T); });
+      [&](const std::string &F) { weaveOne(F, Probe, Team, std::string(OutDir), T); });
   sys::fs::remove_directories(OutDir);
   outs() << "weft weave entry-exit (" << ProbeType
          << ": OnEnter/OnExit(int token), called directly as they cannot throw; one exit block): "

@@ -15,6 +15,7 @@
 #include "metadata/Editor.h"
 #include "metadata/Resolver.h"
 #include "pe/StrongName.h"
+#include "support/WorkerTeam.h"
 #include "weaver/ModuleWriter.h"
 #include "weaver/ReadAll.h"
 #include "weaver/Symbols.h"
@@ -30,6 +31,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -101,8 +103,12 @@ private:
 
 /// What every file of a run shares, made once and alive for the whole run.
 struct WeaveRun {
-  explicit WeaveRun(const WeaveOptions &Opt) : Opt(Opt) {}
+  explicit WeaveRun(const WeaveOptions &Opt)
+      : Opt(Opt), Team(Opt.Threads ? Opt.Threads
+                                   : llvm::hardware_concurrency().compute_thread_count()) {}
   const WeaveOptions &Opt;
+  /// The threads of the whole run: reading bodies and the method phases of every file.
+  WorkerTeam Team;
   std::optional<spec::Spec> Spec;
   std::optional<pe::StrongNameKey> Key;
   RunResolvers Resolvers;
@@ -124,7 +130,7 @@ Expected<std::unique_ptr<passes::ModuleWeave>> startWeave(const Job &J, const pe
                                                           WeaveRun &Run) {
   const WeaveOptions &Opt = Run.Opt;
   passes::WeaveOptions WO;
-  WO.Threads = Opt.Threads;
+  WO.Team = &Run.Team;
   WO.VerifyEach = Opt.VerifyEach;
   WO.Force = Opt.Force;
   WO.Resolver = &Run.Resolvers.forInput(J.Input);
@@ -206,6 +212,7 @@ Error weaveFile(const Job &J, WeaveRun &Run) {
   ReadStats Stats;
   ReadOptions RO;
   RO.CustomAttributes = false; // their blobs are copied, not re-encoded
+  RO.Team = &Run.Team;
   if (Error E = readEverything(*In->Image, *In->Module, Stats, RO))
     return createFileError(J.Input, std::move(E));
 

@@ -9,6 +9,7 @@
 #include "pe/Image.h"
 #include "support/Error.h"
 #include "support/Format.h"
+#include "support/WorkerTeam.h"
 #include "weaver/analysis/Verifier.h"
 #include "weaver/il/BodyReader.h"
 
@@ -16,6 +17,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <atomic>
 
 using namespace llvm;
 using namespace weft::metadata;
@@ -232,6 +234,52 @@ Error readBody(const pe::Image &Img, const Module &M, uint32_t Row, ReadStats &S
 
 } // namespace
 
+/// Reads the method bodies on the team; true if every one read and their code is within
+/// \p Budget (Stats then counts them), false if the caller must read them in order to find the
+/// error. The running total stops every member once the budget is spent, so a hostile file costs
+/// no more than it would in order.
+static bool readBodiesInParallel(const pe::Image &Img, const Module &M, ReadStats &Stats,
+                          uint64_t Budget, WorkerTeam &Team) {
+  std::vector<uint32_t> Rows;
+  for (uint32_t R = 1; R <= M.rowCount(TableId::MethodDef); ++R)
+    if (M.get(TableId::MethodDef, R, MethodDefCol::RVA) &&
+        !(M.get(TableId::MethodDef, R, MethodDefCol::ImplFlags) & 3))
+      Rows.push_back(R);
+  constexpr size_t Chunk = 256;
+  size_t Chunks = (Rows.size() + Chunk - 1) / Chunk;
+  std::vector<ReadStats> Parts(Chunks);
+  std::atomic<uint64_t> Code{0};
+  std::atomic<bool> Failed{false};
+  Team.forEach(Chunks, [&](size_t C) {
+    std::vector<il::Instruction> Insts;
+    std::vector<uint32_t> Starts;
+    ReadStats &S = Parts[C];
+    for (size_t I = C * Chunk; I < std::min(Rows.size(), (C + 1) * Chunk); ++I) {
+      if (Failed.load(std::memory_order_relaxed))
+        return;
+      uint64_t Before = S.ILBytes;
+      if (Error E = readBody(Img, M, Rows[I], S, Insts, Starts)) {
+        consumeError(std::move(E));
+        Failed = true;
+        return;
+      }
+      if ((Code += S.ILBytes - Before) > Budget) {
+        Failed = true;
+        return;
+      }
+    }
+  });
+  if (Failed)
+    return false;
+  for (const ReadStats &S : Parts) {
+    Stats.MethodsWithBody += S.MethodsWithBody;
+    Stats.ILBytes += S.ILBytes;
+    Stats.Instructions += S.Instructions;
+    Stats.ExceptionClauses += S.ExceptionClauses;
+  }
+  return true;
+}
+
 Error readEverything(const pe::Image &Img, const Module &M, ReadStats &Stats,
                      const ReadOptions &Opts) {
   if (Expected<std::vector<pe::DebugEntry>> D = Img.debugEntries(); !D)
@@ -243,10 +291,13 @@ Error readEverything(const pe::Image &Img, const Module &M, ReadStats &Stats,
     return E;
   if (Error E = readSmallBlobs(M, Stats, Opts))
     return E;
+  uint64_t Budget = Opts.CodeBudget ? Opts.CodeBudget : il::methodCodeBudget(Img.bytes().size());
+  if (Opts.Team && Opts.Team->size() > 1 && readBodiesInParallel(Img, M, Stats, Budget, *Opts.Team))
+    return Error::success();
+  // In order: the first error is the one to report (also after a parallel read that failed).
   std::vector<il::Instruction> Insts;
   std::vector<uint32_t> Starts;
   uint64_t Code = 0;
-  uint64_t Budget = Opts.CodeBudget ? Opts.CodeBudget : il::methodCodeBudget(Img.bytes().size());
   for (uint32_t R = 1; R <= M.rowCount(TableId::MethodDef); ++R) {
     uint32_t RVA = M.get(TableId::MethodDef, R, MethodDefCol::RVA);
     uint16_t Impl = M.get(TableId::MethodDef, R, MethodDefCol::ImplFlags);

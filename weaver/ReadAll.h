@@ -24,6 +24,8 @@ class AssemblyResolver;
 
 namespace weft {
 
+class WorkerTeam;
+
 struct ReadStats {
   uint64_t Signatures = 0;
   uint64_t CustomAttributes = 0;
@@ -41,6 +43,9 @@ struct ReadOptions {
   metadata::AssemblyResolver *Resolver = nullptr;
   /// The most IL code to read over all methods; 0 for il::methodCodeBudget of the file's size.
   uint64_t CodeBudget = 0;
+  /// Threads for the method bodies, which are read in parallel (the error, if any, is the one
+  /// reading them in order would give); may be null.
+  WorkerTeam *Team = nullptr;
 };
 
 /// Decodes everything; the first malformed item is the error (naming what and where).

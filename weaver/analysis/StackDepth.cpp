@@ -44,8 +44,16 @@ bool stackEffect(const Instr &I, const CallShapeSource &Shapes, bool ReturnsValu
 }
 
 StackInfo analyzeStack(const MethodBody &Body, const CallShapeSource &Shapes, bool ReturnsValue) {
-  const std::vector<Instr *> &Order = Body.instructions();
   StackInfo Info;
+  analyzeStack(Body, Shapes, ReturnsValue, Info);
+  return Info;
+}
+
+void analyzeStack(const MethodBody &Body, const CallShapeSource &Shapes, bool ReturnsValue,
+                  StackInfo &Info) {
+  const std::vector<Instr *> &Order = Body.instructions();
+  Info.MaxStack = 0;
+  Info.Problems.clear();
   Info.DepthIn.assign(Order.size(), -1);
   uint32_t Stamp = Body.number();
   auto Label = [&](uint32_t K) {
@@ -53,7 +61,8 @@ StackInfo analyzeStack(const MethodBody &Body, const CallShapeSource &Shapes, bo
                                                 : "instruction " + std::to_string(K);
   };
 
-  std::vector<uint32_t> Work;
+  std::vector<uint32_t> &Work = Info.Work;
+  Work.clear();
   auto Merge = [&](uint32_t From, const Instr *To, int Depth) {
     if (!To) {
       Info.Problems.push_back({From, "branch to the end of the code"});
@@ -132,7 +141,6 @@ StackInfo analyzeStack(const MethodBody &Body, const CallShapeSource &Shapes, bo
     default: FallThrough(); break;
     }
   }
-  return Info;
 }
 
 } // namespace weft::analysis

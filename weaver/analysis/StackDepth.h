@@ -26,11 +26,17 @@ struct StackInfo {
   /// The depth before each instruction (by position in the order); -1 where unreachable.
   std::vector<int32_t> DepthIn;
   std::vector<StackProblem> Problems;
+  /// The instructions left to visit (kept here so that a StackInfo reused for many bodies
+  /// allocates once).
+  std::vector<uint32_t> Work;
 };
 
 /// \p ReturnsValue says whether `ret` takes a value (the method's return type is not void).
 StackInfo analyzeStack(const il::MethodBody &Body, const il::CallShapeSource &Shapes,
                        bool ReturnsValue);
+/// The same into \p Out, whose storage is reused.
+void analyzeStack(const il::MethodBody &Body, const il::CallShapeSource &Shapes, bool ReturnsValue,
+                  StackInfo &Out);
 
 /// How many values \p I takes from and leaves on the stack; false if its token names no method.
 bool stackEffect(const il::Instr &I, const il::CallShapeSource &Shapes, bool ReturnsValue, int &Pop,

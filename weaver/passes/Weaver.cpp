@@ -566,7 +566,8 @@ struct ModuleWeave::Impl {
   WeaveOutcome Out;
   OfflineModuleContext MC;
   std::vector<std::unique_ptr<Pass>> Passes;
-  std::optional<WorkerTeam> Team;
+  std::optional<WorkerTeam> OwnTeam; // when the options give none
+  WorkerTeam *Team = nullptr;
   /// Runs F(I) for I in [0, N) on the team, or here without one.
   void forEach(size_t N, function_ref<void(size_t)> F) {
     if (Team)
@@ -619,8 +620,12 @@ Error ModuleWeave::Impl::begin() {
 
   unsigned Threads =
       Options.Threads ? Options.Threads : hardware_concurrency().compute_thread_count();
-  if (Threads > 1)
-    Team.emplace(Threads);
+  if (Options.Team) {
+    Team = Options.Team;
+  } else if (Threads > 1) {
+    OwnTeam.emplace(Threads);
+    Team = &*OwnTeam;
+  }
   // After beginModule, which adds the references the method phases call through.
   S.Shapes.prepare([&](size_t N, function_ref<void(size_t)> Do) { forEach(N, Do); });
   S.prepareFacts();

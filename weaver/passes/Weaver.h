@@ -28,6 +28,9 @@
 #include <utility>
 #include <vector>
 
+namespace weft {
+class WorkerTeam;
+}
 namespace weft::pe {
 class Image;
 }
@@ -49,6 +52,8 @@ bool isWoven(const metadata::Module &M);
 struct WeaveOptions {
   /// Threads for the method phases; 0 for one per core.
   unsigned Threads = 0;
+  /// The threads to use (Threads is then ignored), for a run that weaves many modules; may be null.
+  WorkerTeam *Team = nullptr;
   /// Verify every body a pass changed, naming the pass and the method.
   bool VerifyEach = false;
   /// Weave an assembly that carries the marker.

@@ -22,11 +22,7 @@ test::CommandResult weft(std::vector<std::string> Args) {
   return test::run(test::weftTool(), Args);
 }
 
-std::string frameworkFile(StringRef Name) {
-  SmallString<256> P(test::netCoreAppDir());
-  sys::path::append(P, Name);
-  return std::string(P);
-}
+using test::frameworkFile;
 
 bool contains(StringRef Text, StringRef Part) { return Text.contains(Part); }
 

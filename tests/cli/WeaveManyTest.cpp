@@ -36,11 +36,7 @@ test::CommandResult weft(std::vector<std::string> Args) {
   return test::run(test::weftTool(), Args);
 }
 
-std::string frameworkFile(StringRef Name) {
-  SmallString<256> P(test::netCoreAppDir());
-  sys::path::append(P, Name);
-  return std::string(P);
-}
+using test::frameworkFile;
 
 /// The names of the files directly in \p Dir, sorted.
 std::vector<std::string> filesIn(StringRef Dir) {

@@ -90,6 +90,12 @@ std::vector<Installed> sharedFrameworks() {
 
 std::vector<Installed> sdks() { return parseListing(run("dotnet", {"--list-sdks"}).Out, false); }
 
+std::string frameworkFile(StringRef Name) {
+  SmallString<256> P(netCoreAppDir());
+  sys::path::append(P, Name);
+  return std::string(P);
+}
+
 std::string netCoreAppDir() {
   std::string Best, BestVersion;
   for (const Installed &I : sharedFrameworks())

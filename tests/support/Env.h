@@ -44,6 +44,8 @@ std::vector<Installed> sharedFrameworks();
 std::vector<Installed> sdks();
 /// The folder of the newest installed Microsoft.NETCore.App.
 std::string netCoreAppDir();
+/// A file of the newest Microsoft.NETCore.App ("System.Linq.dll").
+std::string frameworkFile(llvm::StringRef Name);
 /// The NuGet global-packages folder.
 std::string nugetPackagesDir();
 

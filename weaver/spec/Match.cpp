@@ -211,6 +211,11 @@ struct MethodFacts {
   std::vector<ParamText> Params;
 };
 
+bool methodHasBody(const Module &M, uint32_t Row) {
+  return M.get(TableId::MethodDef, Row, MethodDefCol::RVA) != 0 &&
+         (M.get(TableId::MethodDef, Row, MethodDefCol::ImplFlags) & CodeTypeMask) == 0;
+}
+
 class Matcher {
 public:
   Matcher(ArrayRef<Rule> Rules, const Module &M) : Rules(Rules), M(M), Names(M), Saver(Alloc) {
@@ -244,10 +249,7 @@ public:
     }
   }
 
-  bool hasBody(uint32_t Row) const {
-    return M.get(TableId::MethodDef, Row, MethodDefCol::RVA) != 0 &&
-           (M.get(TableId::MethodDef, Row, MethodDefCol::ImplFlags) & CodeTypeMask) == 0;
-  }
+  bool hasBody(uint32_t Row) const { return methodHasBody(M, Row); }
 
   void facts(uint32_t Row, MethodFacts &F) const {
     F.Row = Row;
@@ -458,6 +460,28 @@ private:
   std::vector<RuleState> State;
 };
 
+/// Whether \p R takes every method with a body (as `--pass` does), so that no method's facts
+/// need be worked out.
+bool matchesEverything(const Rule &R) {
+  return !R.Exclude && !R.Assembly && !R.Namespace && !R.Type && !R.Method && !R.HasParameters &&
+         R.Attributes.empty() && R.TypeAttributes.empty() && R.Visibility == 0xFF && !R.Static &&
+         R.CompilerGenerated == Mode::Include && R.Constructors == Mode::Include &&
+         R.Accessors == Mode::Include && R.StateMachines == Mode::Include;
+}
+
+/// Every use for every method with a body (the uses in the order the spec names them).
+Selection selectEverywhere(Selection Out, ArrayRef<const PassUse *> Uses, const Module &M) {
+  SmallVector<uint16_t, 4> All;
+  for (size_t U = 0; U < Uses.size(); ++U) {
+    All.push_back(uint16_t(U));
+    Out.Uses.push_back(*Uses[U]);
+  }
+  for (uint32_t Row = 1; Row <= Out.PerMethod.size(); ++Row)
+    if (methodHasBody(M, Row))
+      Out.PerMethod[Row - 1] = All;
+  return Out;
+}
+
 } // namespace
 
 Expected<Selection> select(const Spec &S, const Module &M) {
@@ -482,6 +506,8 @@ Expected<Selection> select(const Spec &S, const Module &M) {
   Out.PerMethod.resize(Methods);
   if (Distinct.empty())
     return std::move(Out);
+  if (std::all_of(S.Rules.begin(), S.Rules.end(), matchesEverything))
+    return selectEverywhere(std::move(Out), Distinct, M);
 
   Matcher X(S.Rules, M);
   std::vector<uint8_t> Mark(Distinct.size(), 0), Used(Distinct.size(), 0);

@@ -585,6 +585,8 @@ private:
   // The map is written as the methods are finished, in row order, to a temporary file that
   // becomes the side file: it can be larger than the module, and is not held in memory. The
   // counter count and the documents, known at the end, follow the methods.
+  static json::Value jsonText(StringRef S) { return json::Value(validUtf8(S)); }
+
   Error startMap(ModuleContext &MC) {
     int FD = -1;
     SmallString<128> Path;
@@ -592,15 +594,14 @@ private:
       return Options.error("cannot make a temporary file for the coverage map: " + EC.message());
     MapFile = ScratchFile(std::string(Path));
     Map = std::make_unique<raw_fd_ostream>(FD, /*shouldClose=*/true);
-    auto Str = [](StringRef S) { return json::Value(validUtf8(S)); };
     raw_fd_ostream &OS = *Map;
     OS << "{\n";
     OS << " \"format\": \"weft-coverage-map\",\n \"version\": 1,\n";
-    OS << " \"assembly\": " << Str(MC.assemblyName()) << ",\n";
-    OS << " \"mvid\": " << Str(mvid(MC)) << ",\n";
-    OS << " \"hits-file\": " << Str(HitsTemplate) << ",\n";
-    OS << " \"hits-variable\": " << Str(HitsEnvironmentVariable) << ",\n";
-    OS << " \"pdb\": " << (PdbPath.empty() ? json::Value(nullptr) : Str(PdbPath)) << ",\n";
+    OS << " \"assembly\": " << jsonText(MC.assemblyName()) << ",\n";
+    OS << " \"mvid\": " << jsonText(mvid(MC)) << ",\n";
+    OS << " \"hits-file\": " << jsonText(HitsTemplate) << ",\n";
+    OS << " \"hits-variable\": " << jsonText(HitsEnvironmentVariable) << ",\n";
+    OS << " \"pdb\": " << (PdbPath.empty() ? json::Value(nullptr) : jsonText(PdbPath)) << ",\n";
     OS << " \"methods\": [";
     return Error::success();
   }
@@ -692,13 +693,12 @@ private:
   Error finishMap(ModuleContext &MC) {
     for (const std::string &W : Warnings)
       MC.warn(W);
-    auto Str = [](StringRef S) { return json::Value(validUtf8(S)); };
     raw_fd_ostream &OS = *Map;
     OS << (MethodsWritten ? "\n ],\n" : "],\n");
     OS << " \"counters\": " << Counters << ",\n";
     OS << " \"documents\": [";
     for (size_t I = 0; I < Documents.size(); ++I)
-      OS << (I ? ",\n  " : "\n  ") << Str(Documents[I]);
+      OS << (I ? ",\n  " : "\n  ") << jsonText(Documents[I]);
     OS << (Documents.empty() ? "]\n" : "\n ]\n");
     OS << "}\n";
     OS.close();

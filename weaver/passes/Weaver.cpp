@@ -9,6 +9,7 @@
 #include "metadata/Signature.h"
 #include "pe/Image.h"
 #include "support/ByteReader.h"
+#include "support/Error.h"
 #include "support/Format.h"
 #include "support/WorkerTeam.h"
 #include "weaver/analysis/Verifier.h"
@@ -520,10 +521,6 @@ double secondsSince(std::chrono::steady_clock::time_point &Mark) {
   return S;
 }
 
-Error plainFailure(const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), Msg);
-}
-
 } // namespace
 
 /// The state of one module's weave between the writer's requests.
@@ -554,7 +551,7 @@ struct ModuleWeave::Impl {
     const spec::PassUse &U = Sel.Uses[P];
     if (!StringRef(Msg).startswith(U.Rule))
       Msg = U.Rule + ": pass '" + U.Pass + "': " + Msg;
-    return plainFailure(Msg);
+    return plainError(Msg);
   }
 
   const pe::Image &Img;
@@ -592,18 +589,18 @@ struct ModuleWeave::Impl {
 Error ModuleWeave::Impl::begin() {
   auto Mark = std::chrono::steady_clock::now();
   if (isWoven(M) && !Options.Force)
-    return plainFailure("the assembly was already woven by weft (it has the type " +
+    return plainError("the assembly was already woven by weft (it has the type " +
                         Twine(MarkerNamespace) + "." + MarkerName +
                         "); give --force to weave it again");
   for (unsigned T = 0; T < MaxTables; ++T)
     if (M.rowCount(TableId(T)) >= Provisional)
-      return plainFailure("table " + Twine(tableSpec(TableId(T)).Name) +
+      return plainError("table " + Twine(tableSpec(TableId(T)).Name) +
                           " has too many rows to weave");
   if (M.streamBytes("#US").size() >= Provisional)
-    return plainFailure("the user-string heap is too large to weave");
+    return plainError("the user-string heap is too large to weave");
   S.CoreScope = findCoreScope(M);
   if (S.CoreScope == 0xFFFFFFFF)
-    return plainFailure("the module references no core library (System.Runtime, netstandard, "
+    return plainError("the module references no core library (System.Runtime, netstandard, "
                         "mscorlib or System.Private.CoreLib)");
 
   // The passes, in the order the spec first names them.
@@ -677,7 +674,7 @@ Error ModuleWeave::Impl::weaveBatch(uint32_t Begin) {
   });
   for (size_t I = 0; I < N; ++I)
     if (Errors[I])
-      return plainFailure("method 0x" + hexstr(makeToken(TableId::MethodDef, B.Rows[I]), false, 8) +
+      return plainError("method 0x" + hexstr(makeToken(TableId::MethodDef, B.Rows[I]), false, 8) +
                           ": " + *Errors[I]);
   Out.Times.DecodeAndFirstPass += secondsSince(Mark);
 
@@ -726,7 +723,7 @@ Error ModuleWeave::Impl::settle(size_t P, BatchState &B) {
       continue;
     OfflineMethodContext &C = *B.Ctx[I];
     if (C.Failure)
-      return plainFailure("pass '" + Sel.Uses[P].key() + "' failed on " + C.displayName() + ": " +
+      return plainError("pass '" + Sel.Uses[P].key() + "' failed on " + C.displayName() + ": " +
                           *C.Failure);
     if (C.Skipped) {
       Out.Skipped.push_back(Sel.Uses[P].Pass + ": " + C.displayName() + ": " + C.SkipReason);
@@ -739,7 +736,7 @@ Error ModuleWeave::Impl::settle(size_t P, BatchState &B) {
     C.Notes.clear();
     C.Changed = true;
     if (Error Err = C.resolve())
-      return plainFailure("pass '" + Sel.Uses[P].key() + "' on " + C.displayName() + ": " +
+      return plainError("pass '" + Sel.Uses[P].key() + "' on " + C.displayName() + ": " +
                           toString(std::move(Err)));
     Passes[P]->finishMethod(C);
     C.Marks.clear();
@@ -758,7 +755,7 @@ Error ModuleWeave::Impl::settle(size_t P, BatchState &B) {
       std::string At;
       if (D.ILOffset != il::NoOffset)
         At = " at IL_" + hexstr(D.ILOffset, false, 4) + " (original offset)";
-      return plainFailure("--verify-each: pass '" + Sel.Uses[P].key() + "' produced bad IL in " +
+      return plainError("--verify-each: pass '" + Sel.Uses[P].key() + "' produced bad IL in " +
                           B.Ctx[I]->displayName() + At + ": " + D.What);
     }
   return Error::success();
@@ -803,7 +800,7 @@ Error ModuleWeave::Impl::keepEncoded(ArrayRef<uint32_t> Batch,
   for (size_t I = 0; I < Batch.size(); ++I) {
     Encoding &E = Encoded[I];
     if (E.Error)
-      return plainFailure(*E.Error);
+      return plainError(*E.Error);
     if (!E.Body)
       continue;
     ++Out.MethodsChanged;
@@ -834,7 +831,7 @@ Expected<std::optional<BodyBytes>> ModuleWeave::Impl::body(uint32_t Row) {
     return BodyBytes{It->second.Bytes, It->second.Fat};
   }
   if (Row < BatchBegin)
-    return plainFailure("method row " + Twine(Row) + " was asked for after a later one");
+    return plainError("method row " + Twine(Row) + " was asked for after a later one");
   while (Row >= NextBatch)
     if (Error Err = weaveBatch(NextBatch))
       return std::move(Err);

@@ -97,29 +97,49 @@ void setLdc(il::Instr *I, int32_t V) {
 }
 
 /// "Ns.Outer/Inner" as the source spells it: report tools show these names, unquoted.
-std::string typeName(const Module &M, uint32_t Row) {
-  std::string Name;
-  for (unsigned Depth = 0; Row && Depth < 64; ++Depth) {
-    StringRef N = M.getString(M.get(TableId::TypeDef, Row, TypeDefCol::TypeName));
-    StringRef Ns = M.getString(M.get(TableId::TypeDef, Row, TypeDefCol::TypeNamespace));
-    std::string Part = Ns.empty() ? N.str() : (Ns + "." + N).str();
-    Name = Name.empty() ? Part : Part + "/" + Name;
-    Row = M.enclosingType(Row);
+void writeTypeName(raw_ostream &OS, const Module &M, uint32_t Row) {
+  uint32_t Chain[64];
+  unsigned Depth = 0;
+  for (; Row && Depth < 64; Row = M.enclosingType(Row))
+    Chain[Depth++] = Row;
+  for (unsigned I = Depth; I-- > 0;) {
+    StringRef N = M.getString(M.get(TableId::TypeDef, Chain[I], TypeDefCol::TypeName));
+    StringRef Ns = M.getString(M.get(TableId::TypeDef, Chain[I], TypeDefCol::TypeNamespace));
+    if (I + 1 < Depth)
+      OS << '/';
+    if (!Ns.empty())
+      OS << Ns << '.';
+    OS << N;
   }
-  return Name;
 }
 
-/// A method as the map describes it.
-struct MethodRecord {
-  uint32_t Row = 0;
-  std::string Type, Name, Signature;
-  uint32_t FirstCounter = 0;
-  /// The original IL range of each block ([NoOffset, NoOffset) for code an earlier pass added).
-  std::vector<std::pair<uint32_t, uint32_t>> Blocks;
-  /// Whether each block is a segment that continues the one before it (after code that may
-  /// throw), rather than a basic block of its own.
-  std::vector<bool> Continues;
-};
+/// \p S as a JSON string, written as llvm::json writes it (invalid UTF-8 repaired first).
+void writeJsonString(raw_ostream &OS, StringRef S) {
+  if (!json::isUTF8(S)) {
+    writeJsonString(OS, json::fixUTF8(S));
+    return;
+  }
+  OS << '"';
+  size_t Plain = 0; // the start of the run not yet written
+  for (size_t I = 0; I < S.size(); ++I) {
+    unsigned char C = S[I];
+    if (C >= 0x20 && C != '"' && C != '\\')
+      continue;
+    OS << S.slice(Plain, I) << '\\';
+    Plain = I + 1;
+    if (C == '"' || C == '\\')
+      OS << C;
+    else if (C == '\t')
+      OS << 't';
+    else if (C == '\n')
+      OS << 'n';
+    else if (C == '\r')
+      OS << 'r';
+    else
+      OS << 'u' << format_hex_no_prefix(C, 4);
+  }
+  OS << S.substr(Plain) << '"';
+}
 
 /// Where a counter goes: before the instruction at Pos (the start of its prefixes).
 struct CounterPlace {
@@ -182,7 +202,7 @@ public:
     if (Error E = startMap(MC))
       return E;
     // One slot per method, written by runOnMethod for its own method only (methods run at once).
-    ContinuesByRow.assign(MC.module().rowCount(TableId::MethodDef), {});
+    Heads.assign(MC.module().rowCount(TableId::MethodDef), {});
     return Error::success();
   }
 
@@ -216,6 +236,7 @@ public:
           CounterOf[Order[P]] = Load;
         C.Marks.push_back(Index);
         C.Marks.push_back(firstOriginal(Order, Places, Next));
+        C.Marks.push_back(Places[Next].Continues ? Index : nullptr);
         ++Next;
       }
       New.push_back(Order[P]);
@@ -240,44 +261,35 @@ public:
       for (il::Instr **P : {&R.TryStart, &R.TryEnd, &R.HandlerStart, &R.HandlerEnd, &R.FilterStart})
         Map(*P);
     C.Number = uint32_t(Places.size());
-    std::vector<bool> &Flags = ContinuesByRow[C.row() - 1];
-    for (const CounterPlace &P : Places)
-      Flags.push_back(P.Continues);
+    Heads[C.row() - 1] = mapHead(C);
     return Error::success();
   }
 
   void finishMethod(MethodContext &C) override {
-    MethodRecord R;
-    R.Row = C.row();
-    R.FirstCounter = Counters;
-    const Module &M = C.module();
-    NamePrinter Names(M);
-    R.Type = C.declaringType() ? typeName(M, C.declaringType()) : "<Module>";
-    R.Name = M.getString(M.get(TableId::MethodDef, C.row(), MethodDefCol::Name)).str();
-    {
-      raw_string_ostream OS(R.Signature);
-      Names.paramTypes(OS, C.signature(), GenericContext{C.declaringType(), C.row()});
-    }
-    // Marks: (counter index instruction, first original instruction of the block) per block.
-    uint32_t CodeSize = C.body().OriginalCodeSize;
+    std::string Head = std::move(Heads[C.row() - 1]);
+    // Marks, three per block: the counter's index instruction, the first original instruction
+    // of the block (or null), and the index instruction again if the block is a segment that
+    // continues the one before it (or null).
+    Blocks.clear();
+    Continues.clear();
     for (uint32_t K = 0; K < C.Number; ++K) {
-      setLdc(C.Marks[2 * K], int32_t(Counters + K));
-      uint32_t Start = C.Marks[2 * K + 1] ? C.Marks[2 * K + 1]->OriginalOffset : il::NoOffset;
-      R.Blocks.push_back({Start, Start});
+      setLdc(C.Marks[3 * K], int32_t(Counters + K));
+      uint32_t Start = C.Marks[3 * K + 1] ? C.Marks[3 * K + 1]->OriginalOffset : il::NoOffset;
+      Blocks.push_back({Start, Start});
+      Continues.push_back(C.Marks[3 * K + 2] != nullptr);
     }
-    R.Continues = std::move(ContinuesByRow[C.row() - 1]);
     // A block ends where the next block with original code starts.
-    uint32_t End = CodeSize;
-    for (size_t K = R.Blocks.size(); K-- > 0;) {
-      if (R.Blocks[K].first == il::NoOffset)
+    uint32_t End = C.body().OriginalCodeSize;
+    for (size_t K = Blocks.size(); K-- > 0;) {
+      if (Blocks[K].first == il::NoOffset)
         continue;
-      R.Blocks[K].second = std::max(End, R.Blocks[K].first);
-      End = R.Blocks[K].first;
+      Blocks[K].second = std::max(End, Blocks[K].first);
+      End = Blocks[K].first;
     }
+    writeMethod(C.row(), Head);
     Counters += C.Number;
     if (Counters >= 0x7FFFFFFF)
       Overflow = true;
-    writeMethod(R);
   }
 
   Error endModule(ModuleContext &MC) override {
@@ -606,12 +618,12 @@ private:
     return Error::success();
   }
 
-  /// The sequence points that start in each block of \p R.
-  std::vector<std::vector<pdb::SequencePoint>> blockPoints(const MethodRecord &R) {
-    std::vector<std::vector<pdb::SequencePoint>> Points(R.Blocks.size());
+  /// The sequence points that start in each of the method's blocks (none without a PDB).
+  std::vector<std::vector<pdb::SequencePoint>> blockPoints(uint32_t Row) {
     if (!Pdb || PdbBroken)
-      return Points;
-    Expected<std::vector<pdb::SequencePoint>> SP = pdb::methodSequencePoints(Pdb->module(), R.Row);
+      return {};
+    std::vector<std::vector<pdb::SequencePoint>> Points(Blocks.size());
+    Expected<std::vector<pdb::SequencePoint>> SP = pdb::methodSequencePoints(Pdb->module(), Row);
     if (!SP) {
       Warnings.push_back("coverage: '" + PdbPath + "': " + toString(SP.takeError()) +
                          "; the coverage map has no source lines from here on");
@@ -620,9 +632,9 @@ private:
     }
     // Blocks by IL start, to find the one holding each point.
     std::vector<std::pair<uint32_t, size_t>> Starts;
-    for (size_t K = 0; K < R.Blocks.size(); ++K)
-      if (R.Blocks[K].first != il::NoOffset)
-        Starts.push_back({R.Blocks[K].first, K});
+    for (size_t K = 0; K < Blocks.size(); ++K)
+      if (Blocks[K].first != il::NoOffset)
+        Starts.push_back({Blocks[K].first, K});
     llvm::sort(Starts);
     for (const pdb::SequencePoint &P : *SP) {
       if (P.isHidden())
@@ -631,7 +643,7 @@ private:
       if (It == Starts.begin())
         continue;
       size_t K = std::prev(It)->second;
-      if (P.ILOffset < R.Blocks[K].second)
+      if (P.ILOffset < Blocks[K].second)
         Points[K].push_back(P);
     }
     return Points;
@@ -649,45 +661,56 @@ private:
     return It->second;
   }
 
-  void writeMethod(const MethodRecord &R) {
-    std::vector<std::vector<pdb::SequencePoint>> Points = blockPoints(R);
+  /// The start of the method's line of the map, up to its first counter's number: token, type,
+  /// name and signature, written as llvm::json::OStream would.
+  static std::string mapHead(MethodContext &C) {
+    const Module &M = C.module();
+    SmallString<256> Head;
+    raw_svector_ostream OS(Head);
+    OS << "{\"token\":\"0x" << format_hex_no_prefix(makeToken(TableId::MethodDef, C.row()), 8, true)
+       << "\",\"type\":";
+    SmallString<128> Text;
+    raw_svector_ostream TextOS(Text);
+    if (C.declaringType())
+      writeTypeName(TextOS, M, C.declaringType());
+    else
+      TextOS << "<Module>";
+    writeJsonString(OS, Text);
+    OS << ",\"name\":";
+    writeJsonString(OS, M.getString(M.get(TableId::MethodDef, C.row(), MethodDefCol::Name)));
+    OS << ",\"signature\":";
+    Text.clear();
+    NamePrinter(M).paramTypes(TextOS, C.signature(),
+                              GenericContext{C.declaringType(), C.row()});
+    writeJsonString(OS, Text);
+    OS << ",\"counter\":";
+    return std::string(Head);
+  }
+
+  /// The method's line of the map: its head, then its first counter and its blocks.
+  void writeMethod(uint32_t Row, StringRef Head) {
+    std::vector<std::vector<pdb::SequencePoint>> Points = blockPoints(Row);
     raw_fd_ostream &OS = *Map;
-    OS << (MethodsWritten++ ? ",\n  " : "\n  ");
-    json::OStream J(OS);
-    J.object([&] {
-      J.attribute("token", "0x" + hexstr(makeToken(TableId::MethodDef, R.Row), false, 8));
-      J.attribute("type", validUtf8(R.Type));
-      J.attribute("name", validUtf8(R.Name));
-      J.attribute("signature", validUtf8(R.Signature));
-      J.attribute("counter", R.FirstCounter);
-      J.attributeArray("blocks", [&] {
-        for (size_t K = 0; K < R.Blocks.size(); ++K)
-          J.object([&] {
-            J.attributeArray("il", [&] {
-              if (R.Blocks[K].first == il::NoOffset)
-                return;
-              J.value(R.Blocks[K].first);
-              J.value(R.Blocks[K].second);
-            });
-            if (K < R.Continues.size() && R.Continues[K])
-              J.attribute("continues", true);
-            if (Points[K].empty())
-              return;
-            J.attributeArray("lines", [&] {
-              for (const pdb::SequencePoint &P : Points[K]) {
-                uint32_t Document = documentNumber(P.Document);
-                J.array([&] {
-                  J.value(Document);
-                  J.value(P.StartLine);
-                  J.value(P.StartColumn);
-                  J.value(P.EndLine);
-                  J.value(P.EndColumn);
-                });
-              }
-            });
-          });
-      });
-    });
+    OS << (MethodsWritten++ ? ",\n  " : "\n  ") << Head << Counters << ",\"blocks\":[";
+    for (size_t K = 0; K < Blocks.size(); ++K) {
+      OS << (K ? ",{\"il\":[" : "{\"il\":[");
+      if (Blocks[K].first != il::NoOffset)
+        OS << Blocks[K].first << ',' << Blocks[K].second;
+      OS << ']';
+      if (Continues[K])
+        OS << ",\"continues\":true";
+      if (K < Points.size() && !Points[K].empty()) {
+        OS << ",\"lines\":[";
+        for (size_t I = 0; I < Points[K].size(); ++I) {
+          const pdb::SequencePoint &P = Points[K][I];
+          OS << (I ? ",[" : "[") << documentNumber(P.Document) << ',' << P.StartLine << ','
+             << P.StartColumn << ',' << P.EndLine << ',' << P.EndColumn << ']';
+        }
+        OS << ']';
+      }
+      OS << '}';
+    }
+    OS << "]}";
   }
 
   Error finishMap(ModuleContext &MC) {
@@ -727,9 +750,14 @@ private:
   DenseMap<uint32_t, uint32_t> DocumentIndex; // Document row -> index in Documents
   bool PdbBroken = false;
   std::vector<std::string> Warnings; // from finishMethod, which cannot warn
-  /// Per MethodDef row - 1: which counters of the method continue a block (runOnMethod to
-  /// finishMethod).
-  std::vector<std::vector<bool>> ContinuesByRow;
+  /// The original IL range of each block of the method finishMethod writes ([NoOffset,
+  /// NoOffset) for code an earlier pass added).
+  std::vector<std::pair<uint32_t, uint32_t>> Blocks;
+  std::vector<bool> Continues; // whether each block continues the one before it
+  /// Per MethodDef row - 1: the start of the method's line of the map (made on the method's
+  /// thread by runOnMethod, written by finishMethod).
+  std::vector<std::string> Heads;
+
 };
 
 } // namespace

@@ -3,11 +3,14 @@
 // Reads assemblies, applies the passes that --pass or --spec select (none: the round trip) and
 // writes each anew, with any side files the passes make next to it.
 //
-// Several inputs (files, or folders standing for the assemblies directly in them) are woven one
-// after another: the passes already use every core within a file, and one file at a time keeps
-// the memory to that of the largest input. What does not depend on the file is made once per
-// run: the spec, the strong-name key, the resolvers of referenced assemblies and the probe and
-// replacement assemblies the passes open.
+// Several inputs (files, or folders standing for the assemblies directly in them): those more
+// than 1/threads the size of the largest are woven first, one after another, each with its
+// methods on every thread; the smaller ones then side by side, one input per thread, so that the
+// steps done once per file (reading, serializing, checksums) use every core too, while the inputs
+// in memory at once are never larger together than the largest. Each input's messages are
+// printed whole, in input order, whatever order the inputs were woven in. What does not depend on the file is
+// made once per run: the spec, the strong-name key, the resolvers of referenced assemblies and the
+// probe and replacement assemblies the passes open.
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Tool.h"
@@ -34,8 +37,11 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
+#include <mutex>
 
 using namespace llvm;
 
@@ -90,6 +96,7 @@ public:
   metadata::AssemblyResolver &forInput(StringRef Path) {
     std::vector<std::string> Dirs =
         metadata::AssemblyResolver::searchDirsFor(Path, {}, /*Frameworks=*/false);
+    std::lock_guard<std::mutex> G(Lock);
     std::unique_ptr<metadata::AssemblyResolver> &R = ByFolder[Dirs.front()];
     if (!R)
       R = std::make_unique<metadata::AssemblyResolver>(std::move(Dirs), &Frameworks);
@@ -98,6 +105,7 @@ public:
 
 private:
   metadata::AssemblyResolver Frameworks;
+  std::mutex Lock; // inputs woven side by side ask at once
   std::map<std::string, std::unique_ptr<metadata::AssemblyResolver>> ByFolder;
 };
 
@@ -107,14 +115,13 @@ struct WeaveRun {
       : Opt(Opt), Team(Opt.Threads ? Opt.Threads
                                    : llvm::hardware_concurrency().compute_thread_count()) {}
   const WeaveOptions &Opt;
-  /// The threads of the whole run: reading bodies and the method phases of every file.
+  /// The threads of the whole run: reading bodies and the method phases of an input woven alone,
+  /// or inputs side by side.
   WorkerTeam Team;
   std::optional<spec::Spec> Spec;
   std::optional<pe::StrongNameKey> Key;
   RunResolvers Resolvers;
   metadata::AssemblyCache Assemblies;
-  /// Where warnings and --verbose lines go (the driver takes its progress line away first).
-  std::function<void(const Twine &)> Warn, Say;
 };
 
 /// One assembly to weave and where it goes.
@@ -122,15 +129,29 @@ struct Job {
   std::string Input, Output;
 };
 
+/// What weaving one input has to say: warnings, --verbose lines and its failure, kept until the
+/// input's turn to be printed comes.
+struct JobLog {
+  struct Line {
+    bool Warning;
+    std::string Text;
+  };
+  std::vector<Line> Lines;
+  std::optional<std::string> Failure;
+  void warn(const Twine &Message) { Lines.push_back({true, Message.str()}); }
+  void say(const Twine &Message) { Lines.push_back({false, Message.str()}); }
+};
+
 /// Starts weaving the module \p Editor holds with the passes of the spec: its bodies are woven
 /// as the writer asks for them (passes::ModuleWeave).
 Expected<std::unique_ptr<passes::ModuleWeave>> startWeave(const Job &J, const pe::Image &Img,
                                                           metadata::Editor &Editor,
                                                           const spec::Selection &Sel,
-                                                          WeaveRun &Run) {
+                                                          WeaveRun &Run, WorkerTeam *Team) {
   const WeaveOptions &Opt = Run.Opt;
   passes::WeaveOptions WO;
-  WO.Team = &Run.Team;
+  WO.Team = Team;
+  WO.Threads = 1; // without a team: this thread alone
   WO.VerifyEach = Opt.VerifyEach;
   WO.Force = Opt.Force;
   WO.Resolver = &Run.Resolvers.forInput(J.Input);
@@ -145,16 +166,17 @@ Expected<std::unique_ptr<passes::ModuleWeave>> startWeave(const Job &J, const pe
 }
 
 /// What a finished weave says: its warnings, and with --verbose what each pass left alone.
-void reportWeave(const Job &J, const passes::WeaveOutcome &Woven, WeaveRun &Run) {
+void reportWeave(const Job &J, const passes::WeaveOutcome &Woven, const WeaveRun &Run,
+                 JobLog &Log) {
   for (const std::string &W : Woven.Warnings)
-    Run.Warn("'" + J.Input + "': " + W);
+    Log.warn("'" + J.Input + "': " + W);
   if (!Run.Opt.Verbose)
     return;
   for (const std::string &S : Woven.Skipped)
-    Run.Say("weft: skipped " + S);
+    Log.say("weft: skipped " + S);
   for (const std::string &N : Woven.Notes)
-    Run.Say("weft: note: " + N);
-  Run.Say("weft: " + Twine(Woven.MethodsChanged) + " methods changed, " +
+    Log.say("weft: note: " + N);
+  Log.say("weft: " + Twine(Woven.MethodsChanged) + " methods changed, " +
           Twine(Woven.Skipped.size()) + " left alone by a pass, " +
           Twine(Woven.BranchesLengthened) + " short branches made long");
 }
@@ -188,15 +210,15 @@ std::string outputPdbPath(const Job &J, StringRef InPdb) {
 }
 
 /// Says what the written output is not (ReadyToRun code, signatures left out).
-void warnAboutOutput(const Job &J, const pe::BuildReport &Report, WeaveRun &Run) {
+void warnAboutOutput(const Job &J, const pe::BuildReport &Report, JobLog &Log) {
   if (Report.WasReadyToRun)
-    Run.Warn("'" + J.Input +
+    Log.warn("'" + J.Input +
              "' is a ReadyToRun image: written as IL only (the runtime compiles it when it runs)");
   if (Report.StrongNameRemoved)
-    Run.Warn("'" + J.Input +
+    Log.warn("'" + J.Input +
              "' is strong-name signed: the output is not signed (give --key to sign it)");
   if (Report.AuthenticodeRemoved)
-    Run.Warn("'" + J.Input +
+    Log.warn("'" + J.Input +
              "' has an Authenticode signature, which does not apply to the output and was left "
              "out");
 }
@@ -204,7 +226,8 @@ void warnAboutOutput(const Job &J, const pe::BuildReport &Report, WeaveRun &Run)
 /// Weaves one assembly: reads it whole, applies the passes, writes the output, its PDB and the
 /// side files the passes made. Nothing of the file outlives the call. An input that does not read
 /// or weave leaves no output: every file is written atomically, once the whole input is woven.
-Error weaveFile(const Job &J, WeaveRun &Run) {
+/// \p Team (or this thread alone, without one) reads and weaves the methods.
+Error weaveFile(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
   Expected<Input> In = openInput(J.Input);
   if (!In)
     return In.takeError();
@@ -212,7 +235,7 @@ Error weaveFile(const Job &J, WeaveRun &Run) {
   ReadStats Stats;
   ReadOptions RO;
   RO.CustomAttributes = false; // their blobs are copied, not re-encoded
-  RO.Team = &Run.Team;
+  RO.Team = Team;
   if (Error E = readEverything(*In->Image, *In->Module, Stats, RO))
     return createFileError(J.Input, std::move(E));
 
@@ -225,7 +248,7 @@ Error weaveFile(const Job &J, WeaveRun &Run) {
       return createFileError(J.Input, S.takeError());
     Sel = std::move(*S);
     Expected<std::unique_ptr<passes::ModuleWeave>> W =
-        startWeave(J, *In->Image, Editor, *Sel, Run);
+        startWeave(J, *In->Image, Editor, *Sel, Run, Team);
     if (!W)
       return W.takeError();
     Weave = std::move(*W);
@@ -245,13 +268,13 @@ Error weaveFile(const Job &J, WeaveRun &Run) {
     if (Error E = Weave->finish())
       return E;
     Woven = &Weave->outcome();
-    reportWeave(J, *Woven, Run);
+    reportWeave(J, *Woven, Run, Log);
     if (Woven->Remaps.empty())
       return Error::success();
     std::string Warning;
     Pdb = updatePdb(*In->Image, J.Input, InPdb, Woven->Remaps, Warning);
     if (!Warning.empty())
-      Run.Warn(Warning);
+      Log.warn(Warning);
     if (Pdb)
       for (const auto &[Type, Bytes] : Pdb->DebugData)
         Data[Type] = Bytes;
@@ -267,7 +290,7 @@ Error weaveFile(const Job &J, WeaveRun &Run) {
       Write);
   if (!W)
     return createFileError(J.Input, W.takeError());
-  warnAboutOutput(J, W->Report, Run);
+  warnAboutOutput(J, W->Report, Log);
   if (Error E = writeFileAtomically(J.Output, W->Bytes))
     return E;
   if (Woven)
@@ -495,29 +518,68 @@ uint64_t fileSize(StringRef Path) {
   return Size;
 }
 
-/// Weaves the jobs one after another, showing a progress line on a terminal and a summary at the
-/// end of a run of several; returns how many failed.
+/// Weaves the jobs (see the top of the file for the order and the threads), showing a progress
+/// line on a terminal and a summary at the end of a run of several; returns how many failed.
 unsigned weaveAll(ArrayRef<Job> Jobs, WeaveRun &Run) {
   const WeaveOptions &Opt = Run.Opt;
   Progress Bar(!Opt.Quiet && sys::Process::StandardErrIsDisplayed(), Jobs.size());
-  Run.Warn = [&](const Twine &M) { Bar.interrupt([&] { reportWarning(M); }); };
-  Run.Say = [&](const Twine &M) { Bar.interrupt([&] { errs() << M << '\n'; }); };
+  std::vector<uint64_t> Sizes; // taken before --in-place replaces an input
+  for (const Job &J : Jobs)
+    Sizes.push_back(fileSize(J.Input));
+  uint64_t Largest = Sizes.empty() ? 0 : *std::max_element(Sizes.begin(), Sizes.end());
+  // With --fail-fast one input at a time, so that nothing after the failing one is written.
+  bool SideBySide = Run.Team.size() > 1 && Jobs.size() > 1 && !Opt.FailFast;
+  auto Alone = [&](size_t I) { return !SideBySide || Sizes[I] * Run.Team.size() > Largest; };
+
+  std::mutex Lock; // the counts, the logs, the progress line and standard error
+  std::vector<JobLog> Logs(Jobs.size());
+  std::vector<bool> Done(Jobs.size(), false);
+  size_t Printed = 0;
   unsigned Woven = 0, Tried = 0;
-  for (const Job &J : Jobs) {
-    Bar.start(J.Input);
-    if (Opt.Verbose && Jobs.size() > 1)
-      Run.Say("weft: weaving '" + J.Input + "' into '" + J.Output + "'");
-    uint64_t Size = fileSize(J.Input); // before --in-place replaces it
-    ++Tried;
-    if (Error E = weaveFile(J, Run)) {
-      Bar.interrupt([&] { reportError(std::move(E)); });
-      if (Opt.FailFast)
-        break;
-    } else {
-      ++Woven;
+  auto PrintDone = [&] {
+    for (; Printed < Jobs.size() && Done[Printed]; ++Printed) {
+      JobLog Log = std::move(Logs[Printed]);
+      for (const JobLog::Line &L : Log.Lines)
+        Bar.interrupt([&] { L.Warning ? reportWarning(L.Text) : void(errs() << L.Text << '\n'); });
+      if (Log.Failure)
+        Bar.interrupt([&] { reportError(*Log.Failure); });
     }
-    Bar.finish(Size);
+  };
+  auto Weave = [&](size_t I, WorkerTeam *Team) {
+    const Job &J = Jobs[I];
+    JobLog Log;
+    {
+      std::lock_guard<std::mutex> G(Lock);
+      Bar.start(J.Input);
+      ++Tried;
+    }
+    if (Opt.Verbose && Jobs.size() > 1)
+      Log.say("weft: weaving '" + J.Input + "' into '" + J.Output + "'");
+    if (Error E = weaveFile(J, Run, Team, Log))
+      Log.Failure = toString(std::move(E));
+    std::lock_guard<std::mutex> G(Lock);
+    Woven += !Log.Failure;
+    Logs[I] = std::move(Log);
+    Done[I] = true;
+    Bar.finish(Sizes[I]);
+    PrintDone();
+  };
+  // The inputs woven alone first, while no helper's arena holds memory, then the others.
+  std::vector<size_t> Others;
+  for (size_t I = 0; I < Jobs.size(); ++I) {
+    if (!Alone(I)) {
+      Others.push_back(I);
+      continue;
+    }
+    Weave(I, &Run.Team);
+    if (Opt.FailFast && Woven < Tried)
+      break;
   }
+  std::atomic<size_t> Next{0};
+  Run.Team.forEachMember([&](unsigned) {
+    for (size_t K; (K = Next.fetch_add(1)) < Others.size();)
+      Weave(Others[K], nullptr);
+  });
   Bar.clear();
   if (Jobs.size() > 1 && !Opt.Quiet) {
     errs() << "weft: woven " << Woven << " of " << Jobs.size() << " assemblies, " << (Tried - Woven)

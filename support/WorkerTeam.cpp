@@ -36,6 +36,10 @@ WorkerTeam::~WorkerTeam() {
 void WorkerTeam::runShare(unsigned Member) {
   // Runs of a few indices dealt in turn: large items (methods) cluster, so halves would not
   // balance, and single indices would make neighbours in the loop's arrays share cache lines.
+  if (OncePerMember) {
+    Job(Member);
+    return;
+  }
   constexpr size_t Run = 8;
   size_t Members = size();
   for (size_t Begin = Member * Run; Begin < JobSize; Begin += Members * Run)
@@ -49,10 +53,22 @@ void WorkerTeam::forEach(size_t N, llvm::function_ref<void(size_t)> F) {
       F(I);
     return;
   }
+  runLoop(N, F, false);
+}
+
+void WorkerTeam::forEachMember(llvm::function_ref<void(unsigned)> F) {
+  auto Each = [&](size_t Member) { F(unsigned(Member)); };
+  if (Helpers.empty())
+    return Each(0);
+  runLoop(size(), Each, true);
+}
+
+void WorkerTeam::runLoop(size_t N, llvm::function_ref<void(size_t)> F, bool Once) {
   {
     std::lock_guard<std::mutex> G(Lock);
     Job = F;
     JobSize = N;
+    OncePerMember = Once;
     Pending.store(unsigned(Helpers.size()));
     Generation.fetch_add(1);
   }

@@ -35,10 +35,14 @@ public:
   unsigned size() const { return unsigned(Helpers.size()) + 1; }
   /// Runs \p F(I) for every I in [0, N) and returns when all have run.
   void forEach(size_t N, llvm::function_ref<void(size_t)> F);
+  /// Runs \p F(K) once on each member K (0 is the caller) and returns when all have run: for
+  /// work the members share out among themselves.
+  void forEachMember(llvm::function_ref<void(unsigned)> F);
 
 private:
   void helperLoop(unsigned Member);
   void runShare(unsigned Member);
+  void runLoop(size_t N, llvm::function_ref<void(size_t)> F, bool OncePerMember);
 
   std::vector<std::thread> Helpers;
   std::mutex Lock;
@@ -46,6 +50,7 @@ private:
   // The current loop; written before Generation moves on.
   llvm::function_ref<void(size_t)> Job;
   size_t JobSize = 0;
+  bool OncePerMember = false; // Job(Member) once, not a share of [0, JobSize)
   std::atomic<uint64_t> Generation{0};
   std::atomic<unsigned> Pending{0}; // helpers that have not finished the current loop
   bool Stopping = false;

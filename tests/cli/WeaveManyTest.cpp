@@ -9,6 +9,8 @@
 //    --fail-fast stops at it;
 //  - usage errors (-o with several inputs, --out-dir with -o or --in-place, two outputs of one
 //    name) exit with 2 and write nothing;
+//  - inputs much smaller than the largest are woven side by side, and what each says is still
+//    printed whole and in input order;
 //  - without a terminal (as here) or with --quiet there is no progress line;
 //  - a probe assembly is opened once for all the modules of a run.
 //
@@ -114,6 +116,48 @@ TEST(WeaveMany, EveryOutputIsTheBytesOfItsSingleRunAndRuns) {
                                         {"WEFT_COVERAGE_FILE=" + Dir + "/hits"}, 120);
     EXPECT_EQ(Run.ExitCode, 0) << Run.Err.substr(0, 2000);
     EXPECT_EQ(Run.Out, test::expectedOutput(Name));
+  }
+}
+
+// Closures, Generics and Records are far smaller than System.Collections: with two threads they
+// are woven side by side, after it. Their messages still come in input order, each input's
+// together.
+TEST(WeaveMany, InputsWovenSideBySideAreReportedInInputOrder) {
+  std::vector<std::string> Inputs = {test::corpusDll("Closures"),
+                                     frameworkFile("System.Collections.dll"),
+                                     test::corpusDll("Generics"), test::corpusDll("Records")};
+  std::string Out = test::scratchDir("weave-many-side-by-side");
+  test::CommandResult R = weft(concat(concat(concat({"weave", "-v", "--threads", "2"}, passArgs()),
+                                             Inputs),
+                                      {"--out-dir", Out}));
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  // Each input: "weaving 'IN' into ...", then its own lines, then its summary: one summary
+  // between one input's first line and the next's.
+  std::vector<std::string> Order;
+  std::vector<int> Summaries;
+  StringRef Rest = R.Err;
+  while (!Rest.empty()) {
+    auto [Line, Next] = Rest.split('\n');
+    Rest = Next;
+    if (Line.startswith("weft: weaving '")) {
+      Order.push_back(Line.drop_front(15).split('\'').first.str());
+      Summaries.push_back(0);
+    } else if (Line.startswith("weft: ") && Line.contains(" methods changed, ")) {
+      ASSERT_FALSE(Summaries.empty()) << Line.str();
+      ++Summaries.back();
+    }
+  }
+  EXPECT_EQ(Order, Inputs) << R.Err;
+  EXPECT_EQ(Summaries, std::vector<int>(Inputs.size(), 1)) << R.Err;
+  EXPECT_NE(R.Err.find("weft: woven 4 of 4 assemblies, 0 failed\n"), std::string::npos) << R.Err;
+  for (const std::string &In : Inputs) {
+    std::string Single = test::scratchDir("weave-many-side-by-side-single") + "/" +
+                         sys::path::filename(In).str();
+    ASSERT_EQ(weft(concat({"weave", In, "-o", Single, "--threads", "1"}, passArgs())).ExitCode,
+              0);
+    EXPECT_TRUE(test::readFile(Out + "/" + sys::path::filename(In).str()) ==
+                test::readFile(Single))
+        << In;
   }
 }
 

@@ -45,4 +45,37 @@ TEST(WorkerTeam, ShareTheWorkWhenThereAreHelpers) {
   EXPECT_EQ(Here, Who.size() / 2); // runs of 8 dealt in turn
 }
 
+TEST(WorkerTeam, EachMemberRunsOnceOnAThreadOfItsOwn) {
+  for (unsigned Threads : {1u, 2u, 3u}) {
+    WorkerTeam Team(Threads);
+    for (int Round = 0; Round < 3; ++Round) {
+      std::vector<std::atomic<int>> Runs(Threads);
+      std::vector<std::thread::id> Who(Threads);
+      Team.forEachMember([&](unsigned K) {
+        ++Runs[K];
+        Who[K] = std::this_thread::get_id();
+      });
+      EXPECT_EQ(Who[0], std::this_thread::get_id()) << "member 0 is the caller";
+      for (unsigned K = 0; K < Threads; ++K) {
+        EXPECT_EQ(Runs[K].load(), 1) << Threads << " threads, member " << K;
+        for (unsigned L = 0; L < K; ++L)
+          EXPECT_NE(Who[K], Who[L]) << Threads << " threads, members " << L << " and " << K;
+      }
+      // Members that share out work among themselves (as inputs woven side by side).
+      std::atomic<size_t> Next{0};
+      std::vector<std::atomic<int>> Done(100);
+      Team.forEachMember([&](unsigned) {
+        for (size_t I; (I = Next.fetch_add(1)) < Done.size();)
+          ++Done[I];
+      });
+      for (size_t I = 0; I < Done.size(); ++I)
+        EXPECT_EQ(Done[I].load(), 1) << I;
+      // The team still runs loops afterwards.
+      std::atomic<size_t> Sum{0};
+      Team.forEach(10, [&](size_t I) { Sum += I; });
+      EXPECT_EQ(Sum.load(), 45u);
+    }
+  }
+}
+
 } // namespace

@@ -8,9 +8,9 @@
 // methods on every thread; the smaller ones then side by side, one input per thread, so that the
 // steps done once per file (reading, serializing, checksums) use every core too, while the inputs
 // in memory at once are never larger together than the largest. Each input's messages are
-// printed whole, in input order, whatever order the inputs were woven in. What does not depend on the file is
-// made once per run: the spec, the strong-name key, the resolvers of referenced assemblies and the
-// probe and replacement assemblies the passes open.
+// printed whole, in input order, whatever order the inputs were woven in. What does not depend on
+// the file is made once per run: the spec, the strong-name key, the resolvers of referenced
+// assemblies and the probe and replacement assemblies the passes open.
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Tool.h"
@@ -146,8 +146,8 @@ struct JobLog {
 /// as the writer asks for them (passes::ModuleWeave).
 Expected<std::unique_ptr<passes::ModuleWeave>> startWeave(const Job &J, const pe::Image &Img,
                                                           metadata::Editor &Editor,
-                                                          const spec::Selection &Sel,
-                                                          WeaveRun &Run, WorkerTeam *Team) {
+                                                          const spec::Selection &Sel, WeaveRun &Run,
+                                                          WorkerTeam *Team) {
   const WeaveOptions &Opt = Run.Opt;
   passes::WeaveOptions WO;
   WO.Team = Team;

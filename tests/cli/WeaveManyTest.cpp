@@ -127,9 +127,8 @@ TEST(WeaveMany, InputsWovenSideBySideAreReportedInInputOrder) {
                                      frameworkFile("System.Collections.dll"),
                                      test::corpusDll("Generics"), test::corpusDll("Records")};
   std::string Out = test::scratchDir("weave-many-side-by-side");
-  test::CommandResult R = weft(concat(concat(concat({"weave", "-v", "--threads", "2"}, passArgs()),
-                                             Inputs),
-                                      {"--out-dir", Out}));
+  test::CommandResult R = weft(concat(
+      concat(concat({"weave", "-v", "--threads", "2"}, passArgs()), Inputs), {"--out-dir", Out}));
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   // Each input: "weaving 'IN' into ...", then its own lines, then its summary: one summary
   // between one input's first line and the next's.
@@ -151,12 +150,10 @@ TEST(WeaveMany, InputsWovenSideBySideAreReportedInInputOrder) {
   EXPECT_EQ(Summaries, std::vector<int>(Inputs.size(), 1)) << R.Err;
   EXPECT_NE(R.Err.find("weft: woven 4 of 4 assemblies, 0 failed\n"), std::string::npos) << R.Err;
   for (const std::string &In : Inputs) {
-    std::string Single = test::scratchDir("weave-many-side-by-side-single") + "/" +
-                         sys::path::filename(In).str();
-    ASSERT_EQ(weft(concat({"weave", In, "-o", Single, "--threads", "1"}, passArgs())).ExitCode,
-              0);
-    EXPECT_TRUE(test::readFile(Out + "/" + sys::path::filename(In).str()) ==
-                test::readFile(Single))
+    std::string Single =
+        test::scratchDir("weave-many-side-by-side-single") + "/" + sys::path::filename(In).str();
+    ASSERT_EQ(weft(concat({"weave", In, "-o", Single, "--threads", "1"}, passArgs())).ExitCode, 0);
+    EXPECT_TRUE(test::readFile(Out + "/" + sys::path::filename(In).str()) == test::readFile(Single))
         << In;
   }
 }

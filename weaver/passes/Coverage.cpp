@@ -84,8 +84,6 @@ std::string guidString(const uint8_t *G) {
   return OS.str();
 }
 
-std::string validUtf8(StringRef S) { return json::isUTF8(S) ? S.str() : json::fixUTF8(S); }
-
 void setLdc(il::Instr *I, int32_t V) {
   I->Int = V;
   if (V >= -1 && V <= 8)
@@ -113,12 +111,16 @@ void writeTypeName(raw_ostream &OS, const Module &M, uint32_t Row) {
   }
 }
 
-/// \p S as a JSON string, written as llvm::json writes it (invalid UTF-8 repaired first).
-void writeJsonString(raw_ostream &OS, StringRef S) {
-  if (!json::isUTF8(S)) {
-    writeJsonString(OS, json::fixUTF8(S));
-    return;
-  }
+/// A string written as a JSON string, as llvm::json writes it (invalid UTF-8 repaired first),
+/// without making a json::Value: `OS << JsonString{S}`.
+struct JsonString {
+  StringRef S;
+};
+
+raw_ostream &operator<<(raw_ostream &OS, JsonString J) {
+  StringRef S = J.S;
+  if (!json::isUTF8(S))
+    return OS << JsonString{json::fixUTF8(S)};
   OS << '"';
   size_t Plain = 0; // the start of the run not yet written
   for (size_t I = 0; I < S.size(); ++I) {
@@ -138,7 +140,7 @@ void writeJsonString(raw_ostream &OS, StringRef S) {
     else
       OS << 'u' << format_hex_no_prefix(C, 4);
   }
-  OS << S.substr(Plain) << '"';
+  return OS << S.substr(Plain) << '"';
 }
 
 /// Where a counter goes: before the instruction at Pos (the start of its prefixes).
@@ -597,7 +599,6 @@ private:
   // The map is written as the methods are finished, in row order, to a temporary file that
   // becomes the side file: it can be larger than the module, and is not held in memory. The
   // counter count and the documents, known at the end, follow the methods.
-  static json::Value jsonText(StringRef S) { return json::Value(validUtf8(S)); }
 
   Error startMap(ModuleContext &MC) {
     int FD = -1;
@@ -609,11 +610,17 @@ private:
     raw_fd_ostream &OS = *Map;
     OS << "{\n";
     OS << " \"format\": \"weft-coverage-map\",\n \"version\": 1,\n";
-    OS << " \"assembly\": " << jsonText(MC.assemblyName()) << ",\n";
-    OS << " \"mvid\": " << jsonText(mvid(MC)) << ",\n";
-    OS << " \"hits-file\": " << jsonText(HitsTemplate) << ",\n";
-    OS << " \"hits-variable\": " << jsonText(HitsEnvironmentVariable) << ",\n";
-    OS << " \"pdb\": " << (PdbPath.empty() ? json::Value(nullptr) : jsonText(PdbPath)) << ",\n";
+    std::string Mvid = mvid(MC);
+    OS << " \"assembly\": " << JsonString{MC.assemblyName()} << ",\n";
+    OS << " \"mvid\": " << JsonString{Mvid} << ",\n";
+    OS << " \"hits-file\": " << JsonString{HitsTemplate} << ",\n";
+    OS << " \"hits-variable\": " << JsonString{HitsEnvironmentVariable} << ",\n";
+    OS << " \"pdb\": ";
+    if (PdbPath.empty())
+      OS << "null";
+    else
+      OS << JsonString{PdbPath};
+    OS << ",\n";
     OS << " \"methods\": [";
     return Error::success();
   }
@@ -654,7 +661,7 @@ private:
     auto [It, New] = DocumentIndex.try_emplace(Document, uint32_t(Documents.size()));
     if (New) {
       Expected<std::string> Name = pdb::documentName(Pdb->module(), Document);
-      Documents.push_back(Name ? validUtf8(*Name) : "");
+      Documents.push_back(Name ? *Name : "");
       if (!Name)
         Warnings.push_back("coverage: '" + PdbPath + "': " + toString(Name.takeError()));
     }
@@ -675,15 +682,12 @@ private:
       writeTypeName(TextOS, M, C.declaringType());
     else
       TextOS << "<Module>";
-    writeJsonString(OS, Text);
-    OS << ",\"name\":";
-    writeJsonString(OS, M.getString(M.get(TableId::MethodDef, C.row(), MethodDefCol::Name)));
-    OS << ",\"signature\":";
+    OS << JsonString{Text} << ",\"name\":"
+       << JsonString{M.getString(M.get(TableId::MethodDef, C.row(), MethodDefCol::Name))}
+       << ",\"signature\":";
     Text.clear();
-    NamePrinter(M).paramTypes(TextOS, C.signature(),
-                              GenericContext{C.declaringType(), C.row()});
-    writeJsonString(OS, Text);
-    OS << ",\"counter\":";
+    NamePrinter(M).paramTypes(TextOS, C.signature(), GenericContext{C.declaringType(), C.row()});
+    OS << JsonString{Text} << ",\"counter\":";
     return std::string(Head);
   }
 
@@ -721,7 +725,7 @@ private:
     OS << " \"counters\": " << Counters << ",\n";
     OS << " \"documents\": [";
     for (size_t I = 0; I < Documents.size(); ++I)
-      OS << (I ? ",\n  " : "\n  ") << jsonText(Documents[I]);
+      OS << (I ? ",\n  " : "\n  ") << JsonString{Documents[I]};
     OS << (Documents.empty() ? "]\n" : "\n ]\n");
     OS << "}\n";
     OS.close();
@@ -757,7 +761,6 @@ private:
   /// Per MethodDef row - 1: the start of the method's line of the map (made on the method's
   /// thread by runOnMethod, written by finishMethod).
   std::vector<std::string> Heads;
-
 };
 
 } // namespace

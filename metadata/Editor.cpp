@@ -117,13 +117,12 @@ uint32_t Editor::addRow(TableId T, ArrayRef<uint32_t> Values) {
   Modified = true;
   ++Tab.Rows;
   if (Lookups[unsigned(T)])
-    Lookups[unsigned(T)]->try_emplace(lookupKey(T, Tab.Rows), Tab.Rows);
+    indexRow(T, Tab.Rows);
   return Tab.Rows;
 }
 
-std::string Editor::lookupKey(TableId T, uint32_t Row) const {
+void Editor::lookupKey(TableId T, uint32_t Row, std::string &Key) const {
   // The cells that make two references equal, with heap entries by content.
-  std::string Key;
   auto Tok = [&](unsigned Col) {
     uint32_t V = get(T, Row, Col);
     Key.append(reinterpret_cast<const char *>(&V), 4);
@@ -164,18 +163,23 @@ std::string Editor::lookupKey(TableId T, uint32_t Row) const {
   case TableId::StandAloneSig: Blob(StandAloneSigCol::Signature); break;
   default: break;
   }
-  return Key;
+}
+
+void Editor::indexRow(TableId T, uint32_t Row) {
+  RowKey.clear();
+  lookupKey(T, Row, RowKey);
+  Lookups[unsigned(T)]->insert(Row, arrayRefFromStringRef(RowKey), keyReader(T));
 }
 
 Token Editor::lookup(TableId T, const std::string &Key) {
-  std::unique_ptr<StringMap<uint32_t>> &Index = Lookups[unsigned(T)];
+  std::unique_ptr<ContentIndex> &Index = Lookups[unsigned(T)];
   if (!Index) {
-    Index = std::make_unique<StringMap<uint32_t>>();
+    Index = std::make_unique<ContentIndex>();
     for (uint32_t R = 1; R <= rowCount(T); ++R)
-      Index->try_emplace(lookupKey(T, R), R); // the first of equal rows
+      indexRow(T, R); // the first of equal rows stays
   }
-  auto It = Index->find(Key);
-  return It == Index->end() ? 0 : makeToken(T, It->second);
+  uint32_t Row = Index->find(arrayRefFromStringRef(Key), keyReader(T));
+  return Row ? makeToken(T, Row) : 0;
 }
 
 // --- heaps ---

@@ -20,7 +20,6 @@
 #include "support/ContentIndex.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
 #include <array>
@@ -108,11 +107,23 @@ private:
     std::vector<uint32_t> Cells;
   };
   Table &materialize(TableId T);
-  /// Reference lookups: per table, a key of the cells that make two rows equal (heap entries by
-  /// content) to the first such row; built on first use, kept up to date by addRow.
-  std::array<std::unique_ptr<llvm::StringMap<uint32_t>>, MaxTables> Lookups;
-  std::string lookupKey(TableId T, uint32_t Row) const;
+  /// Reference lookups: per table, the rows by a key of the cells that make two rows equal (heap
+  /// entries by content), the first of equal rows kept; built on first use, kept up to date by
+  /// addRow. The index holds hashes and rows; keys are made again to compare them.
+  std::array<std::unique_ptr<ContentIndex>, MaxTables> Lookups;
+  /// Appends the key of row \p Row of \p T to \p Out.
+  void lookupKey(TableId T, uint32_t Row, std::string &Out) const;
   Token lookup(TableId T, const std::string &Key);
+  void indexRow(TableId T, uint32_t Row);
+  /// The key of a row of \p T, as the index compares it (valid until the next call).
+  auto keyReader(TableId T) {
+    return [this, T](uint32_t Row) {
+      OtherKey.clear();
+      lookupKey(T, Row, OtherKey);
+      return llvm::arrayRefFromStringRef(OtherKey);
+    };
+  }
+  std::string RowKey, OtherKey; // lookupKey's output, reused
   uint32_t findRow(TableId T, llvm::ArrayRef<std::pair<unsigned, uint32_t>> Key) const;
   void sortTables();
 

@@ -537,53 +537,8 @@ Error Editor::serializeInto(std::vector<uint8_t> &Out) {
   ColumnWidths W;
   computeColumnWidths(RefRows, HeapSizes, M.allIndicesLarge(), W);
 
-  // The table stream.
+  // The table stream, written straight into Out where it goes; its size is known beforehand.
   std::string TableName = M.isUncompressed() ? "#-" : "#~";
-  std::vector<uint8_t> TS;
-  put(TS, 0, 4);
-  TS.push_back(M.tablesMajor());
-  TS.push_back(M.tablesMinor());
-  TS.push_back(HeapSizes);
-  TS.push_back(M.tablesReservedByte());
-  put(TS, uint32_t(Valid), 4);
-  put(TS, uint32_t(Valid >> 32), 4);
-  put(TS, uint32_t(M.sortedMask()), 4);
-  put(TS, uint32_t(M.sortedMask() >> 32), 4);
-  for (unsigned T = 0; T < MaxTables; ++T)
-    if ((Valid >> T) & 1)
-      put(TS, Rows[T], 4);
-  if (HeapSizes & 0x40)
-    put(TS, M.tablesExtraData(), 4);
-  for (unsigned T = 0; T < MaxTables; ++T) {
-    if (!((Valid >> T) & 1) || !Rows[T])
-      continue;
-    const TableSpec &Spec = tableSpec(T);
-    const Table &Tab = Tables[T];
-    bool SameWidths = true;
-    for (unsigned C = 0; C < Spec.NumColumns; ++C)
-      SameWidths = SameWidths && W.Width[T][C] == M.columnWidth(TableId(T), C);
-    if (!Tab.Materialized && SameWidths) {
-      for (uint32_t R = 1; R <= Rows[T]; ++R) {
-        ArrayRef<uint8_t> Row = M.rowBytes(TableId(T), R);
-        TS.insert(TS.end(), Row.begin(), Row.end());
-      }
-      continue;
-    }
-    TS.reserve(TS.size() + size_t(Rows[T]) * W.RowSize[T]);
-    for (uint32_t R = 1; R <= Rows[T]; ++R)
-      for (unsigned C = 0; C < Spec.NumColumns; ++C) {
-        uint32_t V = get(TableId(T), R, C);
-        if (Spec.Columns[C].Kind == ColumnKind::Coded) {
-          uint32_t E = 0;
-          if (!encodeCodedIndex(CodedIndex(Spec.Columns[C].Arg), V, E))
-            return plainError(Twine("table ") + tableName(T) + " row " + Twine(R) + " column " +
-                              Spec.Columns[C].Name + ": " + tableName(tokenTable(V)) +
-                              " cannot be named by this coded index");
-          V = E;
-        }
-        put(TS, V, W.Width[T][C]);
-      }
-  }
   // Whatever followed the rows in the original stream (writers leave zero bytes there) stays.
   ArrayRef<uint8_t> OrigTS = M.streamBytes(TableName);
   size_t OrigContent =
@@ -591,14 +546,74 @@ Error Editor::serializeInto(std::vector<uint8_t> &Out) {
   for (unsigned T = 0; T < MaxTables; ++T)
     if (tableSpec(T).exists())
       OrigContent += size_t(M.rowCount(TableId(T))) * M.rowSize(TableId(T));
-  if (OrigTS.size() > OrigContent)
-    TS.insert(TS.end(), OrigTS.begin() + OrigContent, OrigTS.end());
-  pad4(TS);
+  ArrayRef<uint8_t> Trailing =
+      OrigTS.size() > OrigContent ? OrigTS.drop_front(OrigContent) : ArrayRef<uint8_t>();
+  size_t TablesSize =
+      24 + 4 * size_t(llvm::countPopulation(Valid)) + ((HeapSizes & 0x40) ? 4 : 0);
+  for (unsigned T = 0; T < MaxTables; ++T)
+    if (((Valid >> T) & 1) && Rows[T])
+      TablesSize += size_t(Rows[T]) * W.RowSize[T];
+  TablesSize = (TablesSize + Trailing.size() + 3) & ~size_t(3);
+  auto WriteTables = [&](std::vector<uint8_t> &TS) -> Error {
+    size_t Start = TS.size();
+    put(TS, 0, 4);
+    TS.push_back(M.tablesMajor());
+    TS.push_back(M.tablesMinor());
+    TS.push_back(HeapSizes);
+    TS.push_back(M.tablesReservedByte());
+    put(TS, uint32_t(Valid), 4);
+    put(TS, uint32_t(Valid >> 32), 4);
+    put(TS, uint32_t(M.sortedMask()), 4);
+    put(TS, uint32_t(M.sortedMask() >> 32), 4);
+    for (unsigned T = 0; T < MaxTables; ++T)
+      if ((Valid >> T) & 1)
+        put(TS, Rows[T], 4);
+    if (HeapSizes & 0x40)
+      put(TS, M.tablesExtraData(), 4);
+    for (unsigned T = 0; T < MaxTables; ++T) {
+      if (!((Valid >> T) & 1) || !Rows[T])
+        continue;
+      const TableSpec &Spec = tableSpec(T);
+      const Table &Tab = Tables[T];
+      bool SameWidths = true;
+      for (unsigned C = 0; C < Spec.NumColumns; ++C)
+        SameWidths = SameWidths && W.Width[T][C] == M.columnWidth(TableId(T), C);
+      if (!Tab.Materialized && SameWidths) {
+        for (uint32_t R = 1; R <= Rows[T]; ++R) {
+          ArrayRef<uint8_t> Row = M.rowBytes(TableId(T), R);
+          TS.insert(TS.end(), Row.begin(), Row.end());
+        }
+        continue;
+      }
+      for (uint32_t R = 1; R <= Rows[T]; ++R)
+        for (unsigned C = 0; C < Spec.NumColumns; ++C) {
+          uint32_t V = get(TableId(T), R, C);
+          if (Spec.Columns[C].Kind == ColumnKind::Coded) {
+            uint32_t E = 0;
+            if (!encodeCodedIndex(CodedIndex(Spec.Columns[C].Arg), V, E))
+              return plainError(Twine("table ") + tableName(T) + " row " + Twine(R) +
+                                " column " + Spec.Columns[C].Name + ": " +
+                                tableName(tokenTable(V)) + " cannot be named by this coded index");
+            V = E;
+          }
+          put(TS, V, W.Width[T][C]);
+        }
+    }
+    TS.insert(TS.end(), Trailing.begin(), Trailing.end());
+    pad4(TS);
+    if (TS.size() - Start != TablesSize)
+      return plainError("the table stream came out " + Twine(TS.size() - Start) +
+                        " bytes long, not the " + Twine(TablesSize) + " laid out for it");
+    return Error::success();
+  };
+  // Placeholder bytes of the table stream's size, for laying out the streams.
+  HeapParts TablesPart{ArrayRef<uint8_t>(nullptr, TablesSize), {}};
 
   // The streams, in the original order; heaps that were missing and are needed now go last.
   struct Stream {
     std::string Name;
     HeapParts Data;
+    bool Tables = false; // the table stream, written by WriteTables
   };
   std::vector<Stream> Streams;
   auto Has = [&](StringRef Name) {
@@ -609,7 +624,7 @@ Error Editor::serializeInto(std::vector<uint8_t> &Out) {
     if (Has(S.Name))
       continue; // a repeated stream name: the reader used the first
     if (S.Name == "#~" || S.Name == "#-")
-      Streams.push_back({S.Name, {TS, {}}});
+      Streams.push_back({S.Name, TablesPart, true});
     else if (S.Name == "#Strings")
       Streams.push_back({S.Name, StringHeap});
     else if (S.Name == "#Blob")
@@ -670,6 +685,11 @@ Error Editor::serializeInto(std::vector<uint8_t> &Out) {
   }
   Out.insert(Out.end(), Gap.begin(), Gap.end());
   for (const Stream &S : Streams) {
+    if (S.Tables) {
+      if (Error E = WriteTables(Out))
+        return E;
+      continue;
+    }
     Out.insert(Out.end(), S.Data.Original.begin(), S.Data.Original.end());
     Out.insert(Out.end(), S.Data.Added.begin(), S.Data.Added.end());
     pad4(Out);

@@ -38,8 +38,8 @@ void specInput(ArrayRef<uint8_t> Bytes) {
     consumeError(Sel.takeError());
     return;
   }
-  for (const auto &Uses : Sel->PerMethod)
-    for (uint16_t U : Uses)
+  for (uint32_t R = 1; R <= Sel->methodCount(); ++R)
+    for (uint16_t U : Sel->passesOf(R))
       if (U >= Sel->Uses.size())
         bug("a selection names pass use " + Twine(U) + " of " + Twine(Sel->Uses.size()));
 }

@@ -132,9 +132,9 @@ void weaveInput(ArrayRef<uint8_t> Bytes) {
   if (!Sel)
     bug("--pass selection failed: " + toString(Sel.takeError()));
   // Only the fuzzed method: the others are the host's, woven by the corpus tests.
-  for (uint32_t R = 1; R <= Sel->PerMethod.size(); ++R)
+  for (uint32_t R = 1; R <= Sel->methodCount(); ++R)
     if (R != Row)
-      Sel->PerMethod[R - 1].clear();
+      Sel->setPasses(R, {});
 
   metadata::Editor E(*In->M);
   passes::WeaveOptions WO;

@@ -84,9 +84,9 @@ Selection selected(const Spec &S, const Module &M) {
 /// The methods that get any pass, as "Type::Name", sorted (overloads appear once each).
 Names matched(const Selection &Sel, const Module &M) {
   Names Out;
-  for (size_t I = 0; I < Sel.PerMethod.size(); ++I)
-    if (!Sel.PerMethod[I].empty())
-      Out.push_back(methodName(M, uint32_t(I + 1)));
+  for (uint32_t R = 1; R <= Sel.methodCount(); ++R)
+    if (!Sel.passesOf(R).empty())
+      Out.push_back(methodName(M, R));
   std::sort(Out.begin(), Out.end());
   return Out;
 }
@@ -542,10 +542,10 @@ TEST(SpecMatch, UsesAreMergedInSpecOrder) {
   EXPECT_EQ(Sel.Uses[2].Rule, "rules[2] 'matrix'");
 
   std::map<std::string, std::vector<uint16_t>> ByName;
-  for (size_t I = 0; I < Sel.PerMethod.size(); ++I) {
-    std::string N = methodName(M, uint32_t(I + 1));
-    EXPECT_TRUE(std::is_sorted(Sel.PerMethod[I].begin(), Sel.PerMethod[I].end())) << N;
-    ByName[N].assign(Sel.PerMethod[I].begin(), Sel.PerMethod[I].end());
+  for (uint32_t R = 1; R <= Sel.methodCount(); ++R) {
+    std::string N = methodName(M, R);
+    EXPECT_TRUE(std::is_sorted(Sel.passesOf(R).begin(), Sel.passesOf(R).end())) << N;
+    ByName[N].assign(Sel.passesOf(R).begin(), Sel.passesOf(R).end());
   }
   using L = std::vector<uint16_t>;
   EXPECT_EQ(ByName["Weft.Corpus.Properties.Person::get_First"], (L{0, 1, 2}));
@@ -603,8 +603,8 @@ TEST(SpecMatch, ForPassesMatchesEveryMethodWithABody) {
   for (uint32_t R = 1; R <= M.rowCount(TableId::MethodDef); ++R) {
     bool Body = M.get(TableId::MethodDef, R, MethodDefCol::RVA) != 0;
     WithBody += Body;
-    Matched += !Sel.PerMethod[R - 1].empty();
-    EXPECT_EQ(!Sel.PerMethod[R - 1].empty(), Body) << methodName(M, R);
+    Matched += !Sel.passesOf(R).empty();
+    EXPECT_EQ(!Sel.passesOf(R).empty(), Body) << methodName(M, R);
   }
   EXPECT_EQ(WithBody, Matched);
   EXPECT_GT(Matched, 50u);
@@ -625,8 +625,8 @@ TEST(SpecCoreLib, SelectIsQuickAndCountsAreSensible) {
 
   Selection All = selected(Spec::forPasses({PassUse{"p", {}, "", ""}}), M);
   size_t Count = 0;
-  for (const auto &L : All.PerMethod)
-    Count += !L.empty();
+  for (uint32_t R = 1; R <= All.methodCount(); ++R)
+    Count += !All.passesOf(R).empty();
   EXPECT_EQ(Count, WithBody);
 
   Spec S = parsed(R"({"version": 1, "rules": [
@@ -652,11 +652,11 @@ TEST(SpecCoreLib, SelectIsQuickAndCountsAreSensible) {
   ASSERT_EQ(Sel.Uses.size(), 5u);
   std::map<std::string, size_t> PerUse;
   std::map<std::string, std::vector<std::string>> Examples;
-  for (size_t I = 0; I < Sel.PerMethod.size(); ++I)
-    for (uint16_t U : Sel.PerMethod[I]) {
+  for (uint32_t R = 1; R <= Sel.methodCount(); ++R)
+    for (uint16_t U : Sel.passesOf(R)) {
       ++PerUse[Sel.Uses[U].Pass];
       if (Examples[Sel.Uses[U].Pass].size() < 5000)
-        Examples[Sel.Uses[U].Pass].push_back(methodName(M, uint32_t(I + 1)));
+        Examples[Sel.Uses[U].Pass].push_back(methodName(M, R));
     }
   EXPECT_EQ(Examples["concat"], (std::vector<std::string>{"System.String::Concat"}));
   EXPECT_GT(PerUse["entry-exit"], 500u);
@@ -692,8 +692,8 @@ TEST(SpecCoreLib, ParameterMatchesAgreeWithTheSignatures) {
                 Sig->Params[0].Kind == ElementType::String &&
                 Sig->Params[1].Kind == ElementType::I4;
     Wanted += Want;
-    Got += !Sel.PerMethod[R - 1].empty();
-    EXPECT_EQ(!Sel.PerMethod[R - 1].empty(), Want) << methodName(M, R);
+    Got += !Sel.passesOf(R).empty();
+    EXPECT_EQ(!Sel.passesOf(R).empty(), Want) << methodName(M, R);
   }
   EXPECT_EQ(Got, Wanted);
   EXPECT_GT(Got, 100u);

@@ -640,7 +640,7 @@ Error ModuleWeave::Impl::weaveBatch(uint32_t Begin) {
   BatchBytes.clear();
   BatchState B;
   for (uint32_t R = Begin; R < End; ++R)
-    if (R - 1 < Sel.PerMethod.size() && !Sel.PerMethod[R - 1].empty())
+    if (R <= Sel.methodCount() && !Sel.passesOf(R).empty())
       B.Rows.push_back(R);
   if (B.Rows.empty())
     return Error::success();
@@ -695,7 +695,7 @@ Error ModuleWeave::Impl::weaveBatch(uint32_t Begin) {
 void ModuleWeave::Impl::runOne(size_t P, size_t I, BatchState &B) {
   if (P >= Passes.size() || !B.Ctx[I])
     return;
-  const auto &Uses = Sel.PerMethod[B.Rows[I] - 1];
+  ArrayRef<uint16_t> Uses = Sel.passesOf(B.Rows[I]);
   if (std::find(Uses.begin(), Uses.end(), uint16_t(P)) == Uses.end())
     return;
   OfflineMethodContext &C = *B.Ctx[I];

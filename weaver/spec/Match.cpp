@@ -476,9 +476,9 @@ Selection selectEverywhere(Selection Out, ArrayRef<const PassUse *> Uses, const 
     All.push_back(uint16_t(U));
     Out.Uses.push_back(*Uses[U]);
   }
-  for (uint32_t Row = 1; Row <= Out.PerMethod.size(); ++Row)
+  for (uint32_t Row = 1; Row <= Out.methodCount(); ++Row)
     if (methodHasBody(M, Row))
-      Out.PerMethod[Row - 1] = All;
+      Out.setPasses(Row, All);
   return Out;
 }
 
@@ -503,7 +503,7 @@ Expected<Selection> select(const Spec &S, const Module &M) {
 
   Selection Out;
   uint32_t Methods = M.rowCount(TableId::MethodDef);
-  Out.PerMethod.resize(Methods);
+  Out.setMethodCount(Methods);
   if (Distinct.empty())
     return std::move(Out);
   if (std::all_of(S.Rules.begin(), S.Rules.end(), matchesEverything))
@@ -549,7 +549,8 @@ Expected<Selection> select(const Spec &S, const Module &M) {
     std::sort(Got.begin(), Got.end());
     for (uint32_t U : Got)
       Used[U] = 1;
-    Out.PerMethod[Row - 1].assign(Got.begin(), Got.end());
+    SmallVector<uint16_t, 16> List(Got.begin(), Got.end());
+    Out.setPasses(Row, List);
   }
 
   // Uses no method got are dropped; indices shift down, which keeps each list sorted.
@@ -560,10 +561,25 @@ Expected<Selection> select(const Spec &S, const Module &M) {
       Out.Uses.push_back(*Distinct[U]);
     }
   if (Out.Uses.size() != Distinct.size())
-    for (auto &L : Out.PerMethod)
-      for (uint16_t &U : L)
-        U = NewIndex[U];
+    Out.renumber(NewIndex);
   return std::move(Out);
+}
+
+void Selection::setPasses(uint32_t Row, ArrayRef<uint16_t> Sorted) {
+  auto [It, New] = ListNumbers.try_emplace(std::vector<uint16_t>(Sorted.begin(), Sorted.end()),
+                                           uint32_t(Lists.size()));
+  if (Sorted.empty())
+    It->second = 0;
+  else if (New)
+    Lists.emplace_back(Sorted.begin(), Sorted.end());
+  ListOf[Row - 1] = It->second;
+}
+
+void Selection::renumber(ArrayRef<uint16_t> NewIndex) {
+  for (auto &L : Lists)
+    for (uint16_t &U : L)
+      U = NewIndex[U];
+  ListNumbers.clear(); // the lists changed; setPasses finds them no more
 }
 
 } // namespace weft::spec

@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <map>
 #include <vector>
 
 namespace weft::metadata {
@@ -99,9 +100,24 @@ struct Selection {
   /// The distinct pass uses (by key()) that apply to at least one method, in the order of first
   /// appearance in the spec.
   std::vector<PassUse> Uses;
-  /// For MethodDef row R, PerMethod[R - 1] lists the indices into Uses that apply to it, in
-  /// increasing order. Methods without a body get none.
-  std::vector<llvm::SmallVector<uint16_t, 4>> PerMethod; // no heap block for a few uses
+  /// The uses that apply to MethodDef row \p Row: indices into Uses, in increasing order. Methods
+  /// without a body get none.
+  llvm::ArrayRef<uint16_t> passesOf(uint32_t Row) const { return Lists[ListOf[Row - 1]]; }
+  /// The number of MethodDef rows.
+  uint32_t methodCount() const { return uint32_t(ListOf.size()); }
+  /// Makes room for \p Methods rows, each with no uses.
+  void setMethodCount(uint32_t Methods) { ListOf.assign(Methods, 0); }
+  /// Gives row \p Row the uses \p Sorted.
+  void setPasses(uint32_t Row, llvm::ArrayRef<uint16_t> Sorted);
+  /// Renumbers the uses of every row: U becomes NewIndex[U].
+  void renumber(llvm::ArrayRef<uint16_t> NewIndex);
+
+private:
+  /// Each distinct list of uses once (the first the empty one), and for each MethodDef row - 1
+  /// the number of its list: four bytes a method, since most methods share a few lists.
+  std::vector<llvm::SmallVector<uint16_t, 4>> Lists = {{}};
+  std::vector<uint32_t> ListOf;
+  std::map<std::vector<uint16_t>, uint32_t> ListNumbers;
 };
 
 /// Matches every MethodDef of \p M against the rules.

@@ -27,6 +27,40 @@ namespace weft::il {
 /// An offset an instruction did not have (it was added by an edit).
 constexpr uint32_t NoOffset = 0xFFFFFFFF;
 
+struct Instr;
+
+/// A switch's targets. Only switches have any, so the list is made on the heap on first use: the
+/// other instructions, nearly all of them, carry a null pointer instead of an empty vector.
+class SwitchTargets {
+public:
+  SwitchTargets() = default;
+  SwitchTargets(const SwitchTargets &Other) { *this = Other; }
+  SwitchTargets &operator=(const SwitchTargets &Other) {
+    if (this != &Other)
+      List = Other.List ? std::make_unique<std::vector<Instr *>>(*Other.List) : nullptr;
+    return *this;
+  }
+  SwitchTargets(SwitchTargets &&) = default;
+  SwitchTargets &operator=(SwitchTargets &&) = default;
+
+  size_t size() const { return List ? List->size() : 0; }
+  bool empty() const { return size() == 0; }
+  Instr **begin() { return List ? List->data() : nullptr; }
+  Instr **end() { return List ? List->data() + List->size() : nullptr; }
+  Instr *const *begin() const { return List ? List->data() : nullptr; }
+  Instr *const *end() const { return List ? List->data() + List->size() : nullptr; }
+  void reserve(size_t N) { list().reserve(N); }
+  void push_back(Instr *Target) { list().push_back(Target); }
+
+private:
+  std::vector<Instr *> &list() {
+    if (!List)
+      List = std::make_unique<std::vector<Instr *>>();
+    return *List;
+  }
+  std::unique_ptr<std::vector<Instr *>> List;
+};
+
 struct Instr {
   Opcode Op = Opcode::Nop;
   /// ShortI, ShortU, I, I8: the value. ShortR, R: the bits of the float32 or float64, so that
@@ -35,7 +69,7 @@ struct Instr {
   uint32_t Token = 0;                 // Method, Field, Type, Tok, String, Sig
   uint32_t Index = 0;                 // ShortVar, Var: the argument or local number
   Instr *Target = nullptr;            // ShortBr, Br
-  std::vector<Instr *> Targets;       // Switch
+  SwitchTargets Targets;              // Switch
   uint32_t OriginalOffset = NoOffset; // where the decoder found it
   uint32_t Offset = 0;                // assigned by the encoder
   /// Set by MethodBody::number: the position in the order, valid while Stamp is the number's.

@@ -204,7 +204,6 @@ public:
     if (Error E = startMap(MC))
       return E;
     // One slot per method, written by runOnMethod for its own method only (methods run at once).
-    Heads.assign(MC.module().rowCount(TableId::MethodDef), {});
     return Error::success();
   }
 
@@ -263,12 +262,11 @@ public:
       for (il::Instr **P : {&R.TryStart, &R.TryEnd, &R.HandlerStart, &R.HandlerEnd, &R.FilterStart})
         Map(*P);
     C.Number = uint32_t(Places.size());
-    Heads[C.row() - 1] = mapHead(C);
+    C.Text = mapHead(C);
     return Error::success();
   }
 
   void finishMethod(MethodContext &C) override {
-    std::string Head = std::move(Heads[C.row() - 1]);
     // Marks, three per block: the counter's index instruction, the first original instruction
     // of the block (or null), and the index instruction again if the block is a segment that
     // continues the one before it (or null).
@@ -288,7 +286,7 @@ public:
       Blocks[K].second = std::max(End, Blocks[K].first);
       End = Blocks[K].first;
     }
-    writeMethod(C.row(), Head);
+    writeMethod(C.row(), C.Text);
     Counters += C.Number;
     if (Counters >= 0x7FFFFFFF)
       Overflow = true;
@@ -758,9 +756,6 @@ private:
   /// NoOffset) for code an earlier pass added).
   std::vector<std::pair<uint32_t, uint32_t>> Blocks;
   std::vector<bool> Continues; // whether each block continues the one before it
-  /// Per MethodDef row - 1: the start of the method's line of the map (made on the method's
-  /// thread by runOnMethod, written by finishMethod).
-  std::vector<std::string> Heads;
 };
 
 } // namespace

@@ -183,9 +183,11 @@ public:
   virtual void skip(const llvm::Twine &Reason) = 0;
   /// Something the pass did differently for this method (reported with --verbose).
   virtual void note(const llvm::Twine &What) = 0;
-  /// For the pass's own use between runOnMethod and finishMethod.
+  /// For the pass's own use between runOnMethod and finishMethod (freed with the method's
+  /// context once it is encoded).
   std::vector<il::Instr *> Marks;
   uint32_t Number = 0;
+  std::string Text;
 
 protected:
   uint32_t Row = 0;

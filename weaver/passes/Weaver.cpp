@@ -740,6 +740,7 @@ Error ModuleWeave::Impl::settle(size_t P, BatchState &B) {
                           toString(std::move(Err)));
     Passes[P]->finishMethod(C);
     C.Marks.clear();
+    C.Text = std::string(); // freed now, not when the method is encoded
   }
   Out.Times.Serial += secondsSince(Mark);
   if (!Options.VerifyEach)

@@ -566,13 +566,17 @@ Expected<Selection> select(const Spec &S, const Module &M) {
 }
 
 void Selection::setPasses(uint32_t Row, ArrayRef<uint16_t> Sorted) {
-  auto [It, New] = ListNumbers.try_emplace(std::vector<uint16_t>(Sorted.begin(), Sorted.end()),
-                                           uint32_t(Lists.size()));
-  if (Sorted.empty())
-    It->second = 0;
-  else if (New)
-    Lists.emplace_back(Sorted.begin(), Sorted.end());
-  ListOf[Row - 1] = It->second;
+  // Neighbouring methods mostly have the list the last one got.
+  if (ArrayRef<uint16_t>(Lists[LastList]) != Sorted) {
+    auto [It, New] = ListNumbers.try_emplace(std::vector<uint16_t>(Sorted.begin(), Sorted.end()),
+                                             uint32_t(Lists.size()));
+    if (Sorted.empty())
+      It->second = 0;
+    else if (New)
+      Lists.emplace_back(Sorted.begin(), Sorted.end());
+    LastList = It->second;
+  }
+  ListOf[Row - 1] = LastList;
 }
 
 void Selection::renumber(ArrayRef<uint16_t> NewIndex) {

@@ -118,6 +118,7 @@ private:
   std::vector<llvm::SmallVector<uint16_t, 4>> Lists = {{}};
   std::vector<uint32_t> ListOf;
   std::map<std::vector<uint16_t>, uint32_t> ListNumbers;
+  uint32_t LastList = 0; // the list setPasses gave last
 };
 
 /// Matches every MethodDef of \p M against the rules.

@@ -97,15 +97,25 @@ Error rebaseResources(std::vector<uint8_t> &Sec, uint32_t DirOffset, uint32_t Of
 } // namespace
 
 uint32_t peChecksum(ArrayRef<uint8_t> File, uint64_t ChecksumOffset) {
+  // The little-endian 16-bit words added with end-around carry, the checksum field as zero. The
+  // carries are folded in once at the end: the sum is the same as folding after every word (for
+  // any input that is not all zero both land in [1, 0xFFFF], where congruence modulo 0xFFFF
+  // decides), and the loop has no dependency from one word to the next.
+  auto Word = [&](uint64_t I) {
+    return File[I] | (I + 1 < File.size() ? uint32_t(File[I + 1]) << 8 : 0);
+  };
   uint64_t Sum = 0;
-  for (size_t I = 0; I + 1 < File.size() + 1; I += 2) {
-    if (I == ChecksumOffset || I == ChecksumOffset + 2)
-      continue;
-    uint32_t Word = File[I] | (I + 1 < File.size() ? uint32_t(File[I + 1]) << 8 : 0);
-    Sum += Word;
+  size_t Even = File.size() & ~size_t(1);
+  for (size_t I = 0; I < Even; I += 2)
+    Sum += File[I] | uint32_t(File[I + 1]) << 8;
+  if (Even < File.size())
+    Sum += Word(Even);
+  if (ChecksumOffset % 2 == 0)
+    for (uint64_t At : {ChecksumOffset, ChecksumOffset + 2})
+      if (At < File.size())
+        Sum -= Word(At);
+  while (Sum >> 16)
     Sum = (Sum & 0xFFFF) + (Sum >> 16);
-  }
-  Sum = (Sum & 0xFFFF) + (Sum >> 16);
   return uint32_t(Sum + File.size());
 }
 

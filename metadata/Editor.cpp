@@ -540,16 +540,18 @@ Error Editor::serializeInto(std::vector<uint8_t> &Out) {
   // The table stream, written straight into Out where it goes; its size is known beforehand.
   std::string TableName = M.isUncompressed() ? "#-" : "#~";
   // Whatever followed the rows in the original stream (writers leave zero bytes there) stays.
+  // The stream's header: fixed fields, a row count per present table, the extra data field.
+  auto TablesHeaderSize = [](uint64_t Present, uint8_t Sizes) {
+    return 24 + 4 * size_t(llvm::countPopulation(Present)) + ((Sizes & 0x40) ? 4 : 0);
+  };
   ArrayRef<uint8_t> OrigTS = M.streamBytes(TableName);
-  size_t OrigContent =
-      24 + 4 * size_t(llvm::countPopulation(M.validMask())) + ((M.heapSizes() & 0x40) ? 4 : 0);
+  size_t OrigContent = TablesHeaderSize(M.validMask(), M.heapSizes());
   for (unsigned T = 0; T < MaxTables; ++T)
     if (tableSpec(T).exists())
       OrigContent += size_t(M.rowCount(TableId(T))) * M.rowSize(TableId(T));
   ArrayRef<uint8_t> Trailing =
       OrigTS.size() > OrigContent ? OrigTS.drop_front(OrigContent) : ArrayRef<uint8_t>();
-  size_t TablesSize =
-      24 + 4 * size_t(llvm::countPopulation(Valid)) + ((HeapSizes & 0x40) ? 4 : 0);
+  size_t TablesSize = TablesHeaderSize(Valid, HeapSizes);
   for (unsigned T = 0; T < MaxTables; ++T)
     if (((Valid >> T) & 1) && Rows[T])
       TablesSize += size_t(Rows[T]) * W.RowSize[T];
@@ -606,14 +608,13 @@ Error Editor::serializeInto(std::vector<uint8_t> &Out) {
                         " bytes long, not the " + Twine(TablesSize) + " laid out for it");
     return Error::success();
   };
-  // Placeholder bytes of the table stream's size, for laying out the streams.
-  HeapParts TablesPart{ArrayRef<uint8_t>(nullptr, TablesSize), {}};
 
   // The streams, in the original order; heaps that were missing and are needed now go last.
   struct Stream {
     std::string Name;
     HeapParts Data;
-    bool Tables = false; // the table stream, written by WriteTables
+    size_t TablesSize = 0; // the table stream's, which WriteTables writes; 0 for the others
+    size_t size() const { return TablesSize ? TablesSize : Data.size(); }
   };
   std::vector<Stream> Streams;
   auto Has = [&](StringRef Name) {
@@ -624,7 +625,7 @@ Error Editor::serializeInto(std::vector<uint8_t> &Out) {
     if (Has(S.Name))
       continue; // a repeated stream name: the reader used the first
     if (S.Name == "#~" || S.Name == "#-")
-      Streams.push_back({S.Name, TablesPart, true});
+      Streams.push_back({S.Name, {}, TablesSize});
     else if (S.Name == "#Strings")
       Streams.push_back({S.Name, StringHeap});
     else if (S.Name == "#Blob")
@@ -660,7 +661,7 @@ Error Editor::serializeInto(std::vector<uint8_t> &Out) {
     Gap = M.bytes().slice(OriginalHeadersEnd, FirstStream - OriginalHeadersEnd);
   size_t Total = RootSize + Gap.size();
   for (const Stream &S : Streams)
-    Total += HeaderSize(S.Name) + S.Data.size();
+    Total += HeaderSize(S.Name) + S.size();
   assert(Out.size() % 4 == 0 && "the streams' padding counts from a four-byte boundary");
   Out.reserve(Out.size() + Total);
   put(Out, 0x424A5342, 4);
@@ -674,18 +675,18 @@ Error Editor::serializeInto(std::vector<uint8_t> &Out) {
   put(Out, uint32_t(Streams.size()), 2);
   uint32_t Offset = uint32_t(Total);
   for (const Stream &S : Streams)
-    Offset -= uint32_t(S.Data.size());
+    Offset -= uint32_t(S.size());
   for (const Stream &S : Streams) {
     put(Out, Offset, 4);
-    put(Out, uint32_t(S.Data.size()), 4);
+    put(Out, uint32_t(S.size()), 4);
     Out.insert(Out.end(), S.Name.begin(), S.Name.end());
     Out.push_back(0);
     pad4(Out);
-    Offset += uint32_t(S.Data.size());
+    Offset += uint32_t(S.size());
   }
   Out.insert(Out.end(), Gap.begin(), Gap.end());
   for (const Stream &S : Streams) {
-    if (S.Tables) {
+    if (S.TablesSize) {
       if (Error E = WriteTables(Out))
         return E;
       continue;

@@ -34,12 +34,12 @@ WorkerTeam::~WorkerTeam() {
 }
 
 void WorkerTeam::runShare(unsigned Member) {
-  // Runs of a few indices dealt in turn: large items (methods) cluster, so halves would not
-  // balance, and single indices would make neighbours in the loop's arrays share cache lines.
   if (OncePerMember) {
     Job(Member);
     return;
   }
+  // Runs of a few indices dealt in turn: large items (methods) cluster, so halves would not
+  // balance, and single indices would make neighbours in the loop's arrays share cache lines.
   constexpr size_t Run = 8;
   size_t Members = size();
   for (size_t Begin = Member * Run; Begin < JobSize; Begin += Members * Run)

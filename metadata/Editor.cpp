@@ -205,6 +205,8 @@ ArrayRef<uint8_t> Editor::getBlob(uint32_t Offset) const {
 void Editor::indexStrings() {
   StringsIndexed = true;
   uint32_t Size = Strings.OriginalSize;
+  StringRef Heap = toStringRef(M.streamBytes("#Strings")).take_front(Size);
+  StringIndex.reserve(Heap.count('\0'));
   for (uint32_t Off = 1; Off < Size;) {
     StringRef S = M.getString(Off);
     if (!S.empty())
@@ -231,6 +233,17 @@ uint32_t Editor::string(StringRef S) {
 void Editor::indexBlobs() {
   BlobsIndexed = true;
   // Compilers write blobs one after the other; a walk stops at anything that does not parse.
+  // Counted first, so that the index is made its full size once.
+  ArrayRef<uint8_t> Heap = M.streamBytes("#Blob").take_front(Blobs.OriginalSize);
+  size_t Count = 0;
+  for (uint64_t Off = 1; Off < Heap.size(); ++Count) {
+    uint32_t Len = 0;
+    unsigned N = decodeCompressed(Heap.drop_front(Off), Len);
+    if (!N)
+      break;
+    Off += N + Len;
+  }
+  BlobIndex.reserve(Count);
   for (uint32_t Off = 1; Off < Blobs.OriginalSize;) {
     ArrayRef<uint8_t> Tail = M.getBlob(Off);
     uint32_t Len = 0;

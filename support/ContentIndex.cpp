@@ -45,9 +45,19 @@ void ContentIndex::insert(uint32_t Offset, ArrayRef<uint8_t> Contents, Reader Re
   ++Used;
 }
 
-void ContentIndex::grow() {
+void ContentIndex::reserve(size_t Entries) {
+  size_t Size = 64;
+  while (Size < 2 * Entries)
+    Size *= 2;
+  if (Size > Slots.size())
+    rehash(Size);
+}
+
+void ContentIndex::grow() { rehash(std::max<size_t>(64, Slots.size() * 2)); }
+
+void ContentIndex::rehash(size_t Size) {
   std::vector<Slot> Old = std::move(Slots);
-  Slots.assign(std::max<size_t>(64, Old.size() * 2), Slot());
+  Slots.assign(Size, Slot());
   size_t Mask = Slots.size() - 1;
   for (const Slot &S : Old) {
     if (!S.Offset)

@@ -28,6 +28,8 @@ public:
   /// first one stays).
   void insert(uint32_t Offset, llvm::ArrayRef<uint8_t> Contents, Reader Read);
   size_t size() const { return Used; }
+  /// Makes room for \p Entries in all, so that adding that many grows the table once at most.
+  void reserve(size_t Entries);
 
 private:
   struct Slot {
@@ -38,6 +40,7 @@ private:
   /// The slot holding \p Contents, or the empty slot where it would go.
   size_t probe(llvm::ArrayRef<uint8_t> Contents, uint32_t Hash, Reader Read) const;
   void grow();
+  void rehash(size_t Size);
 
   std::vector<Slot> Slots; // a power of two in size, at most half full
   size_t Used = 0;

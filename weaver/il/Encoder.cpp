@@ -24,14 +24,6 @@ EncodeOptions EncodeOptions::forMethod(const CallShapeSource &Shapes, uint32_t R
   return O;
 }
 
-uint32_t encodedSize(const Instr &I) {
-  const OpcodeInfo &Info = I.info();
-  uint32_t Size = Info.opcodeSize();
-  if (Info.Operand == OperandKind::Switch)
-    return Size + 4 + 4 * uint32_t(I.Targets.size());
-  return Size + operandSize(Info.Operand);
-}
-
 namespace {
 
 // The long form of a short-operand instruction whose operand does not fit.

@@ -55,7 +55,13 @@ struct EncodedBody {
 llvm::Expected<EncodedBody> encode(MethodBody &Body, const EncodeOptions &Options);
 
 /// Size in bytes of \p I as it would be encoded now.
-uint32_t encodedSize(const Instr &I);
+inline uint32_t encodedSize(const Instr &I) {
+  const OpcodeInfo &Info = I.info();
+  uint32_t Size = Info.opcodeSize();
+  if (Info.Operand == OperandKind::Switch)
+    return Size + 4 + 4 * uint32_t(I.Targets.size());
+  return Size + operandSize(Info.Operand);
+}
 
 } // namespace weft::il
 

@@ -56,12 +56,47 @@ struct OpcodeInfo {
   bool isBranch() const { return Operand == OperandKind::ShortBr || Operand == OperandKind::Br; }
 };
 
-const OpcodeInfo &info(Opcode Op);
+namespace detail {
+// The tables live in the header so that the lookups below inline: the decoder, the passes and
+// the encoder ask for an instruction's facts several times per instruction.
+#define VAR VarStack
+inline constexpr OpcodeInfo Infos[] = {
+#define OPCODE(Id, Name, B1, B2, Operand, Pop, Push, Flow)                                         \
+  {Name, B1, B2, OperandKind::Operand, Pop, Push, FlowKind::Flow},
+#include "weaver/il/Opcodes.def"
+};
+#undef VAR
+static_assert(sizeof(Infos) / sizeof(Infos[0]) == size_t(Opcode::Count));
+
+/// For each byte, the opcode it encodes (-1: none): One alone, Two after 0xFE.
+struct ByteTables {
+  int16_t One[256], Two[256];
+};
+constexpr ByteTables makeByteTables() {
+  ByteTables T{};
+  for (int I = 0; I < 256; ++I)
+    T.One[I] = T.Two[I] = -1;
+  for (size_t I = 0; I < size_t(Opcode::Count); ++I)
+    (Infos[I].Byte1 == 0xFE ? T.Two : T.One)[Infos[I].Byte2] = int16_t(I);
+  return T;
+}
+inline constexpr ByteTables Bytes = makeByteTables();
+
+inline std::optional<Opcode> opcodeAt(int16_t I) {
+  return I < 0 ? std::nullopt : std::optional<Opcode>(Opcode(I));
+}
+} // namespace detail
+
+inline const OpcodeInfo &info(Opcode Op) { return detail::Infos[size_t(Op)]; }
 inline llvm::StringRef name(Opcode Op) { return info(Op).Name; }
 
 /// The opcode a byte (or, after 0xFE, a second byte) encodes, if any.
-std::optional<Opcode> oneByteOpcode(uint8_t B);
-std::optional<Opcode> twoByteOpcode(uint8_t B);
+inline std::optional<Opcode> oneByteOpcode(uint8_t B) {
+  return detail::opcodeAt(detail::Bytes.One[B]);
+}
+inline std::optional<Opcode> twoByteOpcode(uint8_t B) {
+  return detail::opcodeAt(detail::Bytes.Two[B]);
+}
 
 /// Whether the instruction can raise an exception itself (ECMA-335 III lists what each raises):
 /// calls, allocation, field, array and indirect access (null references, bounds, type
@@ -71,7 +106,19 @@ std::optional<Opcode> twoByteOpcode(uint8_t B);
 bool mayThrow(Opcode Op);
 
 /// Size of an operand in bytes; 0 for None, and 4 (the count) for Switch.
-unsigned operandSize(OperandKind K);
+inline unsigned operandSize(OperandKind K) {
+  switch (K) {
+  case OperandKind::None: return 0;
+  case OperandKind::ShortVar:
+  case OperandKind::ShortI:
+  case OperandKind::ShortU:
+  case OperandKind::ShortBr: return 1;
+  case OperandKind::Var: return 2;
+  case OperandKind::I8:
+  case OperandKind::R: return 8;
+  default: return 4;
+  }
+}
 
 /// The short and long forms of a branch (br.s <-> br, ...). Returns the opcode itself for an
 /// opcode that has no other form.

@@ -231,22 +231,29 @@ Error weaveFile(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
   Expected<Input> In = openInput(J.Input);
   if (!In)
     return In.takeError();
-  // The whole input is read first: a file that does not read fully is not rewritten.
-  ReadStats Stats;
-  ReadOptions RO;
-  RO.CustomAttributes = false; // their blobs are copied, not re-encoded
-  RO.Team = Team;
-  if (Error E = readEverything(*In->Image, *In->Module, Stats, RO))
-    return createFileError(J.Input, std::move(E));
-
-  metadata::Editor Editor(*In->Module);
   std::optional<spec::Selection> Sel;
-  std::unique_ptr<passes::ModuleWeave> Weave;
   if (Run.Spec) {
     Expected<spec::Selection> S = spec::select(*Run.Spec, *In->Module);
     if (!S)
       return createFileError(J.Input, S.takeError());
     Sel = std::move(*S);
+  }
+  // The whole input is read first: a file that does not read fully is not rewritten. The bodies
+  // the weave decodes are checked as it decodes them, not decoded twice.
+  ReadStats Stats;
+  ReadOptions RO;
+  RO.CustomAttributes = false; // their blobs are copied, not re-encoded
+  RO.Team = Team;
+  auto DecodedByWeave = [&](uint32_t Row) {
+    return Sel && Row <= Sel->methodCount() && !Sel->passesOf(Row).empty();
+  };
+  RO.DecodedLater = DecodedByWeave;
+  if (Error E = readEverything(*In->Image, *In->Module, Stats, RO))
+    return createFileError(J.Input, std::move(E));
+
+  metadata::Editor Editor(*In->Module);
+  std::unique_ptr<passes::ModuleWeave> Weave;
+  if (Sel) {
     Expected<std::unique_ptr<passes::ModuleWeave>> W =
         startWeave(J, *In->Image, Editor, *Sel, Run, Team);
     if (!W)

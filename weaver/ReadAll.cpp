@@ -12,6 +12,7 @@
 #include "support/WorkerTeam.h"
 #include "weaver/analysis/Verifier.h"
 #include "weaver/il/BodyReader.h"
+#include "weaver/il/MethodBody.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -118,8 +119,74 @@ Error readSmallBlobs(const Module &M, ReadStats &Stats, const ReadOptions &Opts)
   return Error::success();
 }
 
+/// The header's local variable signature, if any: a StandAloneSig row whose locals decode.
+Error checkLocals(const Module &M, const il::RawMethodBody &Body) {
+  Token LT = Body.LocalVarSigToken;
+  if (!LT)
+    return Error::success();
+  if (tokenTable(LT) != TableId::StandAloneSig || !M.isValidToken(LT))
+    return formatError("fat method header", Body.FileOffset + 8,
+                       "local variable signature token " + tokenText(LT) +
+                           " is not a StandAloneSig row");
+  uint32_t Blob = M.get(TableId::StandAloneSig, tokenRow(LT), StandAloneSigCol::Signature);
+  if (auto L = decodeLocalsSig(M.getBlob(Blob), M.blobFileOffset(Blob), &M); !L)
+    return L.takeError();
+  return Error::success();
+}
+
+/// A token operand of the instruction \p Op at \p ILOffset: a user string for ldstr, a row of a
+/// table the instruction accepts otherwise.
+Error checkTokenOperand(const Module &M, const il::RawMethodBody &Body, il::Opcode Op,
+                        uint32_t ILOffset, uint32_t Tok) {
+  il::OperandKind K = il::info(Op).Operand;
+  auto Fail = [&](const Twine &Why) {
+    return formatError("IL code", Body.codeFileOffset() + ILOffset,
+                       "IL_" + hexstr(ILOffset, true, 4) + " (" + il::name(Op) + "): " + Why);
+  };
+  switch (K) {
+  case il::OperandKind::String:
+    if ((Tok >> 24) != UserStringTokenType)
+      return Fail("token " + tokenText(Tok) + " is not a user string");
+    if (Expected<UserString> S = M.getUserString(Tok & 0xFFFFFF); !S)
+      return S.takeError();
+    return Error::success();
+  case il::OperandKind::Method:
+  case il::OperandKind::Field:
+  case il::OperandKind::Type:
+  case il::OperandKind::Tok:
+  case il::OperandKind::Sig:
+    if (!analysis::operandTokenAllowed(K, tokenTable(Tok)) || !M.isValidToken(Tok))
+      return Fail("token " + tokenText(Tok) +
+                  " does not name a row of a table this instruction accepts");
+    return Error::success();
+  default: return Error::success();
+  }
+}
+
+/// What a clause names besides offsets: a catch clause's type, a kind the format has.
+Error checkClauseKind(const Module &M, const il::RawMethodBody &Body, size_t C) {
+  const il::ExceptionClause &E = Body.Clauses[C];
+  auto Fail = [&](const Twine &Why) {
+    return formatError("exception clause " + Twine(C), Body.FileOffset,
+                       Twine("method body: ") + Why);
+  };
+  switch (E.Kind) {
+  case il::ClauseException:
+    if (!analysis::operandTokenAllowed(il::OperandKind::Type,
+                                       tokenTable(E.ClassTokenOrFilterOffset)) ||
+        !M.isValidToken(E.ClassTokenOrFilterOffset))
+      return Fail("catch type token " + tokenText(E.ClassTokenOrFilterOffset) + " is not a type");
+    return Error::success();
+  case il::ClauseFilter:
+  case il::ClauseFinally:
+  case il::ClauseFault: return Error::success();
+  default: return Fail("unknown clause kind 0x" + hexstr(E.Kind));
+  }
+}
+
 Error readBody(const pe::Image &Img, const Module &M, uint32_t Row, ReadStats &Stats,
-               std::vector<il::Instruction> &Insts, std::vector<uint32_t> &Starts) {
+               std::vector<il::Instruction> &Insts, std::vector<uint32_t> &Starts,
+               bool HeaderOnly) {
   uint32_t RVA = M.get(TableId::MethodDef, Row, MethodDefCol::RVA);
   uint64_t Off = 0;
   ArrayRef<uint8_t> Bytes = Img.rvaTail(RVA, &Off);
@@ -131,16 +198,10 @@ Error readBody(const pe::Image &Img, const Module &M, uint32_t Row, ReadStats &S
     return Body.takeError();
   ++Stats.MethodsWithBody;
   Stats.ILBytes += Body->Code.size();
-
-  if (Token LT = Body->LocalVarSigToken) {
-    if (tokenTable(LT) != TableId::StandAloneSig || !M.isValidToken(LT))
-      return formatError("fat method header", Body->FileOffset + 8,
-                         "local variable signature token " + tokenText(LT) +
-                             " is not a StandAloneSig row");
-    uint32_t Blob = M.get(TableId::StandAloneSig, tokenRow(LT), StandAloneSigCol::Signature);
-    if (auto L = decodeLocalsSig(M.getBlob(Blob), M.blobFileOffset(Blob), &M); !L)
-      return L.takeError();
-  }
+  if (HeaderOnly) // its reader decodes and checks the rest (checkMethodBody)
+    return Error::success();
+  if (Error E = checkLocals(M, *Body))
+    return E;
 
   Insts.clear();
   Starts.clear();
@@ -176,22 +237,10 @@ Error readBody(const pe::Image &Img, const Module &M, uint32_t Row, ReadStats &S
           return InstError(Ins, "switch target " + Twine(C) + " (0x" + hex(D.switchTarget(Ins, C)) +
                                     ") is not the start of an instruction");
       break;
-    case il::OperandKind::String:
-      if ((Ins.Token >> 24) != UserStringTokenType)
-        return InstError(Ins, "token " + tokenText(Ins.Token) + " is not a user string");
-      if (Expected<UserString> S = M.getUserString(Ins.Token & 0xFFFFFF); !S)
-        return S.takeError();
+    default:
+      if (Error E = checkTokenOperand(M, *Body, Ins.Op, Ins.Offset, Ins.Token))
+        return E;
       break;
-    case il::OperandKind::Method:
-    case il::OperandKind::Field:
-    case il::OperandKind::Type:
-    case il::OperandKind::Tok:
-    case il::OperandKind::Sig:
-      if (!analysis::operandTokenAllowed(K, tokenTable(Ins.Token)) || !M.isValidToken(Ins.Token))
-        return InstError(Ins, "token " + tokenText(Ins.Token) +
-                                  " does not name a row of a table this instruction accepts");
-      break;
-    default: break;
     }
   }
   for (size_t C = 0; C < Body->Clauses.size(); ++C) {
@@ -210,36 +259,42 @@ Error readBody(const pe::Image &Img, const Module &M, uint32_t Row, ReadStats &S
     if (!InCode(E.HandlerOffset, E.HandlerLength))
       return ClauseError("handler block [0x" + hexstr(E.HandlerOffset) + ", +0x" +
                          hex(E.HandlerLength) + ") is not on instruction boundaries");
-    switch (E.Kind) {
-    case il::ClauseException:
-      if (!analysis::operandTokenAllowed(il::OperandKind::Type,
-                                         tokenTable(E.ClassTokenOrFilterOffset)) ||
-          !M.isValidToken(E.ClassTokenOrFilterOffset))
-        return ClauseError("catch type token " + tokenText(E.ClassTokenOrFilterOffset) +
-                           " is not a type");
-      break;
-    case il::ClauseFilter:
-      if (!IsStart(E.ClassTokenOrFilterOffset) || E.ClassTokenOrFilterOffset >= CodeSize)
-        return ClauseError("filter offset 0x" + hexstr(E.ClassTokenOrFilterOffset) +
-                           " is not the start of an instruction");
-      break;
-    case il::ClauseFinally:
-    case il::ClauseFault: break;
-    default: return ClauseError("unknown clause kind 0x" + hexstr(E.Kind));
-    }
+    if (E.Kind == il::ClauseFilter &&
+        (!IsStart(E.ClassTokenOrFilterOffset) || E.ClassTokenOrFilterOffset >= CodeSize))
+      return ClauseError("filter offset 0x" + hexstr(E.ClassTokenOrFilterOffset) +
+                         " is not the start of an instruction");
+    if (Error Err = checkClauseKind(M, *Body, C))
+      return Err;
   }
   Stats.ExceptionClauses += Body->Clauses.size();
   return Error::success();
 }
 
+bool headerOnly(const ReadOptions &Opts, uint32_t Row) {
+  return Opts.DecodedLater && Opts.DecodedLater(Row);
+}
+
 } // namespace
+
+Error checkMethodBody(const Module &M, const il::RawMethodBody &Raw, const il::MethodBody &Body) {
+  if (Error E = checkLocals(M, Raw))
+    return E;
+  for (const il::Instr *I : Body.instructions())
+    if (Error E = checkTokenOperand(M, Raw, I->Op, I->OriginalOffset, I->Token))
+      return E;
+  for (size_t C = 0; C < Raw.Clauses.size(); ++C)
+    if (Error E = checkClauseKind(M, Raw, C))
+      return E;
+  // A filter starts inside the code: decoding found it on an instruction (or refused the body).
+  return Error::success();
+}
 
 /// Reads the method bodies on the team; true if every one read and their code is within
 /// \p Budget (Stats then counts them), false if the caller must read them in order to find the
 /// error. The running total stops every member once the budget is spent, so a hostile file costs
 /// no more than it would in order.
 static bool readBodiesInParallel(const pe::Image &Img, const Module &M, ReadStats &Stats,
-                          uint64_t Budget, WorkerTeam &Team) {
+                                 uint64_t Budget, const ReadOptions &Opts) {
   std::vector<uint32_t> Rows;
   for (uint32_t R = 1; R <= M.rowCount(TableId::MethodDef); ++R)
     if (M.get(TableId::MethodDef, R, MethodDefCol::RVA) &&
@@ -250,7 +305,7 @@ static bool readBodiesInParallel(const pe::Image &Img, const Module &M, ReadStat
   std::vector<ReadStats> Parts(Chunks);
   std::atomic<uint64_t> Code{0};
   std::atomic<bool> Failed{false};
-  Team.forEach(Chunks, [&](size_t C) {
+  Opts.Team->forEach(Chunks, [&](size_t C) {
     std::vector<il::Instruction> Insts;
     std::vector<uint32_t> Starts;
     ReadStats &S = Parts[C];
@@ -258,7 +313,7 @@ static bool readBodiesInParallel(const pe::Image &Img, const Module &M, ReadStat
       if (Failed.load(std::memory_order_relaxed))
         return;
       uint64_t Before = S.ILBytes;
-      if (Error E = readBody(Img, M, Rows[I], S, Insts, Starts)) {
+      if (Error E = readBody(Img, M, Rows[I], S, Insts, Starts, headerOnly(Opts, Rows[I]))) {
         consumeError(std::move(E));
         Failed = true;
         return;
@@ -292,7 +347,7 @@ Error readEverything(const pe::Image &Img, const Module &M, ReadStats &Stats,
   if (Error E = readSmallBlobs(M, Stats, Opts))
     return E;
   uint64_t Budget = Opts.CodeBudget ? Opts.CodeBudget : il::methodCodeBudget(Img.bytes().size());
-  if (Opts.Team && Opts.Team->size() > 1 && readBodiesInParallel(Img, M, Stats, Budget, *Opts.Team))
+  if (Opts.Team && Opts.Team->size() > 1 && readBodiesInParallel(Img, M, Stats, Budget, Opts))
     return Error::success();
   // In order: the first error is the one to report (also after a parallel read that failed).
   std::vector<il::Instruction> Insts;
@@ -304,7 +359,7 @@ Error readEverything(const pe::Image &Img, const Module &M, ReadStats &Stats,
     if (RVA == 0 || (Impl & 3) != 0)
       continue;
     uint64_t Before = Stats.ILBytes;
-    if (Error E = readBody(Img, M, R, Stats, Insts, Starts))
+    if (Error E = readBody(Img, M, R, Stats, Insts, Starts, headerOnly(Opts, R)))
       return addContext(std::move(E), "method " + tokenText(makeToken(TableId::MethodDef, R)));
     Code += Stats.ILBytes - Before;
     if (Code > Budget)

@@ -10,6 +10,7 @@
 #ifndef WEFT_WEAVER_READALL_H
 #define WEFT_WEAVER_READALL_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -21,6 +22,10 @@ namespace weft::metadata {
 class Module;
 class AssemblyResolver;
 } // namespace weft::metadata
+namespace weft::il {
+struct RawMethodBody;
+class MethodBody;
+} // namespace weft::il
 
 namespace weft {
 
@@ -46,11 +51,21 @@ struct ReadOptions {
   /// Threads for the method bodies, which are read in parallel (the error, if any, is the one
   /// reading them in order would give); may be null.
   WorkerTeam *Team = nullptr;
+  /// Methods (MethodDef rows) whose bodies the caller decodes into the instruction graph anyway:
+  /// only their headers are read here (for the code budget); the caller checks the rest with
+  /// checkMethodBody once it has decoded them, so that each body is decoded once.
+  llvm::function_ref<bool(uint32_t Row)> DecodedLater;
 };
 
 /// Decodes everything; the first malformed item is the error (naming what and where).
 llvm::Error readEverything(const pe::Image &Image, const metadata::Module &M, ReadStats &Stats,
                            const ReadOptions &Options = {});
+
+/// What readEverything checks of a method body beyond what il::MethodBody::decode does (which
+/// refuses branches and clauses off instruction boundaries): the local variable signature, every
+/// token operand, the clauses' catch types and kinds. \p Body was decoded from \p Raw.
+llvm::Error checkMethodBody(const metadata::Module &M, const il::RawMethodBody &Raw,
+                            const il::MethodBody &Body);
 
 } // namespace weft
 

@@ -281,6 +281,41 @@ TEST(Cli, WeaveAndVerifyRefuseBadInputAndWriteNothing) {
   EXPECT_FALSE(sys::fs::exists(Out));
 }
 
+// A body the weave decodes is checked there (not read twice): a call whose token names no row is
+// refused whether a pass selects the method or the body is only copied.
+TEST(Cli, WeaveRefusesABadTokenInABodyAndWritesNothing) {
+  std::string Dll = test::corpusDll("Closures");
+  std::string Bytes = test::readFile(Dll);
+  test::CommandResult Raw = weft({"dump", "--raw", Dll});
+  ASSERT_EQ(Raw.ExitCode, 0);
+  // The first body that starts `ldarg.0; call`: "@0x... tiny" or "@0x... fat".
+  size_t Token = std::string::npos;
+  for (size_t P = Raw.Out.find(" @0x"); P != std::string::npos && Token == std::string::npos;
+       P = Raw.Out.find(" @0x", P + 1)) {
+    size_t At = std::stoul(Raw.Out.substr(P + 2), nullptr, 16);
+    size_t Code = At + (Raw.Out.compare(P + 12, 5, " tiny") == 0 ? 1 : 12);
+    if (Code + 6 <= Bytes.size() && uint8_t(Bytes[Code]) == 0x02 && uint8_t(Bytes[Code + 1]) == 0x28)
+      Token = Code + 2;
+  }
+  ASSERT_NE(Token, std::string::npos);
+  Bytes.replace(Token, 4, std::string("\xFF\xFF\x00\x0A", 4)); // MemberRef row 0xFFFF
+  std::string Dir = test::scratchDir("cli-weave-bad-token");
+  std::string In = Dir + "/Closures.dll", Out = Dir + "/out.dll";
+  ASSERT_TRUE(test::writeFile(In, Bytes));
+  for (std::vector<std::string> Pass : {std::vector<std::string>{"--pass", "trace"},
+                                        std::vector<std::string>{}}) {
+    std::vector<std::string> Args{"weave", In, "-o", Out};
+    Args.insert(Args.end(), Pass.begin(), Pass.end());
+    test::CommandResult R = weft(Args);
+    EXPECT_EQ(R.ExitCode, 1) << R.Err;
+    EXPECT_TRUE(contains(R.Err, "'" + In + "'")) << R.Err;
+    EXPECT_TRUE(contains(R.Err, "IL code")) << R.Err;
+    EXPECT_TRUE(contains(R.Err, "offset 0x")) << R.Err;
+    EXPECT_TRUE(contains(R.Err, "token 0x0A00FFFF does not name a row")) << R.Err;
+    EXPECT_FALSE(sys::fs::exists(Out));
+  }
+}
+
 TEST(Cli, VerifyReportsMethodOffsetAndProblem) {
   // Make a body's max-stack too small: the stack grows past it.
   std::string Dll = test::corpusDll("Closures");

@@ -1,5 +1,6 @@
 //===- tests/fuzz/FuzzMethodBody.cpp - Method headers, EH sections, IL ---===//
 #include "weaver/il/BodyReader.h"
+#include "weaver/il/MethodBody.h"
 
 using namespace weft::il;
 
@@ -10,6 +11,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     llvm::consumeError(Body.takeError());
     return 0;
   }
+  // The instruction graph the weave builds, also from bodies nothing read before it.
+  if (auto Graph = MethodBody::decode(*Body); !Graph)
+    llvm::consumeError(Graph.takeError());
   std::vector<Instruction> Insts;
   llvm::consumeError(decodeInstructions(Body->Code, Body->codeFileOffset(), Insts));
   InstructionDecoder D(Body->Code, 0);

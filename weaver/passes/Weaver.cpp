@@ -12,6 +12,7 @@
 #include "support/Error.h"
 #include "support/Format.h"
 #include "support/WorkerTeam.h"
+#include "weaver/ReadAll.h"
 #include "weaver/analysis/Verifier.h"
 #include "weaver/il/BodyReader.h"
 #include "weaver/il/CallShapes.h"
@@ -661,6 +662,9 @@ Error ModuleWeave::Impl::weaveBatch(uint32_t Begin) {
     if (!*Raw)
       return;
     auto Body = il::MethodBody::decode(**Raw);
+    if (Body)
+      if (Error E = checkMethodBody(M, **Raw, *Body))
+        Body = std::move(E); // the input may have been read without its bodies (DecodedLater)
     auto Sig = methodDefSig(M, Row);
     // Both taken at once (success when there is none), each error consumed.
     Error BodyErr = Body.takeError(), SigErr = Sig.takeError();

@@ -29,17 +29,28 @@ namespace {
 
 std::string tokenText(Token T) { return "0x" + hexstr(T, false, 8); }
 
+/// Whether MethodDef row \p R has an IL body in the file (as il::readMethodDefBody finds it).
+bool hasILBody(const Module &M, uint32_t R) {
+  return M.get(TableId::MethodDef, R, MethodDefCol::RVA) &&
+         !(M.get(TableId::MethodDef, R, MethodDefCol::ImplFlags) & 3);
+}
+
 Error rowContext(Error E, TableId T, uint32_t Row) {
   return addContext(std::move(E), tableName(T) + " row " + Twine(Row));
 }
 
-Error readSignatures(const Module &M, ReadStats &Stats) {
+bool headerOnly(const ReadOptions &Opts, uint32_t Row);
+
+Error readSignatures(const Module &M, ReadStats &Stats, const ReadOptions &Opts) {
   for (uint32_t R = 1; R <= M.rowCount(TableId::Field); ++R) {
     if (Expected<TypeSig> S = fieldDefSig(M, R); !S)
       return rowContext(S.takeError(), TableId::Field, R);
     ++Stats.Signatures;
   }
   for (uint32_t R = 1; R <= M.rowCount(TableId::MethodDef); ++R) {
+    // The weave decodes the signature of each method whose body it decodes.
+    if (hasILBody(M, R) && headerOnly(Opts, R))
+      continue;
     if (Expected<MethodSig> S = methodDefSig(M, R); !S)
       return rowContext(S.takeError(), TableId::MethodDef, R);
     ++Stats.Signatures;
@@ -297,8 +308,7 @@ static bool readBodiesInParallel(const pe::Image &Img, const Module &M, ReadStat
                                  uint64_t Budget, const ReadOptions &Opts) {
   std::vector<uint32_t> Rows;
   for (uint32_t R = 1; R <= M.rowCount(TableId::MethodDef); ++R)
-    if (M.get(TableId::MethodDef, R, MethodDefCol::RVA) &&
-        !(M.get(TableId::MethodDef, R, MethodDefCol::ImplFlags) & 3))
+    if (hasILBody(M, R))
       Rows.push_back(R);
   constexpr size_t Chunk = 256;
   size_t Chunks = (Rows.size() + Chunk - 1) / Chunk;
@@ -342,7 +352,7 @@ Error readEverything(const pe::Image &Img, const Module &M, ReadStats &Stats,
   if (Img.isReadyToRun())
     if (Expected<pe::ReadyToRunHeader> H = Img.readyToRunHeader(); !H)
       return H.takeError();
-  if (Error E = readSignatures(M, Stats))
+  if (Error E = readSignatures(M, Stats, Opts))
     return E;
   if (Error E = readSmallBlobs(M, Stats, Opts))
     return E;
@@ -354,9 +364,7 @@ Error readEverything(const pe::Image &Img, const Module &M, ReadStats &Stats,
   std::vector<uint32_t> Starts;
   uint64_t Code = 0;
   for (uint32_t R = 1; R <= M.rowCount(TableId::MethodDef); ++R) {
-    uint32_t RVA = M.get(TableId::MethodDef, R, MethodDefCol::RVA);
-    uint16_t Impl = M.get(TableId::MethodDef, R, MethodDefCol::ImplFlags);
-    if (RVA == 0 || (Impl & 3) != 0)
+    if (!hasILBody(M, R))
       continue;
     uint64_t Before = Stats.ILBytes;
     if (Error E = readBody(Img, M, R, Stats, Insts, Starts, headerOnly(Opts, R)))

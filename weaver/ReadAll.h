@@ -51,9 +51,10 @@ struct ReadOptions {
   /// Threads for the method bodies, which are read in parallel (the error, if any, is the one
   /// reading them in order would give); may be null.
   WorkerTeam *Team = nullptr;
-  /// Methods (MethodDef rows) whose bodies the caller decodes into the instruction graph anyway:
-  /// only their headers are read here (for the code budget); the caller checks the rest with
-  /// checkMethodBody once it has decoded them, so that each body is decoded once.
+  /// Methods (MethodDef rows) whose bodies and signatures the caller decodes anyway: of a method
+  /// with an IL body, only the body's header is read here (for the code budget); the caller
+  /// checks the rest with checkMethodBody once it has decoded the body, and decodes the
+  /// signature itself, so that each is decoded once.
   llvm::function_ref<bool(uint32_t Row)> DecodedLater;
 };
 

@@ -4,21 +4,49 @@
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "metadata/Signature.h"
+#include "support/ByteReader.h"
 
 using namespace llvm;
 using namespace weft::metadata;
 
 namespace weft::il {
 
-static std::optional<CallShape> shapeOfSig(Expected<MethodSig> S) {
-  if (!S) {
-    consumeError(S.takeError());
+/// The shape of a method signature from its head alone: the calling convention, the parameter
+/// count, and whether the return type (after its custom modifiers) is void. The parameters are
+/// decoded here: the readers check every signature of an input (readEverything, or the weave for
+/// the methods it decodes), and a shape needs only the head.
+/// Nothing for what does not parse as a method signature's head.
+static std::optional<CallShape> shapeOfSig(ArrayRef<uint8_t> Sig) {
+  auto Compressed = [&](uint32_t &V) {
+    unsigned N = decodeCompressed(Sig, V);
+    Sig = Sig.drop_front(N);
+    return N != 0;
+  };
+  if (Sig.empty())
     return std::nullopt;
+  uint8_t Flags = Sig[0];
+  uint8_t Kind = Flags & SigKindMask;
+  if (Kind == SigField || Kind == SigLocal || Kind == SigProperty || Kind == SigGenericInst ||
+      Kind > 0xB || (Flags & 0x80))
+    return std::nullopt;
+  Sig = Sig.drop_front();
+  uint32_t Generics = 0, Params = 0, Modifier = 0;
+  if ((Flags & SigGeneric) && (!Compressed(Generics) || Generics == 0))
+    return std::nullopt;
+  if (!Compressed(Params))
+    return std::nullopt;
+  while (!Sig.empty() && (Sig[0] == uint8_t(ElementType::CModReqd) ||
+                          Sig[0] == uint8_t(ElementType::CModOpt))) {
+    Sig = Sig.drop_front();
+    if (!Compressed(Modifier))
+      return std::nullopt;
   }
+  if (Sig.empty())
+    return std::nullopt;
   CallShape C;
-  C.Params = S->ParamCount;
-  C.HasThis = S->hasThis() && !S->explicitThis();
-  C.ReturnsValue = S->Return.stripped().Kind != ElementType::Void;
+  C.Params = Params;
+  C.HasThis = (Flags & SigHasThis) && !(Flags & SigExplicitThis);
+  C.ReturnsValue = Sig[0] != uint8_t(ElementType::Void);
   return C;
 }
 
@@ -39,14 +67,14 @@ std::optional<CallShape> ModuleCallShapes::shapeOf(uint32_t Token) const {
     switch (tokenTable(Token)) {
     case TableId::MethodDef: {
       uint32_t Blob = M.get(TableId::MethodDef, Row, MethodDefCol::Signature);
-      Result = shapeOfSig(decodeMethodSigHead(M.getBlob(Blob), M.blobFileOffset(Blob), &M));
+      Result = shapeOfSig(M.getBlob(Blob));
       break;
     }
     case TableId::MemberRef: {
       uint32_t Blob = M.get(TableId::MemberRef, Row, MemberRefCol::Signature);
       ArrayRef<uint8_t> B = M.getBlob(Blob);
       if (!B.empty() && (B[0] & SigKindMask) != SigField)
-        Result = shapeOfSig(decodeMethodSigHead(B, M.blobFileOffset(Blob), &M));
+        Result = shapeOfSig(B);
       break;
     }
     case TableId::MethodSpec:
@@ -56,7 +84,7 @@ std::optional<CallShape> ModuleCallShapes::shapeOf(uint32_t Token) const {
       uint32_t Blob = M.get(TableId::StandAloneSig, Row, StandAloneSigCol::Signature);
       ArrayRef<uint8_t> B = M.getBlob(Blob);
       if (!B.empty() && B[0] != SigLocal && B[0] != SigField)
-        Result = shapeOfSig(decodeMethodSigHead(B, M.blobFileOffset(Blob), &M));
+        Result = shapeOfSig(B);
       break;
     }
     default: break;
@@ -124,7 +152,7 @@ std::optional<CallShape> EditorCallShapes::compute(uint32_t Token) const {
   TableId T = tokenTable(Token);
   if (Row >= 1 && unsigned(T) < MaxTables && tableSpec(T).exists() && Row <= E.rowCount(T)) {
     auto Method = [&](unsigned Col) {
-      return shapeOfSig(decodeMethodSigHead(E.getBlob(E.get(T, Row, Col)), 0, nullptr));
+      return shapeOfSig(E.getBlob(E.get(T, Row, Col)));
     };
     switch (T) {
     case TableId::MethodDef: Result = Method(MethodDefCol::Signature); break;

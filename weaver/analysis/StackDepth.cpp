@@ -97,48 +97,60 @@ void analyzeStack(const MethodBody &Body, const CallShapeSource &Shapes, bool Re
       Start(R.FilterStart, 1);
   }
 
+  // Each instruction is reached once: a run of code is followed while control falls through,
+  // and only branch targets wait in the worklist.
   while (!Work.empty()) {
     uint32_t K = Work.back();
     Work.pop_back();
-    const Instr &I = *Order[K];
-    int Depth = Info.DepthIn[K];
-    int Pop = 0, Push = 0;
-    if (!stackEffect(I, Shapes, ReturnsValue, Pop, Push)) {
-      Info.Problems.push_back({K, Label(K) + " (" + I.info().Name + "): token " + hex(I.Token) +
-                                      " names no method signature"});
-      continue;
-    }
-    if (Depth < Pop) {
-      Info.Problems.push_back({K, Label(K) + " (" + I.info().Name + ") takes " +
-                                      std::to_string(Pop) + " values but the stack holds " +
-                                      std::to_string(Depth)});
-      continue;
-    }
-    int After = Depth - Pop + Push;
-    Info.MaxStack = std::max<uint32_t>(Info.MaxStack, After);
-    const Instr *Next = K + 1 < Order.size() ? Order[K + 1] : nullptr;
-    auto FallThrough = [&] {
-      if (!Next)
+    for (;;) {
+      const Instr &I = *Order[K];
+      const OpcodeInfo &Op = I.info();
+      int Depth = Info.DepthIn[K];
+      int Pop = Op.Pop, Push = Op.Push;
+      if ((Pop == VarStack || Push == VarStack) &&
+          !stackEffect(I, Shapes, ReturnsValue, Pop, Push)) {
+        Info.Problems.push_back({K, Label(K) + " (" + Op.Name + "): token " + hex(I.Token) +
+                                        " names no method signature"});
+        break;
+      }
+      if (Depth < Pop) {
+        Info.Problems.push_back({K, Label(K) + " (" + Op.Name + ") takes " +
+                                        std::to_string(Pop) + " values but the stack holds " +
+                                        std::to_string(Depth)});
+        break;
+      }
+      int After = Depth - Pop + Push;
+      Info.MaxStack = std::max<uint32_t>(Info.MaxStack, After);
+      switch (Op.Flow) {
+      case FlowKind::Branch:
+        // leave empties the stack; br keeps it.
+        Merge(K, I.Target, (I.Op == Opcode::Leave || I.Op == Opcode::Leave_S) ? 0 : After);
+        break;
+      case FlowKind::CondBranch:
+        if (I.Op == Opcode::Switch)
+          for (const Instr *T : I.Targets)
+            Merge(K, T, After);
+        else
+          Merge(K, I.Target, After);
+        break;
+      case FlowKind::Return:
+      case FlowKind::Throw: break;
+      default: break;
+      }
+      if (Op.Flow == FlowKind::Branch || Op.Flow == FlowKind::Return ||
+          Op.Flow == FlowKind::Throw)
+        break;
+      // Control falls through to the next instruction.
+      if (K + 1 == Order.size()) {
         Info.Problems.push_back({K, "control falls off the end of the code after " + Label(K)});
-      else
-        Merge(K, Next, After);
-    };
-    switch (I.info().Flow) {
-    case FlowKind::Branch:
-      // leave empties the stack; br keeps it.
-      Merge(K, I.Target, (I.Op == Opcode::Leave || I.Op == Opcode::Leave_S) ? 0 : After);
-      break;
-    case FlowKind::CondBranch:
-      if (I.Op == Opcode::Switch)
-        for (const Instr *T : I.Targets)
-          Merge(K, T, After);
-      else
-        Merge(K, I.Target, After);
-      FallThrough();
-      break;
-    case FlowKind::Return:
-    case FlowKind::Throw: break;
-    default: FallThrough(); break;
+        break;
+      }
+      if (Info.DepthIn[K + 1] >= 0) { // reached before: only the depths must agree
+        Merge(K, Order[K + 1], After);
+        break;
+      }
+      Info.DepthIn[K + 1] = After;
+      ++K;
     }
   }
 }

@@ -149,6 +149,13 @@ struct CounterPlace {
   bool Continues; // a segment of the block before it
 };
 
+/// Each block's original IL range ([NoOffset, NoOffset) for code an earlier pass added) and
+/// whether it continues the block before it.
+struct BlockRanges {
+  std::vector<std::pair<uint32_t, uint32_t>> IL;
+  std::vector<bool> Continues;
+};
+
 class Coverage final : public Pass {
 public:
   explicit Coverage(const PassOptions &O) : Options(O) {}
@@ -263,30 +270,31 @@ public:
         Map(*P);
     C.Number = uint32_t(Places.size());
     C.Text = mapHead(C);
+    if (!Pdb) {
+      // Without source lines nothing of the method's line but its first counter waits for the
+      // serial step: the blocks are written here, after a NUL (which JSON text never holds).
+      BlockRanges Ranges = blockRanges(C);
+      raw_string_ostream OS(C.Text);
+      OS << '\0';
+      writeBlocks(OS, Ranges, {});
+    }
     return Error::success();
   }
 
   void finishMethod(MethodContext &C) override {
-    // Marks, three per block: the counter's index instruction, the first original instruction
-    // of the block (or null), and the index instruction again if the block is a segment that
-    // continues the one before it (or null).
-    Blocks.clear();
-    Continues.clear();
-    for (uint32_t K = 0; K < C.Number; ++K) {
+    for (uint32_t K = 0; K < C.Number; ++K)
       setLdc(C.Marks[3 * K], int32_t(Counters + K));
-      uint32_t Start = C.Marks[3 * K + 1] ? C.Marks[3 * K + 1]->OriginalOffset : il::NoOffset;
-      Blocks.push_back({Start, Start});
-      Continues.push_back(C.Marks[3 * K + 2] != nullptr);
+    raw_fd_ostream &OS = *Map;
+    OS << (MethodsWritten++ ? ",\n  " : "\n  ");
+    StringRef Head, Blocks;
+    std::tie(Head, Blocks) = StringRef(C.Text).split('\0');
+    OS << Head << Counters;
+    if (!Pdb) {
+      OS << Blocks;
+    } else {
+      BlockRanges Ranges = blockRanges(C);
+      writeBlocks(OS, Ranges, blockPoints(C.row(), Ranges));
     }
-    // A block ends where the next block with original code starts.
-    uint32_t End = C.body().OriginalCodeSize;
-    for (size_t K = Blocks.size(); K-- > 0;) {
-      if (Blocks[K].first == il::NoOffset)
-        continue;
-      Blocks[K].second = std::max(End, Blocks[K].first);
-      End = Blocks[K].first;
-    }
-    writeMethod(C.row(), C.Text);
     Counters += C.Number;
     if (Counters >= 0x7FFFFFFF)
       Overflow = true;
@@ -624,9 +632,10 @@ private:
   }
 
   /// The sequence points that start in each of the method's blocks (none without a PDB).
-  std::vector<std::vector<pdb::SequencePoint>> blockPoints(uint32_t Row) {
+  std::vector<std::vector<pdb::SequencePoint>> blockPoints(uint32_t Row, const BlockRanges &R) {
     if (!Pdb || PdbBroken)
       return {};
+    const std::vector<std::pair<uint32_t, uint32_t>> &Blocks = R.IL;
     std::vector<std::vector<pdb::SequencePoint>> Points(Blocks.size());
     Expected<std::vector<pdb::SequencePoint>> SP = pdb::methodSequencePoints(Pdb->module(), Row);
     if (!SP) {
@@ -689,17 +698,39 @@ private:
     return std::string(Head);
   }
 
-  /// The method's line of the map: its head, then its first counter and its blocks.
-  void writeMethod(uint32_t Row, StringRef Head) {
-    std::vector<std::vector<pdb::SequencePoint>> Points = blockPoints(Row);
-    raw_fd_ostream &OS = *Map;
-    OS << (MethodsWritten++ ? ",\n  " : "\n  ") << Head << Counters << ",\"blocks\":[";
-    for (size_t K = 0; K < Blocks.size(); ++K) {
+  /// The blocks from the marks runOnMethod left: three per block, the counter's index
+  /// instruction, the first original instruction of the block (or null), and the index
+  /// instruction again if the block is a segment that continues the one before it (or null).
+  static BlockRanges blockRanges(MethodContext &C) {
+    BlockRanges R;
+    for (uint32_t K = 0; K < C.Number; ++K) {
+      uint32_t Start = C.Marks[3 * K + 1] ? C.Marks[3 * K + 1]->OriginalOffset : il::NoOffset;
+      R.IL.push_back({Start, Start});
+      R.Continues.push_back(C.Marks[3 * K + 2] != nullptr);
+    }
+    // A block ends where the next block with original code starts.
+    uint32_t End = C.body().OriginalCodeSize;
+    for (size_t K = R.IL.size(); K-- > 0;) {
+      if (R.IL[K].first == il::NoOffset)
+        continue;
+      R.IL[K].second = std::max(End, R.IL[K].first);
+      End = R.IL[K].first;
+    }
+    return R;
+  }
+
+  /// The rest of a method's line of the map after its first counter: its blocks, with the
+  /// source lines of each (\p Points, empty without a PDB). Without points it reads nothing of
+  /// the pass's state, so runOnMethod may call it on any thread.
+  void writeBlocks(raw_ostream &OS, const BlockRanges &R,
+                   const std::vector<std::vector<pdb::SequencePoint>> &Points) {
+    OS << ",\"blocks\":[";
+    for (size_t K = 0; K < R.IL.size(); ++K) {
       OS << (K ? ",{\"il\":[" : "{\"il\":[");
-      if (Blocks[K].first != il::NoOffset)
-        OS << Blocks[K].first << ',' << Blocks[K].second;
+      if (R.IL[K].first != il::NoOffset)
+        OS << R.IL[K].first << ',' << R.IL[K].second;
       OS << ']';
-      if (Continues[K])
+      if (R.Continues[K])
         OS << ",\"continues\":true";
       if (K < Points.size() && !Points[K].empty()) {
         OS << ",\"lines\":[";
@@ -752,10 +783,6 @@ private:
   DenseMap<uint32_t, uint32_t> DocumentIndex; // Document row -> index in Documents
   bool PdbBroken = false;
   std::vector<std::string> Warnings; // from finishMethod, which cannot warn
-  /// The original IL range of each block of the method finishMethod writes ([NoOffset,
-  /// NoOffset) for code an earlier pass added).
-  std::vector<std::pair<uint32_t, uint32_t>> Blocks;
-  std::vector<bool> Continues; // whether each block continues the one before it
 };
 
 } // namespace

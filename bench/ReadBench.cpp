@@ -15,7 +15,6 @@
 #include "metadata/Module.h"
 #include "metadata/Resolver.h"
 #include "pe/Image.h"
-#include "support/Allocator.h"
 #include "weaver/ReadAll.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -77,7 +76,6 @@ void readOne(const std::string &Path, metadata::AssemblyResolver *Shared, bool A
 } // namespace
 
 int main(int argc, char **argv) {
-  tuneAllocator();
   bench::Options O;
   if (!bench::parseOptions(argc, argv,
                            "weft-read-bench [--threads N] [--repeat N] [--no-attributes] "

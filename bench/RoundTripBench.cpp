@@ -11,7 +11,6 @@
 #include "metadata/Module.h"
 #include "metadata/Resolver.h"
 #include "pe/Image.h"
-#include "support/Allocator.h"
 #include "weaver/ModuleWriter.h"
 #include "weaver/il/BodyReader.h"
 #include "weaver/il/CallShapes.h"
@@ -90,7 +89,6 @@ void roundTrip(const std::string &Path, const std::string &OutDir, Totals &T) {
 } // namespace
 
 int main(int argc, char **argv) {
-  tuneAllocator();
   bench::Options O;
   if (!bench::parseOptions(argc, argv,
                            "weft-roundtrip-bench [--threads N] [--repeat N] (--corelib | "

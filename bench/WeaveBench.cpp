@@ -23,7 +23,6 @@
 #include "metadata/pdb/Rewrite.h"
 #include "metadata/pdb/SequencePoints.h"
 #include "pe/Image.h"
-#include "support/Allocator.h"
 #include "support/AtomicFile.h"
 #include "support/WorkerTeam.h"
 #include "weaver/ModuleWriter.h"
@@ -288,7 +287,6 @@ void weaveOne(const std::string &Path, const std::string &PassName, const std::s
 } // namespace
 
 int main(int argc, char **argv) {
-  tuneAllocator();
   const char *Usage = "weft-weave-bench --probe PROBES.dll [--pass NAME] [--threads N] "
                       "[--repeat N] (--corelib | --csharp | --file PATH | FILE...)";
   // The options only this benchmark has are taken out before the harness reads the rest.

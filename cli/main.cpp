@@ -1,6 +1,5 @@
 //===- cli/main.cpp - The weft command ------------------------------------===//
 #include "cli/Tool.h"
-#include "support/Allocator.h"
 #include "weaver/plugin/Plugin.h"
 
 #include "llvm/Support/InitLLVM.h"
@@ -11,7 +10,6 @@ using namespace weft::cli;
 
 int main(int argc, char **argv) {
   llvm::InitLLVM Init(argc, argv);
-  weft::tuneAllocator();
   CLI::App App{"weft: reads, checks and instruments .NET assemblies", "weft"};
   App.require_subcommand(1);
   App.set_version_flag("--version", "weft " WEFT_VERSION);

@@ -1,21 +1,19 @@
-//===- support/Allocator.h - Process-wide allocator settings ----*- C++ -*-===//
-//
-// weft allocates a few large buffers per assembly (the output image, heap copies) and many small
-// ones. glibc's malloc serves a large buffer from its own mapping only until the first such buffer
-// is freed; it then raises its threshold and keeps later ones in the heap, where they stay after
-// they are freed. Tools that handle many assemblies in one process call tuneAllocator() first so
-// that freed images go back to the system.
+//===- support/Allocator.h - Buffers on large pages -------------*- C++ -*-===//
 //
 // A page fault is dear on some machines (about 10 us on a virtual one), and an output image is
 // written page by page: adviseHugePages lets the kernel map such a buffer 2 MiB at a time.
+//
+// weft leaves glibc's malloc to its defaults: a large buffer comes from a mapping of its own
+// until the first one is freed, later ones from the heap, where the next assembly's buffers
+// reuse them. Making every large buffer a mapping of its own (M_MMAP_THRESHOLD), so that it went
+// back to the system when freed, was measured slower with the same peak: unmapping it from a
+// process with several threads interrupts every core to flush its TLB (the framework folder
+// woven with entry-exit took 0.51 s that way, 0.44 s with the defaults, at 25 MiB either way).
 //
 //===----------------------------------------------------------------------===//
 #ifndef WEFT_SUPPORT_ALLOCATOR_H
 #define WEFT_SUPPORT_ALLOCATOR_H
 
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
@@ -24,12 +22,6 @@
 #include <cstdint>
 
 namespace weft {
-
-inline void tuneAllocator() {
-#ifdef __GLIBC__
-  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-#endif
-}
 
 /// Asks for 2 MiB pages (transparent huge pages) for the whole 2 MiB pages inside the buffer
 /// [\p Begin, +\p Bytes), which must be allocated and not yet written. Where the kernel gives

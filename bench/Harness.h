@@ -21,6 +21,9 @@
 
 #include <algorithm>
 #include <chrono>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string>
 #include <sys/resource.h>
 #include <vector>
@@ -113,6 +116,11 @@ inline Timing runRepeatedly(const Options &O, llvm::function_ref<void()> StartRu
                             llvm::function_ref<void(const std::string &)> Work) {
   Timing T;
   for (unsigned R = 0; R < O.Repeat; ++R) {
+#ifdef __GLIBC__
+    // What the last run freed goes back to the system: each run starts as a new process would,
+    // without a heap it can reuse (peak memory and page faults as one weave has them).
+    malloc_trim(0);
+#endif
     StartRun();
     auto Start = std::chrono::steady_clock::now();
     double Cpu0 = cpuSeconds();

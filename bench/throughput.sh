@@ -9,7 +9,8 @@
 #     - weft-weave-bench with entry-exit, coverage, trace and single-ret, which also print what one
 #       runOnMethod call costs (median, 90th and 99th percentile) - what the runtime profiler will
 #       pay per method at JIT time;
-#   the whole Microsoft.NETCore.App folder in one `weft weave` run, round trip and entry-exit.
+#   the whole Microsoft.NETCore.App folder in one `weft weave` run without passes and with
+#   entry-exit, and its round trip in process (weft-roundtrip-bench --framework).
 # Inputs: System.Private.CoreLib.dll and the newest SDK's Roslyn Microsoft.CodeAnalysis.CSharp.dll.
 #
 #   bench/throughput.sh [BUILD_DIR]      (default: build)
@@ -57,5 +58,6 @@ done
 echo "Microsoft.NETCore.App folder ($(ls "$fx"/*.dll | wc -l) files), one weft weave run"
 "$measure" --repeat 3 --label "weft weave DIR --out-dir (round trip)" -- \
   "$weft" weave "$fx" --out-dir "$out/fx-rt" --quiet
+"$build/bench/weft-roundtrip-bench" --framework --repeat 3 | sed 's/^/  /'
 "$measure" --repeat 3 --label "weft weave DIR --out-dir --pass entry-exit" -- \
   "$weft" weave "$fx" --out-dir "$out/fx-ee" --quiet --pass "$entry_exit"

@@ -35,11 +35,14 @@ bool hasILBody(const Module &M, uint32_t R) {
          !(M.get(TableId::MethodDef, R, MethodDefCol::ImplFlags) & 3);
 }
 
+/// Whether the caller decodes (and checks) row \p Row's body and signature itself.
+bool headerOnly(const ReadOptions &Opts, uint32_t Row) {
+  return Opts.DecodedLater && Opts.DecodedLater(Row);
+}
+
 Error rowContext(Error E, TableId T, uint32_t Row) {
   return addContext(std::move(E), tableName(T) + " row " + Twine(Row));
 }
-
-bool headerOnly(const ReadOptions &Opts, uint32_t Row);
 
 Error readSignatures(const Module &M, ReadStats &Stats, const ReadOptions &Opts) {
   for (uint32_t R = 1; R <= M.rowCount(TableId::Field); ++R) {
@@ -279,10 +282,6 @@ Error readBody(const pe::Image &Img, const Module &M, uint32_t Row, ReadStats &S
   }
   Stats.ExceptionClauses += Body->Clauses.size();
   return Error::success();
-}
-
-bool headerOnly(const ReadOptions &Opts, uint32_t Row) {
-  return Opts.DecodedLater && Opts.DecodedLater(Row);
 }
 
 } // namespace

@@ -133,8 +133,6 @@ void analyzeStack(const MethodBody &Body, const CallShapeSource &Shapes, bool Re
         else
           Merge(K, I.Target, After);
         break;
-      case FlowKind::Return:
-      case FlowKind::Throw: break;
       default: break;
       }
       if (Op.Flow == FlowKind::Branch || Op.Flow == FlowKind::Return ||

@@ -71,27 +71,44 @@ Editor::Editor(const Module &M) : M(M) {
 
 uint32_t Editor::rowCount(TableId T) const {
   const Table &Tab = Tables[unsigned(T)];
-  return Tab.Materialized ? Tab.Rows : M.rowCount(T);
+  return Tab.Touched ? Tab.Rows : M.rowCount(T);
 }
 
 uint32_t Editor::get(TableId T, uint32_t Row, unsigned Col) const {
   const Table &Tab = Tables[unsigned(T)];
-  if (Tab.Materialized)
-    return Tab.Cells[size_t(Row - 1) * tableSpec(T).NumColumns + Col];
+  if (Tab.Touched && Row >= Tab.First)
+    return Tab.Cells[size_t(Row - Tab.First) * tableSpec(T).NumColumns + Col];
   return isCoded(T, Col) ? M.getToken(T, Row, Col) : M.get(T, Row, Col);
 }
 
 Editor::Table &Editor::materialize(TableId T) {
   Table &Tab = Tables[unsigned(T)];
-  if (Tab.Materialized)
+  if (Tab.holdsAll())
     return Tab;
   unsigned Cols = tableSpec(T).NumColumns;
-  Tab.Rows = M.rowCount(T);
-  Tab.Cells.resize(size_t(Tab.Rows) * Cols);
-  for (uint32_t R = 1; R <= Tab.Rows; ++R)
+  uint32_t Original = M.rowCount(T);
+  std::vector<uint32_t> Cells(size_t(Original) * Cols);
+  for (uint32_t R = 1; R <= Original; ++R)
     for (unsigned C = 0; C < Cols; ++C)
-      Tab.Cells[size_t(R - 1) * Cols + C] = isCoded(T, C) ? M.getToken(T, R, C) : M.get(T, R, C);
-  Tab.Materialized = true;
+      Cells[size_t(R - 1) * Cols + C] = isCoded(T, C) ? M.getToken(T, R, C) : M.get(T, R, C);
+  Cells.insert(Cells.end(), Tab.Cells.begin(), Tab.Cells.end()); // the rows added so far
+  Tab.Cells = std::move(Cells);
+  Tab.Rows = Tab.Touched ? Tab.Rows : Original;
+  Tab.Touched = true;
+  Tab.First = 1;
+  return Tab;
+}
+
+Editor::Table &Editor::extend(TableId T) {
+  Table &Tab = Tables[unsigned(T)];
+  if (Tab.Touched)
+    return Tab;
+  bool Sorted = llvm::any_of(sortKeys(), [&](const SortKey &K) { return K.Table == T; });
+  if (Sorted)
+    return materialize(T);
+  Tab.Touched = true;
+  Tab.Rows = M.rowCount(T);
+  Tab.First = Tab.Rows + 1;
   return Tab;
 }
 
@@ -105,12 +122,12 @@ void Editor::materializeAll() {
 void Editor::set(TableId T, uint32_t Row, unsigned Col, uint32_t Value) {
   Table &Tab = materialize(T);
   Lookups[unsigned(T)].reset(); // the row's key may have changed
-  Tab.Cells[size_t(Row - 1) * tableSpec(T).NumColumns + Col] = Value;
+  Tab.Cells[size_t(Row - 1) * tableSpec(T).NumColumns + Col] = Value; // every row held
   Modified = true;
 }
 
 uint32_t Editor::addRow(TableId T, ArrayRef<uint32_t> Values) {
-  Table &Tab = materialize(T);
+  Table &Tab = extend(T);
   assert(Values.size() == tableSpec(T).NumColumns);
   Tab.Cells.insert(Tab.Cells.end(), Values.begin(), Values.end());
   Tab.Appended = true;
@@ -593,14 +610,13 @@ Error Editor::serializeInto(std::vector<uint8_t> &Out) {
       bool SameWidths = true;
       for (unsigned C = 0; C < Spec.NumColumns; ++C)
         SameWidths = SameWidths && W.Width[T][C] == M.columnWidth(TableId(T), C);
-      if (!Tab.Materialized && SameWidths) {
-        for (uint32_t R = 1; R <= Rows[T]; ++R) {
-          ArrayRef<uint8_t> Row = M.rowBytes(TableId(T), R);
-          TS.insert(TS.end(), Row.begin(), Row.end());
-        }
-        continue;
+      // The module's rows as they are when their widths stay; the others cell by cell.
+      uint32_t Copied = !SameWidths ? 0 : Tab.Touched ? Tab.First - 1 : Rows[T];
+      for (uint32_t R = 1; R <= Copied; ++R) {
+        ArrayRef<uint8_t> Row = M.rowBytes(TableId(T), R);
+        TS.insert(TS.end(), Row.begin(), Row.end());
       }
-      for (uint32_t R = 1; R <= Rows[T]; ++R)
+      for (uint32_t R = Copied + 1; R <= Rows[T]; ++R)
         for (unsigned C = 0; C < Spec.NumColumns; ++C) {
           uint32_t V = get(TableId(T), R, C);
           if (Spec.Columns[C].Kind == ColumnKind::Coded) {

@@ -100,13 +100,22 @@ public:
   void materializeAll();
 
 private:
+  /// A table's rows as edited. Untouched, it is read from the module. Rows added to a table that
+  /// needs no sorting are held alone after the module's (First is the first added row), so that
+  /// adding a method to a large module copies nothing; set, and adding to a sorted table, hold
+  /// every row (First is 1).
   struct Table {
-    bool Materialized = false;
+    bool Touched = false;  // Rows and Cells say what the table holds
     bool Appended = false; // rows were added (sorted tables are sorted again)
     uint32_t Rows = 0;
+    uint32_t First = 1; // the row of Cells' first
     std::vector<uint32_t> Cells;
+    bool holdsAll() const { return Touched && First == 1; }
   };
+  /// Every row of \p T held in its cells.
   Table &materialize(TableId T);
+  /// \p T ready for a new row: every row held if the table is sorted, else only the new ones.
+  Table &extend(TableId T);
   /// Reference lookups: per table, the rows by a key of the cells that make two rows equal (heap
   /// entries by content), the first of equal rows kept; built on first use, kept up to date by
   /// addRow. The index holds hashes and rows; keys are made again to compare them.

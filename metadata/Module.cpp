@@ -578,14 +578,11 @@ uint32_t Module::eventMap(uint32_t TypeRow) const {
   return single(RelEventMap, makeToken(TableId::TypeDef, TypeRow));
 }
 
-const Module::Owners &Module::owners() const {
+const Module::Owners &Module::memberOwners() const {
   Owners &O = *OwnerData;
-  std::call_once(O.Once, [&] {
+  std::call_once(O.MembersOnce, [&] {
     O.FieldOwner.assign(rowCount(TableId::Field) + 1, 0);
     O.MethodOwner.assign(rowCount(TableId::MethodDef) + 1, 0);
-    O.ParamOwner.assign(rowCount(TableId::Param) + 1, 0);
-    O.Enclosing.assign(rowCount(TableId::TypeDef) + 1, 0);
-    O.Semantics.assign(rowCount(TableId::MethodDef) + 1, 0);
     for (uint32_t T = 1; T <= rowCount(TableId::TypeDef); ++T) {
       for (uint32_t I : typeFields(T))
         if (uint32_t F = field(I); F < O.FieldOwner.size())
@@ -594,15 +591,39 @@ const Module::Owners &Module::owners() const {
         if (uint32_t M = method(I); M < O.MethodOwner.size())
           O.MethodOwner[M] = T;
     }
+  });
+  return O;
+}
+
+const Module::Owners &Module::paramOwners() const {
+  Owners &O = *OwnerData;
+  std::call_once(O.ParamsOnce, [&] {
+    O.ParamOwner.assign(rowCount(TableId::Param) + 1, 0);
     for (uint32_t M = 1; M <= rowCount(TableId::MethodDef); ++M)
       for (uint32_t I : methodParams(M))
         if (uint32_t P = param(I); P < O.ParamOwner.size())
           O.ParamOwner[P] = M;
+  });
+  return O;
+}
+
+const Module::Owners &Module::nesting() const {
+  Owners &O = *OwnerData;
+  std::call_once(O.NestingOnce, [&] {
+    O.Enclosing.assign(rowCount(TableId::TypeDef) + 1, 0);
     for (uint32_t R = 1; R <= rowCount(TableId::NestedClass); ++R) {
       uint32_t Nested = get(TableId::NestedClass, R, NestedClassCol::NestedClass);
       if (Nested < O.Enclosing.size())
         O.Enclosing[Nested] = get(TableId::NestedClass, R, NestedClassCol::EnclosingClass);
     }
+  });
+  return O;
+}
+
+const Module::Owners &Module::semantics() const {
+  Owners &O = *OwnerData;
+  std::call_once(O.SemanticsOnce, [&] {
+    O.Semantics.assign(rowCount(TableId::MethodDef) + 1, 0);
     for (uint32_t R = 1; R <= rowCount(TableId::MethodSemantics); ++R) {
       uint32_t M = get(TableId::MethodSemantics, R, MethodSemanticsCol::Method);
       if (M < O.Semantics.size())
@@ -613,23 +634,23 @@ const Module::Owners &Module::owners() const {
 }
 
 uint32_t Module::declaringTypeOfField(uint32_t FieldRow) const {
-  const auto &V = owners().FieldOwner;
+  const auto &V = memberOwners().FieldOwner;
   return FieldRow < V.size() ? V[FieldRow] : 0;
 }
 uint32_t Module::declaringTypeOfMethod(uint32_t MethodRow) const {
-  const auto &V = owners().MethodOwner;
+  const auto &V = memberOwners().MethodOwner;
   return MethodRow < V.size() ? V[MethodRow] : 0;
 }
 uint32_t Module::methodOfParam(uint32_t ParamRow) const {
-  const auto &V = owners().ParamOwner;
+  const auto &V = paramOwners().ParamOwner;
   return ParamRow < V.size() ? V[ParamRow] : 0;
 }
 uint32_t Module::enclosingType(uint32_t TypeRow) const {
-  const auto &V = owners().Enclosing;
+  const auto &V = nesting().Enclosing;
   return TypeRow < V.size() ? V[TypeRow] : 0;
 }
 uint16_t Module::methodSemanticsOf(uint32_t MethodRow) const {
-  const auto &V = owners().Semantics;
+  const auto &V = semantics().Semantics;
   return MethodRow < V.size() ? V[MethodRow] : 0;
 }
 

@@ -255,12 +255,17 @@ private:
   };
   const NameIndex &names() const;
 
+  /// Row-to-owner maps, each built on first use (a weave asks for a method's type, seldom for a
+  /// parameter's method).
   struct Owners {
-    std::once_flag Once;
+    std::once_flag MembersOnce, ParamsOnce, NestingOnce, SemanticsOnce;
     std::vector<uint32_t> FieldOwner, MethodOwner, ParamOwner, Enclosing;
     std::vector<uint16_t> Semantics;
   };
-  const Owners &owners() const;
+  const Owners &memberOwners() const;
+  const Owners &paramOwners() const;
+  const Owners &nesting() const;
+  const Owners &semantics() const;
 
   llvm::ArrayRef<uint8_t> Bytes;
   uint64_t FileOffset = 0;

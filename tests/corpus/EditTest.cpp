@@ -200,4 +200,55 @@ TEST(Edits, SomeShortBranchesMustBecomeLong) {
   EXPECT_GT(Total, 0u);
 }
 
+// Rows added to a large table are held after the module's own (nothing copied); a later set
+// on an original row makes the editor hold every row. Either way each row reads back as it was
+// made, and the written metadata holds the same rows.
+TEST(Edits, AddedRowsReadBackBeforeAndAfterACellIsSet) {
+  const test::LoadedAssembly &A = test::frameworkAssembly("System.Linq.dll");
+  const Module &M = *A.Module;
+  Editor E(M);
+  uint32_t Methods = M.rowCount(TableId::MethodDef), Types = M.rowCount(TableId::TypeDef);
+  Token Object = E.typeRef(makeToken(TableId::AssemblyRef, 1), "System", "Object");
+  Token Type = E.addTypeDef(0x00100180, "<edit>", "Added", Object);
+  std::vector<uint8_t> VoidSig{0, 0, 1};
+  Expected<Token> First = E.addMethod(Type, 0x0096, 0, "First", VoidSig);
+  Expected<Token> Second = E.addMethod(Type, 0x0096, 0, "Second", VoidSig);
+  ASSERT_TRUE(First && Second);
+  ASSERT_EQ(E.rowCount(TableId::MethodDef), Methods + 2);
+  EXPECT_EQ(tokenRow(*Second), Methods + 2);
+  auto Name = [&](const Editor &Ed, TableId T, uint32_t Row, unsigned Col) {
+    return Ed.getString(Ed.get(T, Row, Col)).str();
+  };
+  for (uint32_t R : {1u, Methods / 2, Methods})
+    EXPECT_EQ(Name(E, TableId::MethodDef, R, MethodDefCol::Name),
+              M.getString(M.get(TableId::MethodDef, R, MethodDefCol::Name)).str());
+  EXPECT_EQ(Name(E, TableId::MethodDef, Methods + 1, MethodDefCol::Name), "First");
+  EXPECT_EQ(Name(E, TableId::MethodDef, Methods + 2, MethodDefCol::Name), "Second");
+
+  // Set a cell of an original row: every row is held from now on, the added ones kept.
+  E.set(TableId::MethodDef, 1, MethodDefCol::Flags, 0x0091);
+  Expected<Token> Third = E.addMethod(Type, 0x0096, 0, "Third", VoidSig);
+  ASSERT_TRUE(bool(Third));
+  EXPECT_EQ(E.get(TableId::MethodDef, 1, MethodDefCol::Flags), 0x0091u);
+  EXPECT_EQ(Name(E, TableId::MethodDef, Methods + 2, MethodDefCol::Name), "Second");
+  EXPECT_EQ(Name(E, TableId::MethodDef, Methods + 3, MethodDefCol::Name), "Third");
+  EXPECT_EQ(E.get(TableId::TypeDef, Types + 1, TypeDefCol::MethodList), Methods + 1);
+
+  Expected<std::vector<uint8_t>> Bytes = E.serialize();
+  ASSERT_TRUE(bool(Bytes)) << toString(Bytes.takeError());
+  Expected<std::unique_ptr<Module>> Out = Module::create(*Bytes, 0);
+  ASSERT_TRUE(bool(Out)) << toString(Out.takeError());
+  const Module &W = **Out;
+  ASSERT_EQ(W.rowCount(TableId::MethodDef), Methods + 3);
+  ASSERT_EQ(W.rowCount(TableId::TypeDef), Types + 1);
+  for (uint32_t R = 1; R <= Methods + 3; ++R)
+    for (unsigned C = 0; C < tableSpec(TableId::MethodDef).NumColumns; ++C)
+      if (C != MethodDefCol::Name && C != MethodDefCol::Signature)
+        ASSERT_EQ(W.get(TableId::MethodDef, R, C), E.get(TableId::MethodDef, R, C))
+            << "row " << R << " column " << C;
+  EXPECT_EQ(W.getString(W.get(TableId::MethodDef, Methods + 3, MethodDefCol::Name)), "Third");
+  EXPECT_EQ(W.getString(W.get(TableId::TypeDef, Types + 1, TypeDefCol::TypeName)), "Added");
+  EXPECT_EQ(W.get(TableId::MethodDef, 1, MethodDefCol::Flags), 0x0091u);
+}
+
 } // namespace

@@ -744,7 +744,7 @@ Error ModuleWeave::Impl::settle(size_t P, BatchState &B) {
                           toString(std::move(Err)));
     Passes[P]->finishMethod(C);
     C.Marks.clear();
-    C.Text = std::string(); // freed now, not when the method is encoded
+    C.Text.clear(); // its memory goes with the context, on the thread that made it
   }
   Out.Times.Serial += secondsSince(Mark);
   if (!Options.VerifyEach)
@@ -767,7 +767,9 @@ Error ModuleWeave::Impl::settle(size_t P, BatchState &B) {
 }
 
 /// Encodes what changed into the batch's bytes (and its remaps into the outcome). Each method's
-/// context goes on the thread that encoded it.
+/// context, and its encoding once copied into the batch, is freed on the thread that made them:
+/// memory freed on another thread goes back to the maker's allocator arena under its lock, and
+/// slows that thread's own allocations.
 Error ModuleWeave::Impl::keepEncoded(ArrayRef<uint32_t> Batch,
                                      std::vector<std::unique_ptr<OfflineMethodContext>> &Ctx) {
   auto Mark = std::chrono::steady_clock::now();
@@ -802,6 +804,8 @@ Error ModuleWeave::Impl::keepEncoded(ArrayRef<uint32_t> Batch,
       InRun = Added;
     }
   });
+  // Where each body goes in the batch's bytes; then each is copied there on its own thread.
+  uint32_t Size = 0;
   for (size_t I = 0; I < Batch.size(); ++I) {
     Encoding &E = Encoded[I];
     if (E.Error)
@@ -813,9 +817,9 @@ Error ModuleWeave::Impl::keepEncoded(ArrayRef<uint32_t> Batch,
     PlacedBody &P = Placed[Batch[I] - BatchBegin];
     P.Present = true;
     P.Fat = E.Body->Fat;
-    P.Offset = uint32_t(BatchBytes.size());
+    P.Offset = Size;
     P.Size = uint32_t(E.Body->Bytes.size());
-    BatchBytes.insert(BatchBytes.end(), E.Body->Bytes.begin(), E.Body->Bytes.end());
+    Size += P.Size;
     if (!Options.KeepRemaps)
       continue;
     metadata::pdb::BodyRemap &R = Out.Remaps[Batch[I]];
@@ -823,6 +827,14 @@ Error ModuleWeave::Impl::keepEncoded(ArrayRef<uint32_t> Batch,
     R.LocalSignature = E.LocalSignature;
     R.AddedRuns = std::move(E.AddedRuns);
   }
+  BatchBytes.resize(Size);
+  forEach(Batch.size(), [&](size_t I) {
+    if (Encoding &E = Encoded[I]; E.Body) {
+      const PlacedBody &P = Placed[Batch[I] - BatchBegin];
+      std::copy(E.Body->Bytes.begin(), E.Body->Bytes.end(), BatchBytes.begin() + P.Offset);
+      E = Encoding();
+    }
+  });
   Out.Times.Encode += secondsSince(Mark);
   return Error::success();
 }

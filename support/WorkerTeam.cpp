@@ -2,6 +2,7 @@
 #include "support/WorkerTeam.h"
 
 #include <algorithm>
+#include <cassert>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -33,18 +34,38 @@ WorkerTeam::~WorkerTeam() {
     T.join();
 }
 
+namespace {
+// Runs of a few indices: large items (methods) cluster, so halves would not balance, and single
+// indices would make neighbours in the loop's arrays share cache lines.
+constexpr size_t RunLength = 8;
+size_t runsOf(size_t N) { return (N + RunLength - 1) / RunLength; }
+} // namespace
+
+void WorkerTeam::runRun(size_t Run) {
+  for (size_t I = Run * RunLength, E = std::min(I + RunLength, JobSize); I < E; ++I)
+    Job(I);
+}
+
 void WorkerTeam::runShare(unsigned Member) {
-  if (OncePerMember) {
-    Job(Member);
+  size_t Runs = runsOf(JobSize);
+  switch (JobMode) {
+  case Mode::OncePerMember: Job(Member); return;
+  case Mode::Shares: // dealt in turn
+    for (size_t R = Member; R < Runs; R += size())
+      runRun(R);
+    return;
+  case Mode::Balanced:
+    for (size_t R; (R = NextRun.fetch_add(1, std::memory_order_relaxed)) < Runs;) {
+      (*JobTaken)[R] = uint16_t(Member);
+      runRun(R);
+    }
+    return;
+  case Mode::AsBefore:
+    for (size_t R = 0; R < Runs; ++R)
+      if ((*JobTaken)[R] == Member)
+        runRun(R);
     return;
   }
-  // Runs of a few indices dealt in turn: large items (methods) cluster, so halves would not
-  // balance, and single indices would make neighbours in the loop's arrays share cache lines.
-  constexpr size_t Run = 8;
-  size_t Members = size();
-  for (size_t Begin = Member * Run; Begin < JobSize; Begin += Members * Run)
-    for (size_t I = Begin; I < std::min(Begin + Run, JobSize); ++I)
-      Job(I);
 }
 
 void WorkerTeam::forEach(size_t N, llvm::function_ref<void(size_t)> F) {
@@ -53,22 +74,47 @@ void WorkerTeam::forEach(size_t N, llvm::function_ref<void(size_t)> F) {
       F(I);
     return;
   }
-  runLoop(N, F, false);
+  runLoop(N, F, Mode::Shares);
 }
 
 void WorkerTeam::forEachMember(llvm::function_ref<void(unsigned)> F) {
   auto Each = [&](size_t Member) { F(unsigned(Member)); };
   if (Helpers.empty())
     return Each(0);
-  runLoop(size(), Each, true);
+  runLoop(size(), Each, Mode::OncePerMember);
 }
 
-void WorkerTeam::runLoop(size_t N, llvm::function_ref<void(size_t)> F, bool Once) {
+void WorkerTeam::forEachBalanced(size_t N, llvm::function_ref<void(size_t)> F,
+                                 Partition &Taken) {
+  Taken.assign(runsOf(N), 0);
+  if (Helpers.empty()) {
+    for (size_t I = 0; I < N; ++I)
+      F(I);
+    return;
+  }
+  runLoop(N, F, Mode::Balanced, &Taken);
+}
+
+void WorkerTeam::forEachAsBefore(size_t N, llvm::function_ref<void(size_t)> F,
+                                 const Partition &Taken) {
+  assert(Taken.size() == runsOf(N) && "a partition made for another loop");
+  if (Helpers.empty()) {
+    for (size_t I = 0; I < N; ++I)
+      F(I);
+    return;
+  }
+  runLoop(N, F, Mode::AsBefore, const_cast<Partition *>(&Taken)); // only read
+}
+
+void WorkerTeam::runLoop(size_t N, llvm::function_ref<void(size_t)> F, Mode M,
+                         Partition *Taken) {
   {
     std::lock_guard<std::mutex> G(Lock);
     Job = F;
     JobSize = N;
-    OncePerMember = Once;
+    JobMode = M;
+    JobTaken = Taken;
+    NextRun.store(0, std::memory_order_relaxed);
     Pending.store(unsigned(Helpers.size()));
     Generation.fetch_add(1);
   }

@@ -4,7 +4,9 @@
 // takes the same share of every loop (the same runs of indices), so what one loop makes
 // for an index is used and freed by the same thread in the next: memory stays with the thread
 // that allocated it, and no two threads contend for one allocator arena or one cache line of a
-// shared counter. A helper spins briefly for the next loop before it sleeps, since loops follow
+// shared counter. A balanced loop deals its runs to whichever member is free instead, and the
+// loops after it over the same items follow its partition, so memory still stays with its
+// thread. A helper spins briefly for the next loop before it sleeps, since loops follow
 // each other closely (a batch of methods: decode, encode), and waking a thread costs more than a
 // short loop on a virtual machine.
 //
@@ -39,10 +41,23 @@ public:
   /// work the members share out among themselves.
   void forEachMember(llvm::function_ref<void(unsigned)> F);
 
+  /// Which member ran each run of a balanced loop (forEachBalanced), for the loops that follow
+  /// it over the same indices (forEachAsBefore).
+  using Partition = std::vector<uint16_t>;
+  /// Runs \p F(I) for every I in [0, N), each run of indices taken by whichever member is free
+  /// (so a member slowed down by its core or by large items does less), and notes in \p Taken
+  /// who took each run.
+  void forEachBalanced(size_t N, llvm::function_ref<void(size_t)> F, Partition &Taken);
+  /// Runs \p F(I) for every I in [0, N) on the member that took I in the forEachBalanced that
+  /// made \p Taken (with the same N), so that what it made for I is used and freed there.
+  void forEachAsBefore(size_t N, llvm::function_ref<void(size_t)> F, const Partition &Taken);
+
 private:
+  enum class Mode { Shares, OncePerMember, Balanced, AsBefore };
   void helperLoop(unsigned Member);
   void runShare(unsigned Member);
-  void runLoop(size_t N, llvm::function_ref<void(size_t)> F, bool OncePerMember);
+  void runLoop(size_t N, llvm::function_ref<void(size_t)> F, Mode M, Partition *Taken = nullptr);
+  void runRun(size_t Run);
 
   std::vector<std::thread> Helpers;
   std::mutex Lock;
@@ -50,7 +65,9 @@ private:
   // The current loop; written before Generation moves on.
   llvm::function_ref<void(size_t)> Job;
   size_t JobSize = 0;
-  bool OncePerMember = false; // Job(Member) once, not a share of [0, JobSize)
+  Mode JobMode = Mode::Shares;
+  Partition *JobTaken = nullptr;    // Balanced, AsBefore
+  std::atomic<size_t> NextRun{0};   // Balanced: the next run to take
   std::atomic<uint64_t> Generation{0};
   std::atomic<unsigned> Pending{0}; // helpers that have not finished the current loop
   bool Stopping = false;

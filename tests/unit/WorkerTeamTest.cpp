@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -43,6 +44,38 @@ TEST(WorkerTeam, ShareTheWorkWhenThereAreHelpers) {
   for (std::thread::id Id : Who)
     Here += Id == std::this_thread::get_id();
   EXPECT_EQ(Here, Who.size() / 2); // runs of 8 dealt in turn
+}
+
+// A balanced loop runs every index once; the loops that follow its partition run each index on
+// the thread that ran it there, however the runs were dealt.
+TEST(WorkerTeam, LaterLoopsFollowABalancedLoopsPartition) {
+  for (unsigned Threads : {1u, 2u, 3u}) {
+    WorkerTeam Team(Threads);
+    for (size_t N : {0u, 1u, 9u, 1000u}) {
+      WorkerTeam::Partition Taken;
+      std::vector<std::atomic<int>> Runs(N);
+      std::vector<std::thread::id> Who(N);
+      Team.forEachBalanced(N, [&](size_t I) {
+        ++Runs[I];
+        Who[I] = std::this_thread::get_id();
+        if (I % 16 == 0) // uneven items, so that the dealing varies
+          std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }, Taken);
+      for (size_t I = 0; I < N; ++I)
+        EXPECT_EQ(Runs[I].load(), 1) << Threads << " threads, index " << I;
+      for (int Again = 0; Again < 2; ++Again) {
+        std::vector<std::atomic<int>> Later(N);
+        std::vector<std::thread::id> LaterWho(N);
+        Team.forEachAsBefore(N, [&](size_t I) {
+          ++Later[I];
+          LaterWho[I] = std::this_thread::get_id();
+        }, Taken);
+        for (size_t I = 0; I < N; ++I)
+          EXPECT_EQ(Later[I].load(), 1) << Threads << " threads, index " << I;
+        EXPECT_EQ(LaterWho, Who) << Threads << " threads, " << N << " indices";
+      }
+    }
+  }
 }
 
 TEST(WorkerTeam, EachMemberRunsOnceOnAThreadOfItsOwn) {

@@ -536,14 +536,16 @@ struct ModuleWeave::Impl {
     std::vector<std::unique_ptr<OfflineMethodContext>> Ctx;
     std::vector<char> Ran;      // by the pass just run
     std::vector<float> Micros;  // its runOnMethod time, -1 where it did not run
+    /// Which thread decoded each method: the later loops over the batch go the same way, so
+    /// that a method's memory is made, used and freed on one thread.
+    WorkerTeam::Partition Taken;
   };
 
   Error begin();
   Error weaveBatch(uint32_t Begin);
   void runOne(size_t P, size_t I, BatchState &B);
   Error settle(size_t P, BatchState &B);
-  Error keepEncoded(ArrayRef<uint32_t> Batch,
-                    std::vector<std::unique_ptr<OfflineMethodContext>> &Ctx);
+  Error keepEncoded(BatchState &B);
   Expected<std::optional<BodyBytes>> body(uint32_t Row);
   Error finish();
 
@@ -573,6 +575,18 @@ struct ModuleWeave::Impl {
     else
       for (size_t I = 0; I < N; ++I)
         F(I);
+  }
+  /// The same, for the methods of a batch: the first loop deals them to whichever thread is
+  /// free and notes who took which; the later ones (\p First false) follow that.
+  void forEachMethod(BatchState &B, bool First, function_ref<void(size_t)> F) {
+    size_t N = B.Rows.size();
+    if (!Team)
+      for (size_t I = 0; I < N; ++I)
+        F(I);
+    else if (First)
+      Team->forEachBalanced(N, F, B.Taken);
+    else
+      Team->forEachAsBefore(N, F, B.Taken);
   }
   uint32_t Rows;
   uint32_t NextBatch = 1; // the first row of the next batch to weave
@@ -652,7 +666,7 @@ Error ModuleWeave::Impl::weaveBatch(uint32_t Begin) {
   B.Ran.assign(N, 0);
   B.Micros.assign(N, -1.0f);
   std::vector<std::optional<std::string>> Errors(N);
-  forEach(N, [&](size_t I) {
+  forEachMethod(B, /*First=*/true, [&](size_t I) {
     uint32_t Row = B.Rows[I];
     auto Raw = il::readMethodDefBody(Img, M, Row);
     if (!Raw) {
@@ -686,13 +700,13 @@ Error ModuleWeave::Impl::weaveBatch(uint32_t Begin) {
     if (P > 0) {
       B.Ran.assign(N, 0);
       B.Micros.assign(N, -1.0f);
-      forEach(N, [&](size_t I) { runOne(P, I, B); });
+      forEachMethod(B, /*First=*/false, [&](size_t I) { runOne(P, I, B); });
       Out.Times.LaterPasses += secondsSince(Mark);
     }
     if (Error Err = settle(P, B))
       return Err;
   }
-  return keepEncoded(B.Rows, B.Ctx);
+  return keepEncoded(B);
 }
 
 /// Pass \p P on method \p I of the batch, if it applies (on any thread).
@@ -770,8 +784,8 @@ Error ModuleWeave::Impl::settle(size_t P, BatchState &B) {
 /// context, and its encoding once copied into the batch, is freed on the thread that made them:
 /// memory freed on another thread goes back to the maker's allocator arena under its lock, and
 /// slows that thread's own allocations.
-Error ModuleWeave::Impl::keepEncoded(ArrayRef<uint32_t> Batch,
-                                     std::vector<std::unique_ptr<OfflineMethodContext>> &Ctx) {
+Error ModuleWeave::Impl::keepEncoded(BatchState &B) {
+  ArrayRef<uint32_t> Batch = B.Rows;
   auto Mark = std::chrono::steady_clock::now();
   struct Encoding {
     std::optional<il::EncodedBody> Body;
@@ -780,8 +794,8 @@ Error ModuleWeave::Impl::keepEncoded(ArrayRef<uint32_t> Batch,
     std::optional<std::string> Error;
   };
   std::vector<Encoding> Encoded(Batch.size());
-  forEach(Batch.size(), [&](size_t I) {
-    std::unique_ptr<OfflineMethodContext> C = std::move(Ctx[I]);
+  forEachMethod(B, /*First=*/false, [&](size_t I) {
+    std::unique_ptr<OfflineMethodContext> C = std::move(B.Ctx[I]);
     if (!C || !C->Changed)
       return;
     il::EncodeOptions EO = il::EncodeOptions::forMethod(S.Shapes, Batch[I]);
@@ -828,7 +842,7 @@ Error ModuleWeave::Impl::keepEncoded(ArrayRef<uint32_t> Batch,
     R.AddedRuns = std::move(E.AddedRuns);
   }
   BatchBytes.resize(Size);
-  forEach(Batch.size(), [&](size_t I) {
+  forEachMethod(B, /*First=*/false, [&](size_t I) {
     if (Encoding &E = Encoded[I]; E.Body) {
       const PlacedBody &P = Placed[Batch[I] - BatchBegin];
       std::copy(E.Body->Bytes.begin(), E.Body->Bytes.end(), BatchBytes.begin() + P.Offset);

@@ -39,6 +39,7 @@
 #include "metadata/pdb/SequencePoints.h"
 #include "pe/Image.h"
 #include "support/Format.h"
+#include "support/StringStream.h"
 #include "weaver/analysis/BasicBlocks.h"
 #include "weaver/il/Prefixes.h"
 #include "weaver/passes/Builtins.h"
@@ -274,7 +275,7 @@ public:
       // Without source lines nothing of the method's line but its first counter waits for the
       // serial step: the blocks are written here, after a NUL (which JSON text never holds).
       BlockRanges Ranges = blockRanges(C);
-      raw_string_ostream OS(C.Text);
+      StringStream OS(C.Text);
       OS << '\0';
       writeBlocks(OS, Ranges, {});
     }
@@ -613,6 +614,7 @@ private:
       return Options.error("cannot make a temporary file for the coverage map: " + EC.message());
     MapFile = ScratchFile(std::string(Path));
     Map = std::make_unique<raw_fd_ostream>(FD, /*shouldClose=*/true);
+    Map->SetBufferSize(64 << 10); // the map of a large module is larger than the module
     raw_fd_ostream &OS = *Map;
     OS << "{\n";
     OS << " \"format\": \"weft-coverage-map\",\n \"version\": 1,\n";
@@ -679,23 +681,28 @@ private:
   /// name and signature, written as llvm::json::OStream would.
   static std::string mapHead(MethodContext &C) {
     const Module &M = C.module();
-    SmallString<256> Head;
-    raw_svector_ostream OS(Head);
+    std::string Head, Text;
+    StringStream OS(Head);
     OS << "{\"token\":\"0x" << format_hex_no_prefix(makeToken(TableId::MethodDef, C.row()), 8, true)
        << "\",\"type\":";
-    SmallString<128> Text;
-    raw_svector_ostream TextOS(Text);
-    if (C.declaringType())
-      writeTypeName(TextOS, M, C.declaringType());
-    else
-      TextOS << "<Module>";
+    {
+      StringStream TextOS(Text);
+      if (C.declaringType())
+        writeTypeName(TextOS, M, C.declaringType());
+      else
+        TextOS << "<Module>";
+    }
     OS << JsonString{Text} << ",\"name\":"
        << JsonString{M.getString(M.get(TableId::MethodDef, C.row(), MethodDefCol::Name))}
        << ",\"signature\":";
     Text.clear();
-    NamePrinter(M).paramTypes(TextOS, C.signature(), GenericContext{C.declaringType(), C.row()});
+    {
+      StringStream TextOS(Text);
+      NamePrinter(M).paramTypes(TextOS, C.signature(), GenericContext{C.declaringType(), C.row()});
+    }
     OS << JsonString{Text} << ",\"counter\":";
-    return std::string(Head);
+    OS.flush();
+    return Head;
   }
 
   /// The blocks from the marks runOnMethod left: three per block, the counter's index

@@ -241,11 +241,14 @@ TEST(Edits, AddedRowsReadBackBeforeAndAfterACellIsSet) {
   const Module &W = **Out;
   ASSERT_EQ(W.rowCount(TableId::MethodDef), Methods + 3);
   ASSERT_EQ(W.rowCount(TableId::TypeDef), Types + 1);
-  for (uint32_t R = 1; R <= Methods + 3; ++R)
-    for (unsigned C = 0; C < tableSpec(TableId::MethodDef).NumColumns; ++C)
-      if (C != MethodDefCol::Name && C != MethodDefCol::Signature)
-        ASSERT_EQ(W.get(TableId::MethodDef, R, C), E.get(TableId::MethodDef, R, C))
-            << "row " << R << " column " << C;
+  for (uint32_t R = 1; R <= Methods + 3; ++R) {
+    for (unsigned C = 0; C < tableSpec(TableId::MethodDef).NumColumns; ++C) {
+      if (C == MethodDefCol::Name || C == MethodDefCol::Signature)
+        continue; // heap offsets: the written heaps may be laid out anew
+      ASSERT_EQ(W.get(TableId::MethodDef, R, C), E.get(TableId::MethodDef, R, C))
+          << "row " << R << " column " << C;
+    }
+  }
   EXPECT_EQ(W.getString(W.get(TableId::MethodDef, Methods + 3, MethodDefCol::Name)), "Third");
   EXPECT_EQ(W.getString(W.get(TableId::TypeDef, Types + 1, TypeDefCol::TypeName)), "Added");
   EXPECT_EQ(W.get(TableId::MethodDef, 1, MethodDefCol::Flags), 0x0091u);

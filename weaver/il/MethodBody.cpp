@@ -182,12 +182,17 @@ Expected<MethodBody> MethodBody::decode(const RawMethodBody &Raw) {
   return std::move(B);
 }
 
+void MethodBody::reserveAdded(size_t N) {
+  if (LastChunkSize - LastChunkUsed >= N)
+    return;
+  LastChunkSize = uint32_t(std::max<size_t>(N, LastChunkSize ? LastChunkSize * 2 : 16));
+  AddedChunks.push_back(std::make_unique<Instr[]>(LastChunkSize));
+  LastChunkUsed = 0;
+}
+
 Instr *MethodBody::create(Opcode Op) {
-  if (LastChunkUsed == LastChunkSize) {
-    LastChunkSize = LastChunkSize ? LastChunkSize * 2 : 16;
-    AddedChunks.push_back(std::make_unique<Instr[]>(LastChunkSize));
-    LastChunkUsed = 0;
-  }
+  if (LastChunkUsed == LastChunkSize)
+    reserveAdded(1);
   Instr *I = &AddedChunks.back()[LastChunkUsed++];
   I->Op = Op;
   return I;

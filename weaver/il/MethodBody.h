@@ -126,6 +126,9 @@ public:
 
   /// A new instruction, not yet placed.
   Instr *create(Opcode Op);
+  /// Makes room for \p N more instructions in one allocation (a pass that knows how many it
+  /// will create; otherwise chunks double from 16).
+  void reserveAdded(size_t N);
   Instr *create(Opcode Op, int64_t Int);
   Instr *createToken(Opcode Op, uint32_t Token);
   Instr *createBranch(Opcode Op, Instr *Target);

@@ -226,6 +226,7 @@ public:
 
     std::vector<il::Instr *> New;
     New.reserve(Order.size() + Places.size() * 9);
+    B.reserveAdded(Places.size() * 9);
     DenseMap<il::Instr *, il::Instr *> CounterOf;
     CounterOf.reserve(Places.size());
     size_t Next = 0;

@@ -407,6 +407,11 @@ Expected<MethodSig> methodDefSig(const Module &M, uint32_t MethodRow) {
   return decodeMethodSig(M.getBlob(Blob), M.blobFileOffset(Blob), &M);
 }
 
+Expected<MethodSig> methodDefSigHead(const Module &M, uint32_t MethodRow) {
+  uint32_t Blob = M.get(TableId::MethodDef, MethodRow, MethodDefCol::Signature);
+  return decodeMethodSigHead(M.getBlob(Blob), M.blobFileOffset(Blob), &M);
+}
+
 Expected<MethodSig> memberRefMethodSig(const Module &M, uint32_t MemberRefRow) {
   uint32_t Blob = M.get(TableId::MemberRef, MemberRefRow, MemberRefCol::Signature);
   return decodeMethodSig(M.getBlob(Blob), M.blobFileOffset(Blob), &M);

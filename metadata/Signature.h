@@ -180,6 +180,8 @@ void appendCompressedSigned(std::vector<uint8_t> &Out, int32_t V);
 
 /// Convenience: decode the signature in a blob column of a row.
 llvm::Expected<MethodSig> methodDefSig(const Module &M, uint32_t MethodRow);
+/// The same checks, the parameters not kept (decodeMethodSigHead).
+llvm::Expected<MethodSig> methodDefSigHead(const Module &M, uint32_t MethodRow);
 llvm::Expected<MethodSig> memberRefMethodSig(const Module &M, uint32_t MemberRefRow);
 llvm::Expected<TypeSig> fieldDefSig(const Module &M, uint32_t FieldRow);
 llvm::Expected<TypeSig> typeSpecSig(const Module &M, uint32_t TypeSpecRow);

@@ -478,7 +478,7 @@ private:
       return;
     }
     case ProbeArg::Value: {
-      const TypeSig &R = C.signature().Return.stripped();
+      const TypeSig &R = C.returnType().stripped();
       if (!X.ValueLocal || R.Kind == ElementType::ByRef || C.isByRefLike(R)) {
         E.op(il::Opcode::Ldnull);
         return;

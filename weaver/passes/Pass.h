@@ -143,7 +143,10 @@ public:
   uint32_t row() const { return Row; }
   Token token() const { return metadata::makeToken(metadata::TableId::MethodDef, Row); }
   il::MethodBody &body() { return *Body; }
-  const metadata::MethodSig &signature() const { return *Sig; }
+  /// The method's signature. Decoded when first asked for: most passes need only the return type.
+  virtual const metadata::MethodSig &signature() const = 0;
+  /// The return type, as in signature(), without decoding the parameters.
+  virtual const metadata::TypeSig &returnType() const = 0;
   /// The declaring type (a TypeDef row), 0 for a global method.
   uint32_t declaringType() const { return TypeRow; }
   /// "Namespace.Type::Method", nested types as Outer/Inner.
@@ -193,7 +196,6 @@ protected:
   uint32_t Row = 0;
   uint32_t TypeRow = 0;
   il::MethodBody *Body = nullptr;
-  const metadata::MethodSig *Sig = nullptr;
 };
 
 class Pass {

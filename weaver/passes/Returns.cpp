@@ -199,7 +199,7 @@ void sendRetsToEpilogue(MethodContext &C, const std::vector<il::Instr *> &Rets,
                         bool AlwaysLeave, SingleExit &Out) {
   il::MethodBody &B = C.body();
   // Modifiers are left off the local (init-only setters return `void modreq(IsExternalInit)`).
-  const TypeSig &Return = C.signature().Return.stripped();
+  const TypeSig &Return = C.returnType().stripped();
   if (Return.Kind != ElementType::Void) {
     std::vector<uint8_t> Type;
     encodeTypeSig(Return, Type);

@@ -181,13 +181,29 @@ struct Request {
 
 class OfflineMethodContext final : public MethodContext {
 public:
-  OfflineMethodContext(Shared &S, uint32_t MethodRow, il::MethodBody B, MethodSig MS)
-      : S(S), OwnBody(std::move(B)), OwnSig(std::move(MS)) {
+  /// \p Head is the method's signature checked whole, its parameters not kept
+  /// (decodeMethodSigHead).
+  OfflineMethodContext(Shared &S, uint32_t MethodRow, il::MethodBody B, MethodSig Head)
+      : S(S), OwnBody(std::move(B)), Head(std::move(Head)) {
     Row = MethodRow;
     TypeRow = S.M.declaringTypeOfMethod(Row);
     Body = &OwnBody;
-    Sig = &OwnSig;
   }
+
+  const MethodSig &signature() const override {
+    if (!Whole) {
+      Expected<MethodSig> Sig = methodDefSig(S.M, Row);
+      if (Sig) {
+        Whole = std::move(*Sig);
+      } else { // not expected: the head was decoded with the same checks
+        SignatureFailure = toString(Sig.takeError());
+        Whole = Head;
+        Whole->Params.resize(Head.ParamCount);
+      }
+    }
+    return *Whole;
+  }
+  const TypeSig &returnType() const override { return Head.Return; }
 
   /// Takes the types of the method's locals from its local signature, whose bytes after the
   /// count are kept as they are (new locals are appended to them).
@@ -392,7 +408,13 @@ private:
 
   Shared &S;
   il::MethodBody OwnBody;
-  MethodSig OwnSig;
+  MethodSig Head;
+  mutable std::optional<MethodSig> Whole; // the signature with its parameters, once asked for
+
+public:
+  mutable std::optional<std::string> SignatureFailure;
+
+private:
   mutable std::string Name;
   std::vector<Request> Requests;
   std::vector<uint32_t> HandedOut; // the table byte of each provisional token
@@ -679,7 +701,7 @@ Error ModuleWeave::Impl::weaveBatch(uint32_t Begin) {
     if (Body)
       if (Error E = checkMethodBody(M, **Raw, *Body))
         Body = std::move(E); // the input may have been read without its bodies (DecodedLater)
-    auto Sig = methodDefSig(M, Row);
+    auto Sig = methodDefSigHead(M, Row);
     // Both taken at once (success when there is none), each error consumed.
     Error BodyErr = Body.takeError(), SigErr = Sig.takeError();
     if (BodyErr || SigErr) {
@@ -721,6 +743,8 @@ void ModuleWeave::Impl::runOne(size_t P, size_t I, BatchState &B) {
   auto Start = std::chrono::steady_clock::now();
   if (Error Err = Passes[P]->runOnMethod(C))
     C.Failure = toString(std::move(Err));
+  if (!C.Failure && C.SignatureFailure)
+    C.Failure = *C.SignatureFailure;
   B.Micros[I] =
       std::chrono::duration<float, std::micro>(std::chrono::steady_clock::now() - Start).count();
   B.Ran[I] = 1;

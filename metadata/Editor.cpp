@@ -219,6 +219,16 @@ ArrayRef<uint8_t> Editor::getBlob(uint32_t Offset) const {
   return N ? Tail.slice(N, Len) : ArrayRef<uint8_t>();
 }
 
+void Editor::indexHeaps(function_ref<void(function_ref<void(unsigned)>)> Both) {
+  // Each task touches its own heap and index only.
+  Both([&](unsigned Task) {
+    if (Task == 0 && !StringsIndexed)
+      indexStrings();
+    else if (Task == 1 && !BlobsIndexed)
+      indexBlobs();
+  });
+}
+
 void Editor::indexStrings() {
   StringsIndexed = true;
   uint32_t Size = Strings.OriginalSize;

@@ -20,6 +20,7 @@
 #include "support/ContentIndex.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <array>
@@ -62,6 +63,9 @@ public:
   /// rewritten sequence points of a method: looking would index the whole heap).
   uint32_t newBlob(llvm::ArrayRef<uint8_t> B);
   uint32_t guid(const std::array<uint8_t, 16> &G);
+  /// Indexes the string and blob heaps for string() and blob() now rather than on first use;
+  /// \p Both runs its two tasks, at once if it can.
+  void indexHeaps(llvm::function_ref<void(llvm::function_ref<void(unsigned)> Task)> Both);
   /// An ldstr token (0x70xxxxxx) for a UTF-8 string.
   llvm::Expected<Token> userString(llvm::StringRef Utf8);
   llvm::StringRef getString(uint32_t Offset) const;

@@ -640,6 +640,26 @@ Error ModuleWeave::Impl::begin() {
     return plainError("the module references no core library (System.Runtime, netstandard, "
                         "mscorlib or System.Private.CoreLib)");
 
+  unsigned Threads =
+      Options.Threads ? Options.Threads : hardware_concurrency().compute_thread_count();
+  if (Options.Team) {
+    Team = Options.Team;
+  } else if (Threads > 1) {
+    OwnTeam.emplace(Threads);
+    Team = &*OwnTeam;
+  }
+  // Every weave adds names and signatures (the marker type at least): the heaps are indexed
+  // side by side.
+  E.indexHeaps([&](function_ref<void(unsigned)> Task) {
+    if (Team && Team->size() >= 2)
+      Team->forEachMember([&](unsigned K) {
+        if (K < 2)
+          Task(K);
+      });
+    else
+      Task(0), Task(1);
+  });
+
   // The passes, in the order the spec first names them.
   for (const spec::PassUse &U : Sel.Uses) {
     PassOptions PO(U.Options, U.BaseDir, U.Rule);
@@ -652,14 +672,6 @@ Error ModuleWeave::Impl::begin() {
     if (Error Err = Passes[P]->beginModule(MC))
       return passFailed(P, std::move(Err));
 
-  unsigned Threads =
-      Options.Threads ? Options.Threads : hardware_concurrency().compute_thread_count();
-  if (Options.Team) {
-    Team = Options.Team;
-  } else if (Threads > 1) {
-    OwnTeam.emplace(Threads);
-    Team = &*OwnTeam;
-  }
   // After beginModule, which adds the references the method phases call through.
   S.Shapes.prepare([&](size_t N, function_ref<void(size_t)> Do) { forEach(N, Do); });
   S.prepareFacts();

@@ -68,12 +68,14 @@ void WorkerTeam::runShare(unsigned Member) {
   }
 }
 
+void WorkerTeam::runHere(size_t N, llvm::function_ref<void(size_t)> F) {
+  for (size_t I = 0; I < N; ++I)
+    F(I);
+}
+
 void WorkerTeam::forEach(size_t N, llvm::function_ref<void(size_t)> F) {
-  if (Helpers.empty() || N < 2) {
-    for (size_t I = 0; I < N; ++I)
-      F(I);
-    return;
-  }
+  if (Helpers.empty() || N < 2)
+    return runHere(N, F);
   runLoop(N, F, Mode::Shares);
 }
 
@@ -87,23 +89,17 @@ void WorkerTeam::forEachMember(llvm::function_ref<void(unsigned)> F) {
 void WorkerTeam::forEachBalanced(size_t N, llvm::function_ref<void(size_t)> F,
                                  Partition &Taken) {
   Taken.assign(runsOf(N), 0);
-  if (Helpers.empty()) {
-    for (size_t I = 0; I < N; ++I)
-      F(I);
-    return;
-  }
+  if (Helpers.empty())
+    return runHere(N, F);
   runLoop(N, F, Mode::Balanced, &Taken);
 }
 
 void WorkerTeam::forEachAsBefore(size_t N, llvm::function_ref<void(size_t)> F,
                                  const Partition &Taken) {
   assert(Taken.size() == runsOf(N) && "a partition made for another loop");
-  if (Helpers.empty()) {
-    for (size_t I = 0; I < N; ++I)
-      F(I);
-    return;
-  }
-  runLoop(N, F, Mode::AsBefore, const_cast<Partition *>(&Taken)); // only read
+  if (Helpers.empty())
+    return runHere(N, F);
+  runLoop(N, F, Mode::AsBefore, const_cast<Partition *>(&Taken)); // AsBefore only reads it
 }
 
 void WorkerTeam::runLoop(size_t N, llvm::function_ref<void(size_t)> F, Mode M,

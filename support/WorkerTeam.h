@@ -58,6 +58,8 @@ private:
   void runShare(unsigned Member);
   void runLoop(size_t N, llvm::function_ref<void(size_t)> F, Mode M, Partition *Taken = nullptr);
   void runRun(size_t Run);
+  /// The loop on the calling thread alone (a team without helpers).
+  static void runHere(size_t N, llvm::function_ref<void(size_t)> F);
 
   std::vector<std::thread> Helpers;
   std::mutex Lock;
@@ -66,7 +68,7 @@ private:
   llvm::function_ref<void(size_t)> Job;
   size_t JobSize = 0;
   Mode JobMode = Mode::Shares;
-  Partition *JobTaken = nullptr;    // Balanced, AsBefore
+  Partition *JobTaken = nullptr;    // Balanced: written; AsBefore: only read
   std::atomic<size_t> NextRun{0};   // Balanced: the next run to take
   std::atomic<uint64_t> Generation{0};
   std::atomic<unsigned> Pending{0}; // helpers that have not finished the current loop

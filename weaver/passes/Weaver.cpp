@@ -390,6 +390,8 @@ public:
   std::string SkipReason;
   std::vector<std::string> Notes;
   std::optional<std::string> Failure;
+  /// Set by signature() if the whole signature failed to decode after its head had not.
+  mutable std::optional<std::string> SignatureFailure;
 
 private:
   Token request(TableId T, Request Q) {
@@ -410,11 +412,6 @@ private:
   il::MethodBody OwnBody;
   MethodSig Head;
   mutable std::optional<MethodSig> Whole; // the signature with its parameters, once asked for
-
-public:
-  mutable std::optional<std::string> SignatureFailure;
-
-private:
   mutable std::string Name;
   std::vector<Request> Requests;
   std::vector<uint32_t> HandedOut; // the table byte of each provisional token

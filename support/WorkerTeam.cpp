@@ -14,7 +14,9 @@
 namespace weft {
 
 namespace {
-// About 50 microseconds of pauses before a helper sleeps.
+// Pauses before a helper sleeps: about 0.4 ms on the x86-64 build machine (a pause there is about
+// 19 ns), longer than the serial step between two loops of a weave (tens of microseconds), so a
+// helper sleeps about once per loop in a hundred.
 constexpr unsigned SpinRounds = 20000;
 } // namespace
 

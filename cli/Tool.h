@@ -49,6 +49,7 @@ Runner addVerifyCommand(CLI::App &App);
 Runner addWeaveCommand(CLI::App &App);
 Runner addPassesCommand(CLI::App &App);
 Runner addCoverageCommand(CLI::App &App);
+Runner addRunCommand(CLI::App &App);
 
 } // namespace weft::cli
 

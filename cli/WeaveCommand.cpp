@@ -65,27 +65,6 @@ struct WeaveOptions {
   bool FailFast = false;
 };
 
-/// `name` or `name:k=v,k=v`.
-Expected<spec::PassUse> parsePassOption(StringRef Text) {
-  spec::PassUse U;
-  auto [Name, Rest] = Text.split(':');
-  U.Pass = Name.trim().str();
-  U.Rule = "--pass " + Text.str();
-  if (U.Pass.empty())
-    return createStringError(inconvertibleErrorCode(), "--pass '" + Text + "': no pass name");
-  SmallVector<StringRef, 4> Items;
-  if (!Rest.empty())
-    Rest.split(Items, ',');
-  for (StringRef Item : Items) {
-    auto [K, V] = Item.split('=');
-    if (K.trim().empty() || !Item.contains('='))
-      return createStringError(inconvertibleErrorCode(), "--pass '" + Text + "': option '" + Item +
-                                                             "' is not of the form key=value");
-    U.Options.emplace_back(K.trim().str(), V.trim().str());
-  }
-  return U;
-}
-
 /// The resolvers of referenced assemblies for a run. An input's references are looked up in its
 /// own folder, then in the shared frameworks, exactly as when it is woven alone; the frameworks'
 /// resolver is shared by every input and one resolver is kept per input folder, so that each
@@ -501,7 +480,7 @@ Error prepareRun(WeaveRun &Run) {
   } else if (!Opt.Passes.empty()) {
     std::vector<spec::PassUse> Uses;
     for (const std::string &P : Opt.Passes) {
-      Expected<spec::PassUse> U = parsePassOption(P);
+      Expected<spec::PassUse> U = spec::parsePassUse(P);
       if (!U)
         return U.takeError();
       Uses.push_back(std::move(*U));

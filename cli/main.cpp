@@ -32,6 +32,7 @@ int main(int argc, char **argv) {
   Add(addWeaveCommand(App));
   Add(addPassesCommand(App));
   Add(addCoverageCommand(App));
+  Add(addRunCommand(App));
   try {
     App.parse(argc, argv);
   } catch (const CLI::CallForHelp &E) {

@@ -152,6 +152,63 @@ Expected<std::unique_ptr<Image>> Image::create(ArrayRef<uint8_t> Bytes, StringRe
   return std::move(I);
 }
 
+namespace {
+/// How far a loaded image extends, from its headers (within the first \p Limit bytes).
+Expected<size_t> loadedExtent(const uint8_t *Base, Image::Layout L, size_t Limit) {
+  ByteReader R(ArrayRef<uint8_t>(Base, Limit));
+  if (R.u16() != DosMagic)
+    return formatError("DOS header", 0, "missing 'MZ' signature");
+  R.seek(0x3C);
+  uint32_t PEOffset = R.u32();
+  if (!R.ok() || PEOffset > Limit - 4 - CoffHeaderSize)
+    return formatError("DOS header", 0x3C,
+                       "e_lfanew " + Twine(hex(PEOffset, 8)) + " is not within the headers");
+  R.seek(PEOffset);
+  if (R.u32() != PESignature)
+    return formatError("PE signature", PEOffset, "missing 'PE\\0\\0' signature");
+  R.seek(PEOffset + 6);
+  uint16_t Sections = R.u16();
+  R.seek(PEOffset + 20);
+  uint16_t OptSize = R.u16();
+  size_t Opt = PEOffset + 4 + CoffHeaderSize;
+  if (L == Image::Layout::Mapped) {
+    R.seek(Opt + 56); // SizeOfImage, at the same place in PE32 and PE32+
+    uint32_t SizeOfImage = R.u32();
+    if (!R.ok() || SizeOfImage < Limit)
+      return formatError("optional header", Opt + 56,
+                         "SizeOfImage " + Twine(hex(SizeOfImage, 8)) + " is smaller than the headers");
+    return SizeOfImage;
+  }
+  size_t End = Limit;
+  R.seek(Opt + OptSize);
+  for (unsigned I = 0; I < Sections && I < MaxSections; ++I) {
+    size_t At = R.pos();
+    R.skip(16);
+    uint32_t RawSize = R.u32(), RawPointer = R.u32();
+    R.seek(At + SectionHeaderSize);
+    End = std::max<size_t>(End, size_t(RawPointer) + RawSize);
+  }
+  if (!R.ok())
+    return formatError("section table", Opt + OptSize, "is not within the headers");
+  return End;
+}
+} // namespace
+
+Expected<std::unique_ptr<Image>> Image::createLoaded(const uint8_t *Base, Layout L, StringRef Name,
+                                                     size_t HeaderLimit) {
+  Expected<size_t> Extent = loadedExtent(Base, L, HeaderLimit);
+  if (!Extent)
+    return Extent.takeError();
+  std::unique_ptr<Image> I(new Image());
+  I->Name = Name.str();
+  I->Bytes = ArrayRef<uint8_t>(Base, *Extent);
+  I->Laid = L;
+  I->Loaded = true;
+  if (Error E = I->parse())
+    return std::move(E);
+  return std::move(I);
+}
+
 Error Image::parse() {
   ByteReader R(Bytes);
   if (Bytes.size() < 0x40)
@@ -258,6 +315,10 @@ Error Image::parse() {
     Sec.NumberOfRelocations = S.u16();
     Sec.NumberOfLinenumbers = S.u16();
     Sec.Characteristics = S.u32();
+    if (Laid == Layout::Mapped) { // the loader put the data at the RVA, zeros after it
+      Sec.PointerToRawData = Sec.VirtualAddress;
+      Sec.SizeOfRawData = std::max(Sec.VirtualSize, Sec.SizeOfRawData);
+    }
     if (Sec.SizeOfRawData && (Sec.PointerToRawData > Bytes.size() ||
                               Sec.SizeOfRawData > Bytes.size() - Sec.PointerToRawData))
       return formatError(
@@ -268,9 +329,10 @@ Error Image::parse() {
   }
   if (Error E = S.takeError("section table"))
     return E;
-  // The certificate table is the one directory given as a file offset; it must be in the file.
+  // The certificate table is the one directory given as a file offset; it must be in the file
+  // (a loader leaves it out of a loaded image's extent).
   DataDirectory Cert = directory(DirSecurity);
-  if (Cert.Size && (Cert.RVA > Bytes.size() || Cert.Size > Bytes.size() - Cert.RVA))
+  if (!Loaded && Cert.Size && (Cert.RVA > Bytes.size() || Cert.Size > Bytes.size() - Cert.RVA))
     return formatError("certificate table", Cert.RVA,
                        "[" + hex(Cert.RVA) + ", +" + hex(Cert.Size) +
                            ") extends beyond the end of the file (file size " + hex(Bytes.size()) +

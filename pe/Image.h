@@ -176,6 +176,18 @@ public:
   /// Parses an image in memory the caller keeps alive.
   static llvm::Expected<std::unique_ptr<Image>> create(llvm::ArrayRef<uint8_t> Bytes,
                                                        llvm::StringRef Name = "<memory>");
+  /// How a loader left an image in memory: as the file (flat), or with each section at its RVA
+  /// (mapped).
+  enum class Layout : uint8_t { Flat, Mapped };
+  /// Parses an image a loader placed at \p Base (the runtime's modules, for the profiler). Its
+  /// extent comes from its own headers, which must lie within the first \p HeaderLimit bytes:
+  /// SizeOfImage when mapped, the end of the last section's file data when flat. In a mapped
+  /// image each section's PointerToRawData is taken to be its RVA and its file data to span its
+  /// virtual size, so that everything reads an RVA the same way in both layouts.
+  static llvm::Expected<std::unique_ptr<Image>> createLoaded(const uint8_t *Base, Layout L,
+                                                             llvm::StringRef Name,
+                                                             size_t HeaderLimit = 4096);
+  Layout layout() const { return Laid; }
 
   llvm::StringRef name() const { return Name; }
   llvm::ArrayRef<uint8_t> bytes() const { return Bytes; }
@@ -242,6 +254,8 @@ private:
 
   std::unique_ptr<llvm::MemoryBuffer> Owned;
   llvm::ArrayRef<uint8_t> Bytes;
+  Layout Laid = Layout::Flat;
+  bool Loaded = false; // placed by a loader (createLoaded), not read from a file
   std::string Name;
   uint32_t PEOffset = 0;
   CoffHeader Coff;

@@ -44,6 +44,10 @@ std::vector<const PassUse *> Spec::passUses() const {
   return Out;
 }
 
+bool Spec::namesAssemblies() const {
+  return llvm::any_of(Rules, [](const Rule &R) { return R.Assembly.has_value(); });
+}
+
 Spec Spec::forPasses(std::vector<PassUse> Passes) {
   Rule R;
   R.Label = "--pass";
@@ -55,6 +59,41 @@ Spec Spec::forPasses(std::vector<PassUse> Passes) {
   Spec S;
   S.Rules.push_back(std::move(R));
   return S;
+}
+
+Expected<PassUse> parsePassUse(StringRef Text) {
+  PassUse U;
+  auto [Name, Rest] = Text.split(':');
+  U.Pass = Name.trim().str();
+  U.Rule = "--pass " + Text.str();
+  if (U.Pass.empty())
+    return createStringError(inconvertibleErrorCode(), "--pass '" + Text + "': no pass name");
+  SmallVector<StringRef, 4> Items;
+  if (!Rest.empty())
+    Rest.split(Items, ',');
+  for (StringRef Item : Items) {
+    auto [K, V] = Item.split('=');
+    if (K.trim().empty() || !Item.contains('='))
+      return createStringError(inconvertibleErrorCode(), "--pass '" + Text + "': option '" + Item +
+                                                             "' is not of the form key=value");
+    U.Options.emplace_back(K.trim().str(), V.trim().str());
+  }
+  return U;
+}
+
+Expected<std::vector<PassUse>> parsePassList(StringRef Text) {
+  SmallVector<StringRef, 4> Items;
+  Text.split(Items, ';', -1, /*KeepEmpty=*/false);
+  std::vector<PassUse> Out;
+  for (StringRef Item : Items) {
+    if (Item.trim().empty())
+      continue;
+    Expected<PassUse> U = parsePassUse(Item.trim());
+    if (!U)
+      return U.takeError();
+    Out.push_back(std::move(*U));
+  }
+  return Out;
 }
 
 namespace {

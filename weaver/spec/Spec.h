@@ -88,12 +88,20 @@ public:
 
   /// Every pass use of every rule, in order (for validating names and options up front).
   std::vector<const PassUse *> passUses() const;
+  /// Whether some rule chooses assemblies by name ("assembly"): the runtime profiler considers
+  /// the shared framework's modules only then.
+  bool namesAssemblies() const;
 
 private:
   friend struct Selection;
   friend llvm::Expected<struct Selection> select(const Spec &S, const metadata::Module &M);
   std::vector<Rule> Rules;
 };
+
+/// A pass use written as on the command line: `name` or `name:key=value,key=value` (`--pass`).
+llvm::Expected<PassUse> parsePassUse(llvm::StringRef Text);
+/// Pass uses separated by ';' (the profiler's WEFT_PASSES); empty items are ignored.
+llvm::Expected<std::vector<PassUse>> parsePassList(llvm::StringRef Text);
 
 /// What a spec chooses for one module.
 struct Selection {

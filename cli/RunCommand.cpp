@@ -1,0 +1,165 @@
+//===- cli/RunCommand.cpp - weft run --------------------------------------===//
+//
+// Runs a command with weft's runtime profiler loaded into the .NET runtime it starts: sets the
+// variables CoreCLR reads to load a profiler (and their DOTNET_ spellings) and the ones the
+// profiler reads (WEFT_SPEC, WEFT_PASSES, WEFT_LOG), runs the command and exits with its status.
+//
+//===----------------------------------------------------------------------===//
+#include "cli/Tool.h"
+#include "runtime-profiler/Identity.h"
+#include "weaver/passes/Pass.h"
+#include "weaver/spec/Spec.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace llvm;
+
+namespace weft::cli {
+
+namespace {
+
+struct RunOptions {
+  std::string SpecFile;
+  std::vector<std::string> Passes;
+  std::string LogFile;
+  std::vector<std::string> Command;
+};
+
+std::string absolute(StringRef Path) {
+  SmallString<256> P(Path);
+  sys::fs::make_absolute(P);
+  sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+  return std::string(P);
+}
+
+/// The profiler library: beside this executable, or in ../lib from it.
+Expected<std::string> findProfiler() {
+  std::string Exe = sys::fs::getMainExecutable(nullptr, reinterpret_cast<void *>(&findProfiler));
+  StringRef Dir = sys::path::parent_path(Exe);
+  SmallString<256> Beside(Dir), InLib(Dir);
+  sys::path::append(Beside, prof::ProfilerLibrary);
+  sys::path::append(InLib, "..", "lib", prof::ProfilerLibrary);
+  for (const SmallString<256> &P : {Beside, InLib})
+    if (sys::fs::exists(P))
+      return absolute(P);
+  return createStringError(inconvertibleErrorCode(), "cannot find the profiler library " +
+                                                         Twine(prof::ProfilerLibrary) + " in " +
+                                                         Dir + " or " + Dir + "/../lib");
+}
+
+/// Checks the spec and the passes before the command starts, as `weave` would.
+Error checkPasses(const RunOptions &O, std::string &PassList) {
+  std::vector<spec::PassUse> Uses;
+  if (!O.SpecFile.empty() && !O.Passes.empty())
+    return createStringError(inconvertibleErrorCode(), "--spec and --pass cannot be combined");
+  if (!O.SpecFile.empty()) {
+    Expected<spec::Spec> S = spec::Spec::load(O.SpecFile);
+    if (!S)
+      return S.takeError();
+    for (const spec::PassUse *U : S->passUses())
+      Uses.push_back(*U);
+  }
+  for (const std::string &P : O.Passes) {
+    if (P.find(';') != std::string::npos)
+      return createStringError(inconvertibleErrorCode(), "--pass '" + P + "': ';' separates passes");
+    Expected<spec::PassUse> U = spec::parsePassUse(P);
+    if (!U)
+      return U.takeError();
+    Uses.push_back(*U);
+    PassList += (PassList.empty() ? "" : ";") + P;
+  }
+  for (const spec::PassUse &U : Uses)
+    if (!passes::PassRegistry::global().find(U.Pass))
+      return createStringError(inconvertibleErrorCode(),
+                               U.Rule + ": unknown pass '" + U.Pass + "' (see 'weft passes')");
+  return Error::success();
+}
+
+/// Runs the command and returns its exit status (128 + the signal's number if a signal ended it,
+/// as shells do; 127 if it could not be started).
+int runCommand(const std::vector<std::string> &Command) {
+  std::vector<char *> Argv;
+  for (const std::string &A : Command)
+    Argv.push_back(const_cast<char *>(A.c_str()));
+  Argv.push_back(nullptr);
+  pid_t Child = fork();
+  if (Child < 0)
+    return reportError(Twine("cannot start '") + Command[0] + "': " + std::strerror(errno));
+  if (Child == 0) {
+    execvp(Argv[0], Argv.data());
+    int Err = errno;
+    errs() << "weft: error: cannot run '" << Command[0] << "': " << std::strerror(Err) << '\n';
+    _exit(127);
+  }
+  int Status = 0;
+  while (waitpid(Child, &Status, 0) < 0)
+    if (errno != EINTR)
+      return reportError(Twine("waiting for '") + Command[0] + "': " + std::strerror(errno));
+  if (WIFEXITED(Status))
+    return WEXITSTATUS(Status);
+  if (WIFSIGNALED(Status))
+    return 128 + WTERMSIG(Status);
+  return ExitError;
+}
+
+} // namespace
+
+Runner addRunCommand(CLI::App &App) {
+  auto O = std::make_shared<RunOptions>();
+  CLI::App *Sub = App.add_subcommand(
+      "run", "Run a command with weft's runtime profiler instrumenting the .NET code it runs");
+  Sub->add_option("--spec", O->SpecFile, "Instrument what this spec file says")
+      ->type_name("weft.json")
+      ->check(CLI::ExistingFile);
+  Sub->add_option("--pass", O->Passes,
+                  "Apply a pass to every method of the program's own assemblies (repeatable)")
+      ->type_name("NAME[:K=V,...]")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  Sub->add_option("--log", O->LogFile, "Write the profiler's log to this file (default: stderr)")
+      ->type_name("FILE");
+  Sub->add_option("command", O->Command, "The command to run, after --")
+      ->required()
+      ->expected(1, -1);
+  Sub->footer("Example: weft run --pass coverage -- dotnet app.dll");
+  return [O] {
+    std::string PassList;
+    if (Error E = checkPasses(*O, PassList)) {
+      reportError(std::move(E));
+      return int(ExitUsage);
+    }
+    Expected<std::string> Library = findProfiler();
+    if (!Library)
+      return reportError(Library.takeError());
+    for (const char *Prefix : {"CORECLR_", "DOTNET_"}) {
+      std::string P(Prefix);
+      setenv((P + "ENABLE_PROFILING").c_str(), "1", 1);
+      setenv((P + "PROFILER").c_str(), prof::ProfilerClsid, 1);
+      setenv((P + "PROFILER_PATH").c_str(), Library->c_str(), 1);
+    }
+    // What is given replaces what the environment has; without --spec or --pass, WEFT_SPEC or
+    // WEFT_PASSES from the environment apply.
+    if (!O->SpecFile.empty()) {
+      setenv(prof::SpecVariable, absolute(O->SpecFile).c_str(), 1);
+      unsetenv(prof::PassesVariable);
+    } else if (!PassList.empty()) {
+      setenv(prof::PassesVariable, PassList.c_str(), 1);
+      unsetenv(prof::SpecVariable);
+    }
+    if (!O->LogFile.empty())
+      setenv(prof::LogVariable, absolute(O->LogFile).c_str(), 1);
+    return runCommand(O->Command);
+  };
+}
+
+} // namespace weft::cli

@@ -1,0 +1,38 @@
+//===- runtime-profiler/Config.h - What the profiler was asked to do -*- C++ -*-===//
+//
+// The spec the profiler applies, read once at start from WEFT_SPEC (a spec file) or WEFT_PASSES
+// (pass uses as `weft weave --pass` takes them, ';' between them), and checked as `weft weave`
+// checks it: an unknown pass or a bad spec is an error, and then nothing is instrumented.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_RUNTIME_PROFILER_CONFIG_H
+#define WEFT_RUNTIME_PROFILER_CONFIG_H
+
+#include "weaver/spec/Spec.h"
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace weft::prof {
+
+struct Config {
+  /// What instruments: nullptr when neither variable is set (the profiler then only logs).
+  std::shared_ptr<const spec::Spec> Spec;
+  /// Where it came from, for the log: "spec /path/weft.json", "passes entry-exit;coverage", or
+  /// "no spec".
+  std::string Source;
+  /// The files the passes' options name (probe and replacement assemblies, made absolute):
+  /// modules loaded from them are never instrumented, or a probe would call itself.
+  std::vector<std::string> PassFiles;
+
+  /// Reads the variables of the environment. An error names the variable and what is wrong.
+  static llvm::Expected<Config> fromEnvironment();
+  /// The same from given values (empty: not set).
+  static llvm::Expected<Config> from(llvm::StringRef SpecPath, llvm::StringRef Passes);
+};
+
+} // namespace weft::prof
+
+#endif

@@ -135,6 +135,8 @@ uint32_t Editor::addRow(TableId T, ArrayRef<uint32_t> Values) {
   ++Tab.Rows;
   if (Lookups[unsigned(T)])
     indexRow(T, Tab.Rows);
+  if (Observer)
+    Observer->rowAdded(*this, T, Tab.Rows);
   return Tab.Rows;
 }
 
@@ -346,7 +348,10 @@ Expected<Token> Editor::userString(StringRef Utf8) {
   }
   UserStrings.Added.push_back(Terminal);
   Modified = true;
-  return (uint32_t(UserStringTokenType) << 24) | Off;
+  Token T = (uint32_t(UserStringTokenType) << 24) | Off;
+  if (Observer)
+    Observer->userStringAdded(*this, T, Utf8);
+  return T;
 }
 
 // --- references ---

@@ -41,6 +41,17 @@ struct AssemblyRefInfo {
   uint32_t Flags = 0;
 };
 
+class Editor;
+
+/// Told of every row and user string an editor adds, as it adds them: the runtime profiler
+/// mirrors them into the runtime's own metadata, where they must get the same tokens.
+class EditObserver {
+public:
+  virtual ~EditObserver() = default;
+  virtual void rowAdded(const Editor &E, TableId T, uint32_t Row) = 0;
+  virtual void userStringAdded(const Editor &E, Token T, llvm::StringRef Utf8) = 0;
+};
+
 class Editor {
 public:
   explicit Editor(const Module &M);
@@ -103,6 +114,9 @@ public:
   /// Makes every table an editable copy (a test of the full write path).
   void materializeAll();
 
+  /// Tells \p O of what is added from now on (null: no one).
+  void setObserver(EditObserver *O) { Observer = O; }
+
 private:
   /// A table's rows as edited. Untouched, it is read from the module. Rows added to a table that
   /// needs no sorting are held alone after the module's (First is the first added row), so that
@@ -142,6 +156,7 @@ private:
 
   const Module &M;
   bool Modified = false;
+  EditObserver *Observer = nullptr;
   std::array<Table, MaxTables> Tables;
 
   struct Heap {

@@ -2,8 +2,13 @@
 #include "runtime-profiler/Profiler.h"
 #include "runtime-profiler/Identity.h"
 
+#include "metadata/Editor.h"
 #include "metadata/Module.h"
+#include "metadata/Resolver.h"
 #include "pe/Image.h"
+#include "runtime-profiler/EmitMirror.h"
+#include "weaver/il/BodyReader.h"
+#include "weaver/passes/Weaver.h"
 #include "weaver/spec/Spec.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -14,6 +19,8 @@
 #include "llvm/Support/Path.h"
 
 #include <cstdlib>
+#include <cstring>
+#include <map>
 
 using namespace llvm;
 
@@ -25,6 +32,38 @@ struct LoadedModule {
   std::unique_ptr<pe::Image> Img;
   std::unique_ptr<metadata::Module> M;
   spec::Selection Sel;
+
+  /// The weave, made at the first compilation of a matching method; one method at a time.
+  std::mutex Lock;
+  enum class State { NotStarted, Weaving, Refused } Weaving = State::NotStarted;
+  IMetaDataEmit2 *Emit = nullptr;
+  IMetaDataAssemblyEmit *AssemblyEmit = nullptr;
+  std::unique_ptr<metadata::AssemblyResolver> Resolver; // its folder, then the framework's
+  std::unique_ptr<metadata::Editor> E;
+  std::unique_ptr<EmitMirror> Mirror;
+  std::unique_ptr<passes::ModuleWeave> Weave;
+  /// The rows already handled: IL is rewritten once per method definition, however many
+  /// instantiations of it are compiled.
+  std::vector<bool> Done;
+  /// MethodDef rows up to this one have a body (the module's own, and those published).
+  uint32_t MethodsWithBodies = 0;
+
+  ~LoadedModule() {
+    Weave.reset();
+    if (AssemblyEmit)
+      AssemblyEmit->Release();
+    if (Emit)
+      Emit->Release();
+  }
+  std::string methodName(uint32_t Row) const {
+    using namespace metadata;
+    StringRef Name;
+    if (E && Row >= 1 && Row <= E->rowCount(TableId::MethodDef))
+      Name = E->getString(E->get(TableId::MethodDef, Row, MethodDefCol::Name));
+    else if (Row >= 1 && Row <= M->rowCount(TableId::MethodDef))
+      Name = M->getString(M->get(TableId::MethodDef, Row, MethodDefCol::Name));
+    return "method 0x" + utohexstr(0x06000000 | Row, false, 8) + " (" + Name.str() + ")";
+  }
 };
 
 namespace {
@@ -134,9 +173,10 @@ HRESULT Profiler::Shutdown() {
       L->line("shutting down: " + Twine(Count.ModulesSeen.load()) + " modules loaded, " +
               Twine(Count.ModulesMatched.load()) + " with methods the spec matches (" +
               Twine(Count.MethodsMatched.load()) + " methods); " + Twine(Count.Compiled.load()) +
-              " methods compiled, " + Twine(Count.CompiledMatched.load()) + " of them matched, " +
-              Twine(Count.Rewritten.load()) + " rewritten, " + Twine(Count.LeftAlone.load()) +
-              " left as they were");
+              " compilations, of " + Twine(Count.CompiledMatched.load()) +
+              " matching methods: " + Twine(Count.Rewritten.load()) + " rewritten, " +
+              Twine(Count.Unchanged.load()) + " unchanged by the passes, " +
+              Twine(Count.LeftAlone.load()) + " left as they were after a problem");
     return S_OK;
   });
 }
@@ -208,6 +248,13 @@ void Profiler::moduleLoaded(ModuleID Id) {
   Modules[Id] = std::move(Mod);
 }
 
+metadata::AssemblyResolver *Profiler::frameworkResolver() {
+  std::lock_guard<std::mutex> G(ModulesLock);
+  if (!Frameworks && !FrameworkDir.empty())
+    Frameworks = std::make_unique<metadata::AssemblyResolver>(std::vector<std::string>{FrameworkDir});
+  return Frameworks.get();
+}
+
 bool Profiler::considered(StringRef Path) {
   StringRef Dir = sys::path::parent_path(Path);
   {
@@ -247,21 +294,194 @@ HRESULT Profiler::JITCompilationStarted(FunctionID FunctionId, BOOL IsSafeToBloc
   });
 }
 
-void Profiler::compilationStarted(FunctionID Function) {
-  ++Count.Compiled;
+std::pair<std::shared_ptr<LoadedModule>, uint32_t> Profiler::matched(FunctionID Function,
+                                                                     ModuleID *ModuleOut) {
   ClassID Class = 0;
   ModuleID Module = 0;
   mdToken Token = 0;
   if (failed(Info->GetFunctionInfo(Function, &Class, &Module, &Token)))
-    return;
+    return {nullptr, 0};
   std::shared_ptr<LoadedModule> Mod = moduleOf(Module);
   if (!Mod || (Token >> 24) != 0x06)
-    return;
+    return {nullptr, 0};
   uint32_t Row = Token & 0xFFFFFF;
   if (Row == 0 || Row > Mod->Sel.methodCount() || Mod->Sel.passesOf(Row).empty())
+    return {nullptr, 0};
+  if (ModuleOut)
+    *ModuleOut = Module;
+  return {std::move(Mod), Row};
+}
+
+HRESULT Profiler::JITInlining(FunctionID CallerId, FunctionID CalleeId, BOOL *ShouldInline) {
+  return guarded("JITInlining", [&] {
+    if (ShouldInline && matched(CalleeId).first)
+      *ShouldInline = 0;
+    return S_OK;
+  });
+}
+
+void Profiler::compilationStarted(FunctionID Function) {
+  ++Count.Compiled;
+  ModuleID Module = 0;
+  auto [Mod, Row] = matched(Function, &Module);
+  if (!Mod)
     return;
+  std::lock_guard<std::mutex> G(Mod->Lock);
+  if (Mod->Done.empty())
+    Mod->Done.assign(Mod->Sel.methodCount() + 1, false);
+  if (Mod->Done[Row])
+    return; // another instantiation of a method already handled
+  Mod->Done[Row] = true;
   ++Count.CompiledMatched;
-  ++Count.LeftAlone; // rewriting comes with the method contexts over IMetaDataEmit
+  if (Mod->Weaving == LoadedModule::State::NotStarted)
+    Mod->Weaving = startWeave(*Mod, Module) ? LoadedModule::State::Weaving
+                                            : LoadedModule::State::Refused;
+  if (Mod->Weaving != LoadedModule::State::Weaving) {
+    ++Count.LeftAlone;
+    return;
+  }
+  rewrite(*Mod, Module, Function, Row);
+}
+
+bool Profiler::startWeave(LoadedModule &Mod, ModuleID Id) {
+  StringRef Name = sys::path::filename(Mod.Name);
+  IUnknown *Unk = nullptr;
+  if (HRESULT Hr = Info->GetModuleMetaData(Id, ofRead | ofWrite, IID_IMetaDataEmit2, &Unk);
+      failed(Hr) || !Unk) {
+    L->line(Name + ": the runtime gives no IMetaDataEmit2 for the module (" + hresult(Hr) +
+            "); its methods stay as they are");
+    return false;
+  }
+  Mod.Emit = static_cast<IMetaDataEmit2 *>(Unk);
+  void *P = nullptr;
+  if (failed(Mod.Emit->QueryInterface(IID_IMetaDataAssemblyEmit, &P)) || !P) {
+    L->line(Name + ": the module's metadata has no IMetaDataAssemblyEmit; its methods stay as "
+                   "they are");
+    return false;
+  }
+  Mod.AssemblyEmit = static_cast<IMetaDataAssemblyEmit *>(P);
+  Mod.E = std::make_unique<metadata::Editor>(*Mod.M);
+  Mod.MethodsWithBodies = Mod.M->rowCount(metadata::TableId::MethodDef);
+  Mod.Mirror = std::make_unique<EmitMirror>(Mod.Emit, Mod.AssemblyEmit);
+  Mod.E->setObserver(Mod.Mirror.get());
+  Mod.Resolver = std::make_unique<metadata::AssemblyResolver>(
+      std::vector<std::string>{sys::path::parent_path(Mod.Name).str()}, frameworkResolver());
+  passes::WeaveOptions O;
+  O.Resolver = Mod.Resolver.get();
+  O.Threads = 1;
+  O.KeepRemaps = false;
+  O.InputPath = Mod.Name;
+  auto W = passes::ModuleWeave::start(*Mod.Img, *Mod.E, Mod.Sel, O);
+  std::optional<std::string> Problem = Mod.Mirror->takeProblem();
+  if (!W || Problem) {
+    L->line(Name + ": the passes cannot begin: " +
+            (W ? *Problem : toString(W.takeError())) + "; its methods stay as they are");
+    return false;
+  }
+  Mod.Weave = std::move(*W);
+  if (std::optional<std::string> Failed = publishAdditions(Mod, Id)) {
+    L->line(Name + ": the passes cannot begin: " + *Failed + "; its methods stay as they are");
+    return false;
+  }
+  return true;
+}
+
+std::optional<std::string> Profiler::publishAdditions(LoadedModule &Mod, ModuleID Id) {
+  // Every method the passes added needs its body now: a running module has no end, where a
+  // pass may give the bodies offline (coverage learns its counter count there).
+  std::map<uint32_t, NewBody> &Bodies = Mod.Weave->outcome().Bodies;
+  const metadata::Editor &E = *Mod.E;
+  for (uint32_t Row = Mod.MethodsWithBodies + 1; Row <= E.rowCount(metadata::TableId::MethodDef);
+       ++Row) {
+    uint32_t Flags = E.get(metadata::TableId::MethodDef, Row, metadata::MethodDefCol::Flags);
+    uint32_t Impl = E.get(metadata::TableId::MethodDef, Row, metadata::MethodDefCol::ImplFlags);
+    bool NeedsBody = !(Flags & 0x2400) && !(Impl & 0x1003); // abstract, pinvoke; runtime, internal
+    if (NeedsBody && !Bodies.count(Row))
+      return "the passes added " + Mod.methodName(Row) +
+             " and give it a body only at the module's end, which a running module never "
+             "reaches";
+  }
+  Mod.MethodsWithBodies = E.rowCount(metadata::TableId::MethodDef);
+  if (Mod.Mirror->takeDefinitions())
+    if (HRESULT Hr = Info->ApplyMetaData(Id); failed(Hr))
+      return "the runtime did not apply the types and methods the passes added (" + hresult(Hr) +
+             ")";
+  for (auto &[Row, Body] : Bodies)
+    if (!Mod.Mirror->remapUserStrings(Body.Bytes))
+      return "a method the passes added (" + Mod.methodName(Row) +
+             ") does not decode (a bug in weft)";
+    else if (std::optional<std::string> Failed = setBody(Id, 0x06000000 | Row, Body.Bytes))
+      return "a method the passes added (" + Mod.methodName(Row) + "): " + *Failed;
+  Bodies.clear();
+  return std::nullopt;
+}
+
+std::optional<std::string> Profiler::setBody(ModuleID Id, mdToken Method, ArrayRef<uint8_t> Bytes) {
+  IMethodMalloc *Malloc = nullptr;
+  if (HRESULT Hr = Info->GetILFunctionBodyAllocator(Id, &Malloc); failed(Hr) || !Malloc)
+    return "no allocator for the new body (" + hresult(Hr) + ")";
+  void *Copy = Malloc->Alloc(ULONG(Bytes.size()));
+  Malloc->Release();
+  if (!Copy)
+    return std::string("the runtime could not allocate the new body");
+  std::memcpy(Copy, Bytes.data(), Bytes.size());
+  if (HRESULT Hr = Info->SetILFunctionBody(Id, Method, static_cast<LPCBYTE>(Copy)); failed(Hr))
+    return "the runtime refused the new body (" + hresult(Hr) + ")";
+  return std::nullopt;
+}
+
+void Profiler::rewrite(LoadedModule &Mod, ModuleID Id, FunctionID Function, uint32_t Row) {
+  StringRef File = sys::path::filename(Mod.Name);
+  auto LeaveAlone = [&](const Twine &Why) {
+    ++Count.LeftAlone;
+    L->line(File + ": " + Mod.methodName(Row) + " left as it is: " + Why);
+  };
+  mdToken Token = 0x06000000 | Row;
+  LPCBYTE Header = nullptr;
+  ULONG Size = 0;
+  if (HRESULT Hr = Info->GetILFunctionBody(Id, Token, &Header, &Size); failed(Hr) || !Header)
+    return LeaveAlone("the runtime gives no IL body (" + hresult(Hr) + ")");
+  Expected<il::RawMethodBody> Raw = il::readMethodBody(ArrayRef<uint8_t>(Header, Size), 0);
+  if (!Raw)
+    return LeaveAlone(toString(Raw.takeError()));
+  Expected<std::optional<il::EncodedBody>> Woven = Mod.Weave->weaveMethod(Row, *Raw);
+  passes::WeaveOutcome &Out = Mod.Weave->outcome();
+  for (const std::string &S : Out.Skipped)
+    L->line(File + ": skipped by " + S);
+  Out.Skipped.clear();
+  Out.Notes.clear();
+  if (std::optional<std::string> Problem = Mod.Mirror->takeProblem()) {
+    // The runtime's metadata and the editor no longer agree: nothing more can be woven here.
+    Mod.Weaving = LoadedModule::State::Refused;
+    consumeError(Woven.takeError());
+    return LeaveAlone(*Problem + "; the module's other methods stay as they are too");
+  }
+  if (!Woven)
+    return LeaveAlone(toString(Woven.takeError()));
+  if (!*Woven) {
+    ++Count.Unchanged;
+    return;
+  }
+  if (std::optional<std::string> Failed = publishAdditions(Mod, Id)) {
+    Mod.Weaving = LoadedModule::State::Refused;
+    return LeaveAlone(*Failed + "; the module's other methods stay as they are too");
+  }
+  il::EncodedBody &B = **Woven;
+  if (!Mod.Mirror->remapUserStrings(B.Bytes))
+    return LeaveAlone("the woven body does not decode again (a bug in weft)");
+  if (std::optional<std::string> Failed = setBody(Id, Token, B.Bytes))
+    return LeaveAlone(*Failed);
+  // Where each original instruction went, for debuggers and stack traces.
+  std::vector<COR_IL_MAP> Map;
+  Map.reserve(B.OffsetMap.size());
+  for (auto [Old, New] : B.OffsetMap)
+    Map.push_back(COR_IL_MAP{Old, New, 1});
+  if (!Map.empty())
+    if (HRESULT Hr = Info->SetILInstrumentedCodeMap(Function, 1, ULONG(Map.size()), Map.data());
+        failed(Hr))
+      L->line(File + ": " + Mod.methodName(Row) + ": the runtime refused its IL offset map (" +
+              hresult(Hr) + "); stack traces may show other lines");
+  ++Count.Rewritten;
 }
 
 } // namespace weft::prof

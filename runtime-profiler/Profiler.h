@@ -17,7 +17,14 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <unordered_map>
+#include <utility>
+
+namespace weft::metadata {
+class AssemblyResolver;
+}
 
 namespace weft::prof {
 
@@ -36,12 +43,28 @@ public:
   HRESULT ModuleLoadFinished(ModuleID ModuleId, HRESULT HrStatus) override;
   HRESULT ModuleUnloadStarted(ModuleID ModuleId) override;
   HRESULT JITCompilationStarted(FunctionID FunctionId, BOOL IsSafeToBlock) override;
+  /// A method the spec matches is never inlined: its caller would get its original IL.
+  HRESULT JITInlining(FunctionID CallerId, FunctionID CalleeId, BOOL *ShouldInline) override;
 
 private:
   HRESULT initialize(IUnknown *ProfilerInfoUnk);
   void moduleLoaded(ModuleID ModuleId);
   void compilationStarted(FunctionID FunctionId);
+  /// Makes the module's weave (its editor mirrored into the runtime, the passes begun); false,
+  /// logged, if it cannot.
+  bool startWeave(LoadedModule &Mod, ModuleID ModuleId);
+  /// Weaves method \p Row of \p Mod and hands the new body to the runtime.
+  void rewrite(LoadedModule &Mod, ModuleID ModuleId, FunctionID Function, uint32_t Row);
+  /// Hands the runtime what the passes defined since the last call: the metadata applied, the
+  /// bodies of the methods they added. A description of what failed, if anything did.
+  std::optional<std::string> publishAdditions(LoadedModule &Mod, ModuleID ModuleId);
+  /// Gives method \p Method of the module the body \p Bytes (header, code, sections).
+  std::optional<std::string> setBody(ModuleID ModuleId, mdToken Method,
+                                     llvm::ArrayRef<uint8_t> Bytes);
   std::shared_ptr<LoadedModule> moduleOf(ModuleID ModuleId);
+  /// The module and MethodDef row of \p Function if the spec matches it.
+  std::pair<std::shared_ptr<LoadedModule>, uint32_t> matched(FunctionID Function,
+                                                             ModuleID *ModuleOut = nullptr);
   /// Runs \p Work, turning any exception into a log line: nothing may cross into the runtime.
   template <typename Fn> HRESULT guarded(const char *Callback, Fn &&Work);
 
@@ -53,12 +76,18 @@ private:
   /// assemblies, never a file the passes use); logs why not.
   bool considered(llvm::StringRef Path);
 
+  /// Finds assemblies in the folder of the runtime's own framework (made once it is known).
+  metadata::AssemblyResolver *frameworkResolver();
+
   std::string FrameworkDir; // System.Private.CoreLib's folder, known from the first module
+  std::unique_ptr<metadata::AssemblyResolver> Frameworks;
   std::mutex ModulesLock;
   std::unordered_map<ModuleID, std::shared_ptr<LoadedModule>> Modules;
   struct Counts {
     std::atomic<uint64_t> ModulesSeen{0}, ModulesMatched{0}, MethodsMatched{0};
-    std::atomic<uint64_t> Compiled{0}, CompiledMatched{0}, Rewritten{0}, LeftAlone{0};
+    std::atomic<uint64_t> Compiled{0};        // JIT compilations
+    std::atomic<uint64_t> CompiledMatched{0}; // methods the spec matches, counted once each
+    std::atomic<uint64_t> Rewritten{0}, Unchanged{0}, LeftAlone{0};
   } Count;
 };
 

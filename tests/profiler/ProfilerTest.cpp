@@ -10,6 +10,11 @@
 #include "runtime-profiler/Identity.h"
 #include "runtime-profiler/Profiler.h"
 #include "tests/support/Env.h"
+#include "tests/support/Weave.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Process.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -140,6 +145,116 @@ TEST(Profiler, AHostSettingTheVariablesWithABadSpecGetsTheProgramAsBefore) {
   EXPECT_NE(Text.find("declined on CoreCLR "), std::string::npos) << Text;
   EXPECT_NE(Text.find("unknown pass 'no-such-pass'"), std::string::npos) << Text;
   EXPECT_NE(Text.find("nothing is instrumented"), std::string::npos) << Text;
+}
+
+// --- the passes at JIT time, against the same passes woven offline ---
+
+/// The corpus programs the equivalence tests run: a few kinds of code in CI (generics shared and
+/// not, closures, exception handling and stack traces, iterators, F# with FSharp.Core beside
+/// it), all with WEFT_FULL=1 but AsyncAwait, whose continuations run a number of times that
+/// depends on timing (its unwoven probe log has 1,050 or 1,054 lines from run to run), and
+/// FSharpTailCalls and CallHeavy, whose millions of recorded calls take minutes to log.
+std::vector<std::string> equivalencePrograms() {
+  if (!llvm::sys::Process::GetEnv("WEFT_FULL"))
+    return {"Generics", "Closures", "Exceptions", "Iterators", "FSharpGenerics"};
+  std::vector<std::string> All;
+  for (const std::string &P : corpusPrograms())
+    if (P != "AsyncAwait" && P != "FSharpTailCalls" && P != "CallHeavy")
+      All.push_back(P);
+  return All;
+}
+
+/// Corpus program \p Name in a folder of its own with what it needs and the probe assembly
+/// beside it (the program must be able to load the probes); \p Dll replaces its assembly.
+std::string programFolder(llvm::StringRef Tag, llvm::StringRef Name, llvm::StringRef Dll) {
+  std::string Dir = scratchDir(("rt-" + Tag + "-" + Name).str());
+  EXPECT_TRUE(copyCorpusCompanions(Name, Dir));
+  EXPECT_FALSE(llvm::sys::fs::copy_file(Dll, Dir + "/" + Name.str() + ".dll"));
+  // Its portable PDB (rewritten by the offline weave), so that stack traces show lines.
+  std::string Pdb = llvm::StringRef(Dll).drop_back(4).str() + ".pdb";
+  if (llvm::sys::fs::exists(Pdb)) {
+    EXPECT_FALSE(llvm::sys::fs::copy_file(Pdb, Dir + "/" + Name.str() + ".pdb"));
+  }
+  EXPECT_FALSE(llvm::sys::fs::copy_file(probesDll(), Dir + "/Probes.dll"));
+  return Dir;
+}
+
+/// The lines of a probe log, sorted; hash codes (of strings: randomized per process) masked.
+std::vector<std::string> sortedLines(llvm::StringRef Text) {
+  llvm::SmallVector<llvm::StringRef, 64> Lines;
+  Text.split(Lines, '\n', -1, false);
+  std::vector<std::string> Out;
+  for (llvm::StringRef L : Lines) {
+    size_t At = L.find("::GetHashCode -> ");
+    Out.push_back(At == llvm::StringRef::npos ? L.str() : L.take_front(At).str() + "::GetHashCode");
+  }
+  std::sort(Out.begin(), Out.end());
+  return Out;
+}
+
+std::string shutdownLine(llvm::StringRef Log) {
+  size_t At = Log.find("shutting down: ");
+  return At == llvm::StringRef::npos ? "" : Log.substr(At).split('\n').first.str();
+}
+
+class RuntimeWeave : public ::testing::TestWithParam<std::string> {};
+
+// The Recorder probes log every entry, exit and exception with the arguments and return values:
+// the program run under `weft run` logs exactly what the program woven offline logs (as sorted
+// lines: threads may interleave), and prints what it prints unwoven.
+TEST_P(RuntimeWeave, EntryExitRecordsWhatTheOfflineWeaveRecords) {
+  std::string Name = GetParam();
+  std::string Plain = programFolder("plain", Name, corpusDll(Name));
+  // One spec for both: the program's own assembly (not FSharp.Core beside it), every method.
+  std::string Spec = Plain + "/weft.json";
+  ASSERT_TRUE(writeFile(
+      Spec, "{\"version\": 1, \"rules\": [{\"match\": {\"assembly\": \"" + Name +
+                "\", \"compilerGenerated\": \"include\", \"stateMachines\": \"include\"}, "
+                "\"passes\": [{\"name\": \"entry-exit\", \"options\": {\"probe-assembly\": "
+                "\"Probes.dll\", \"probe-type\": \"Weft.Probes.Recorder\"}}]}]}"));
+  std::string Woven = scratchDir("rt-woven-" + Name) + "/" + Name + ".dll";
+  CommandResult W = run(weftTool(), {"weave", corpusDll(Name), "-o", Woven, "--spec", Spec});
+  ASSERT_EQ(W.ExitCode, 0) << W.Err;
+  std::string Offline = programFolder("offline", Name, Woven);
+
+  std::string OfflineLog = Offline + "/probes.log", RuntimeLog = Plain + "/probes.log";
+  CommandResult Off =
+      run("dotnet", {Offline + "/" + Name + ".dll"}, {"WEFT_PROBE_LOG=" + OfflineLog}, 300);
+  Ran Rt = weftRun("rt-" + Name, {"--spec", Spec}, {"dotnet", Plain + "/" + Name + ".dll"},
+                   {"WEFT_PROBE_LOG=" + RuntimeLog});
+  EXPECT_EQ(Off.Out, expectedOutput(Name));
+  EXPECT_EQ(Rt.R.Out, expectedOutput(Name)) << Rt.R.Err;
+  EXPECT_EQ(Rt.R.ExitCode, Off.ExitCode);
+  std::string Expected = readFile(OfflineLog), Got = readFile(RuntimeLog);
+  EXPECT_FALSE(Expected.empty());
+  EXPECT_EQ(sortedLines(Got), sortedLines(Expected)) << Rt.Log;
+  EXPECT_NE(shutdownLine(Rt.Log).find(" 0 left as they were after a problem"), std::string::npos)
+      << Rt.Log;
+}
+
+// single-ret changes control flow only: the program prints what it prints, and no method is left
+// alone after a problem (those it does not rewrite already had one exit).
+TEST_P(RuntimeWeave, SingleRetKeepsTheProgramsOutput) {
+  std::string Name = GetParam();
+  Ran Rt = weftRun("sr-" + Name, {"--pass", "single-ret"}, {"dotnet", corpusDll(Name)});
+  EXPECT_EQ(Rt.R.ExitCode, 0) << Rt.R.Err;
+  EXPECT_EQ(Rt.R.Out, expectedOutput(Name));
+  std::string Line = shutdownLine(Rt.Log);
+  EXPECT_NE(Line.find(" 0 left as they were after a problem"), std::string::npos) << Rt.Log;
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, RuntimeWeave, ::testing::ValuesIn(equivalencePrograms()),
+                         [](const auto &Info) { return Info.param; });
+
+// A pass that adds what the profiler cannot add to a running module yet (coverage's counters
+// need their final number at the module's end) is refused for the module, with the reason, and
+// the program runs unchanged.
+TEST(RuntimeWeave, APassTheProfilerCannotApplyLeavesTheModuleAsItWas) {
+  Ran Rt = weftRun("cov", {"--pass", "coverage"}, {"dotnet", corpusDll("Generics")});
+  EXPECT_EQ(Rt.R.ExitCode, 0) << Rt.R.Err;
+  EXPECT_EQ(Rt.R.Out, expectedOutput("Generics"));
+  EXPECT_NE(Rt.Log.find("Generics.dll: "), std::string::npos) << Rt.Log;
+  EXPECT_NE(shutdownLine(Rt.Log).find(" 0 rewritten"), std::string::npos) << Rt.Log;
 }
 
 } // namespace

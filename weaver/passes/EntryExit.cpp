@@ -215,24 +215,23 @@ public:
       if (!M)
         return M.takeError();
       Pr.Trampoline = *M;
-      Trampolines.push_back({*M, Target, uint32_t(Pr.Args.size())});
+      // Its body now, not at the end of the module: a runtime compiles methods while the module
+      // is in use, and never sees its end.
+      if (Error Err = setTrampolineBody(MC, *M, Target, uint32_t(Pr.Args.size())))
+        return Err;
     }
     return Error::success();
   }
 
-  Error endModule(ModuleContext &MC) override {
-    for (const auto &[Method, Target, Args] : Trampolines) {
-      // try { probe(args) } catch object { } ret
-      il::MethodBody B;
-      Emitter E(B, nullptr);
-      for (uint32_t A = 0; A < Args; ++A)
-        E.ldarg(A);
-      E.tok(il::Opcode::Call, Target);
-      dropExceptionsAndReturn(B, E.first(), ObjectType);
-      if (Error Err = MC.setBody(Method, std::move(B), false))
-        return Err;
-    }
-    return Error::success();
+  /// try { probe(args) } catch object { } ret
+  Error setTrampolineBody(ModuleContext &MC, Token Method, Token Target, uint32_t Args) {
+    il::MethodBody B;
+    Emitter E(B, nullptr);
+    for (uint32_t A = 0; A < Args; ++A)
+      E.ldarg(A);
+    E.tok(il::Opcode::Call, Target);
+    dropExceptionsAndReturn(B, E.first(), ObjectType);
+    return MC.setBody(Method, std::move(B), false);
   }
 
   Error runOnMethod(MethodContext &C) override {
@@ -506,11 +505,6 @@ private:
   PassOptions Options;
   Probe Probes[3];
   Token ExceptionType = 0, ObjectType = 0;
-  struct Trampoline {
-    Token Method, Target;
-    uint32_t Args;
-  };
-  std::vector<Trampoline> Trampolines;
 };
 
 } // namespace

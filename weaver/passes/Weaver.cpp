@@ -567,6 +567,7 @@ struct ModuleWeave::Impl {
   Error keepEncoded(BatchState &B);
   Expected<std::optional<BodyBytes>> body(uint32_t Row);
   Error finish();
+  Expected<std::optional<il::EncodedBody>> weaveMethod(uint32_t Row, const il::RawMethodBody &Raw);
 
   Error passFailed(size_t P, Error Err) {
     std::string Msg = toString(std::move(Err));
@@ -886,6 +887,40 @@ Error ModuleWeave::Impl::keepEncoded(BatchState &B) {
   return Error::success();
 }
 
+Expected<std::optional<il::EncodedBody>>
+ModuleWeave::Impl::weaveMethod(uint32_t Row, const il::RawMethodBody &Raw) {
+  if (Row == 0 || Row > Sel.methodCount() || Sel.passesOf(Row).empty())
+    return std::nullopt;
+  auto Body = il::MethodBody::decode(Raw);
+  if (Body)
+    if (Error E = checkMethodBody(M, Raw, *Body))
+      Body = std::move(E);
+  if (!Body)
+    return Body.takeError();
+  auto Sig = methodDefSigHead(M, Row);
+  if (!Sig)
+    return Sig.takeError();
+  BatchState B;
+  B.Rows = {Row};
+  B.Ctx.push_back(std::make_unique<OfflineMethodContext>(S, Row, std::move(*Body), std::move(*Sig)));
+  for (size_t P = 0; P < Passes.size(); ++P) {
+    B.Ran.assign(1, 0);
+    B.Micros.assign(1, -1.0f);
+    runOne(P, 0, B);
+    if (Error Err = settle(P, B))
+      return std::move(Err);
+  }
+  OfflineMethodContext &C = *B.Ctx[0];
+  if (!C.Changed)
+    return std::nullopt;
+  il::EncodeOptions EO = il::EncodeOptions::forMethod(S.Shapes, Row);
+  EO.OffsetMap = true;
+  Expected<il::EncodedBody> Enc = il::encode(C.body(), EO);
+  if (!Enc)
+    return plainError("cannot encode " + C.displayName() + ": " + toString(Enc.takeError()));
+  return std::move(*Enc);
+}
+
 Expected<std::optional<BodyBytes>> ModuleWeave::Impl::body(uint32_t Row) {
   if (Row > Rows) {
     // A method a pass added (its body was given to the module context).
@@ -944,6 +979,10 @@ Expected<std::unique_ptr<ModuleWeave>> ModuleWeave::start(const pe::Image &Img, 
 Expected<std::optional<BodyBytes>> ModuleWeave::body(uint32_t Row) { return I->body(Row); }
 Error ModuleWeave::finish() { return I->finish(); }
 WeaveOutcome &ModuleWeave::outcome() { return I->Out; }
+Expected<std::optional<il::EncodedBody>> ModuleWeave::weaveMethod(uint32_t Row,
+                                                                  const il::RawMethodBody &Raw) {
+  return I->weaveMethod(Row, Raw);
+}
 
 Error writeSideFiles(WeaveOutcome &Woven, StringRef OutputPath) {
   for (const auto &[Suffix, Contents] : Woven.SideFiles)

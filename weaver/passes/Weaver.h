@@ -16,6 +16,8 @@
 #include "metadata/pdb/Rewrite.h"
 #include "support/AtomicFile.h"
 #include "weaver/ModuleWriter.h"
+#include "weaver/il/BodyReader.h"
+#include "weaver/il/Encoder.h"
 #include "weaver/spec/Spec.h"
 
 #include "llvm/Support/Error.h"
@@ -124,6 +126,12 @@ public:
   llvm::Error finish();
   /// What the weave did; its Bodies are those of the methods the passes added.
   WeaveOutcome &outcome();
+  /// The passes on one method whose body \p Raw comes from elsewhere (a runtime about to compile
+  /// it), outside the writer's order and on the calling thread: its new body, with the IL offset
+  /// map, or nothing when no pass changed it (a pass that skips it is in outcome().Skipped).
+  /// Callers serialize the calls of one module.
+  llvm::Expected<std::optional<il::EncodedBody>> weaveMethod(uint32_t Row,
+                                                             const il::RawMethodBody &Raw);
 
 private:
   struct Impl;

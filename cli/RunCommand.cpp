@@ -31,6 +31,7 @@ struct RunOptions {
   std::string SpecFile;
   std::vector<std::string> Passes;
   std::string LogFile;
+  bool Verbose = false;
   std::vector<std::string> Command;
 };
 
@@ -128,6 +129,8 @@ Runner addRunCommand(CLI::App &App) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   Sub->add_option("--log", O->LogFile, "Write the profiler's log to this file (default: stderr)")
       ->type_name("FILE");
+  Sub->add_flag("-v,--verbose", O->Verbose,
+                "Also log each method a pass leaves alone, and why (WEFT_VERBOSE=1)");
   Sub->add_option("command", O->Command, "The command to run, after --")
       ->required()
       ->expected(1, -1);
@@ -158,6 +161,8 @@ Runner addRunCommand(CLI::App &App) {
     }
     if (!O->LogFile.empty())
       setenv(prof::LogVariable, absolute(O->LogFile).c_str(), 1);
+    if (O->Verbose)
+      setenv(prof::VerboseVariable, "1", 1);
     return runCommand(O->Command);
   };
 }

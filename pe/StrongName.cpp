@@ -194,14 +194,6 @@ std::vector<uint8_t> StrongNameKey::publicKeyBlob(uint32_t HashAlgorithm) const 
   return B;
 }
 
-std::string publicKeyToken(ArrayRef<uint8_t> Blob) {
-  std::vector<uint8_t> Hash = digest(DigestKind::SHA1, {Blob});
-  std::string Token;
-  for (size_t I = 0; I < 8; ++I)
-    Token += hexstr(Hash[Hash.size() - 1 - I], true, 2);
-  return Token;
-}
-
 bool StrongNameKey::matches(const AssemblyPublicKey &Public) const {
   return Public.Key.Modulus == Key.Public.Modulus && Public.Key.Exponent == Key.Public.Exponent;
 }

@@ -18,6 +18,7 @@ inline constexpr const char ProfilerLibrary[] = "libweft_profiler.so";
 inline constexpr const char SpecVariable[] = "WEFT_SPEC";     // a spec file (weft.json)
 inline constexpr const char PassesVariable[] = "WEFT_PASSES"; // pass uses, ';' between them
 inline constexpr const char LogVariable[] = "WEFT_LOG";       // the log file (default: stderr)
+inline constexpr const char VerboseVariable[] = "WEFT_VERBOSE"; // 1: also what passes left alone
 
 } // namespace weft::prof
 

@@ -18,6 +18,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -140,6 +143,8 @@ HRESULT Profiler::Initialize(IUnknown *ProfilerInfoUnk) {
 HRESULT Profiler::initialize(IUnknown *Unk) {
   const char *LogPath = std::getenv(LogVariable);
   L = std::make_unique<Log>(LogPath ? LogPath : "");
+  const char *V = std::getenv(VerboseVariable);
+  Verbose = V && StringRef(V) == "1";
   InfoVersion = Unk ? newestInfo(Unk, &Info) : 0;
   if (!InfoVersion) {
     L->line("declined: the runtime offers no ICorProfilerInfo7 or later (weft needs .NET Core 3.0 "
@@ -177,6 +182,20 @@ HRESULT Profiler::Shutdown() {
               " matching methods: " + Twine(Count.Rewritten.load()) + " rewritten, " +
               Twine(Count.Unchanged.load()) + " unchanged by the passes, " +
               Twine(Count.LeftAlone.load()) + " left as they were after a problem");
+    if (L && !RewriteMicros.empty()) {
+      std::vector<float> T = RewriteMicros;
+      std::sort(T.begin(), T.end());
+      auto At = [&](double Q) { return T[std::min(T.size() - 1, size_t(Q * T.size()))]; };
+      auto Us = [](float V) {
+        char Buf[32];
+        std::snprintf(Buf, sizeof Buf, "%.1f us", double(V));
+        return std::string(Buf);
+      };
+      L->line("time per method woven at JIT time (the first includes beginning the passes): "
+              "median " + Us(At(0.5)) + ", 90th percentile " + Us(At(0.9)) +
+              ", 99th percentile " + Us(At(0.99)) + ", most " + Us(T.back()) + ", over " +
+              Twine(T.size()) + " methods");
+    }
     return S_OK;
   });
 }
@@ -340,7 +359,12 @@ void Profiler::compilationStarted(FunctionID Function) {
     ++Count.LeftAlone;
     return;
   }
+  auto Start = std::chrono::steady_clock::now();
   rewrite(*Mod, Module, Function, Row);
+  float Micros =
+      std::chrono::duration<float, std::micro>(std::chrono::steady_clock::now() - Start).count();
+  std::lock_guard<std::mutex> T(TimesLock);
+  RewriteMicros.push_back(Micros);
 }
 
 bool Profiler::startWeave(LoadedModule &Mod, ModuleID Id) {
@@ -446,8 +470,9 @@ void Profiler::rewrite(LoadedModule &Mod, ModuleID Id, FunctionID Function, uint
     return LeaveAlone(toString(Raw.takeError()));
   Expected<std::optional<il::EncodedBody>> Woven = Mod.Weave->weaveMethod(Row, *Raw);
   passes::WeaveOutcome &Out = Mod.Weave->outcome();
-  for (const std::string &S : Out.Skipped)
-    L->line(File + ": skipped by " + S);
+  if (Verbose)
+    for (const std::string &S : Out.Skipped)
+      L->line(File + ": skipped by " + S);
   Out.Skipped.clear();
   Out.Notes.clear();
   if (std::optional<std::string> Problem = Mod.Mirror->takeProblem()) {

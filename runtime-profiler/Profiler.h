@@ -21,6 +21,7 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace weft::metadata {
 class AssemblyResolver;
@@ -69,6 +70,7 @@ private:
   template <typename Fn> HRESULT guarded(const char *Callback, Fn &&Work);
 
   std::unique_ptr<Log> L;
+  bool Verbose = false; // WEFT_VERBOSE: log what each pass left alone, and why
   Config Conf;
   ICorProfilerInfo7 *Info = nullptr;
   unsigned InfoVersion = 0;
@@ -89,6 +91,10 @@ private:
     std::atomic<uint64_t> CompiledMatched{0}; // methods the spec matches, counted once each
     std::atomic<uint64_t> Rewritten{0}, Unchanged{0}, LeftAlone{0};
   } Count;
+  /// How long each rewrite took (reading the body, the passes, encoding, handing it over), in
+  /// microseconds; summarized at shutdown.
+  std::mutex TimesLock;
+  std::vector<float> RewriteMicros;
 };
 
 } // namespace weft::prof

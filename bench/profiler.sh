@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The runtime profiler's cost, side by side in one run (weft-measure: least and median wall time
+# of 20 whole processes):
+#   - a corpus program (Generics) and a framework-heavy one (bench/startup: System.Text.Json),
+#   - without the profiler; with it and a spec that matches nothing (with no "assembly" rule, and
+#     with one, which makes the profiler read every framework module as it loads);
+#   - with entry-exit (empty probes) on every method of the program, beside the same program
+#     woven offline;
+# and the time per method woven at JIT time, from the profiler's log (median, 90th and 99th
+# percentile).
+#
+#   bench/profiler.sh [BUILD_DIR]      (default: build; run the tests once first: corpus, probes)
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+build="$(cd "${1:-$here/../build}" && pwd)"
+weft="$build/cli/weft"
+measure="$build/bench/weft-measure"
+library="$build/cli/libweft_profiler.so"
+probes="$build/probes/bin/Probes/debug/Probes.dll"
+generics="$build/corpus/bin/Generics/release/Generics.dll"
+for f in "$weft" "$measure" "$library" "$probes" "$generics"; do
+  [[ -e "$f" ]] || { echo "missing $f: build weft and run its tests first" >&2; exit 1; }
+done
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+dotnet build "$here/startup/JsonApp.csproj" -c Release --artifacts-path "$out/json" -nologo -v:q \
+  >/dev/null
+json="$out/json/bin/JsonApp/release/JsonApp.dll"
+
+cat >"$out/nothing.json" <<'SPEC'
+{"version": 1, "rules": [{"match": {"method": "NoSuchMethodAnywhere"}, "passes": ["single-ret"]}]}
+SPEC
+cat >"$out/nothing-assembly.json" <<'SPEC'
+{"version": 1, "rules": [{"match": {"assembly": "NoSuchAssembly", "method": "NoSuchMethodAnywhere"},
+  "passes": ["single-ret"]}]}
+SPEC
+profiler=(env CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER={E56F61AE-E543-4D22-8B50-7334A9E7F8D6}"
+          "CORECLR_PROFILER_PATH=$library")
+echo "machine: $(nproc) cores, $(uname -m); $(dotnet --list-runtimes | grep NETCore.App | tail -1)"
+for program in "$generics" "$json"; do
+  name="$(basename "$program" .dll)"
+  dir="$out/$name" woven="$out/$name-woven"
+  mkdir -p "$dir" "$woven"
+  cp "$(dirname "$program")/$name".{dll,runtimeconfig.json} "$probes" "$dir/"
+  pass="entry-exit:probe-assembly=$dir/Probes.dll,probe-type=Weft.Probes.Empty"
+  "$weft" weave "$dir/$name.dll" -o "$woven/$name.dll" --pass "$pass" >/dev/null
+  cp "$dir/$name.runtimeconfig.json" "$probes" "$woven/"
+  echo "$name"
+  "$measure" --repeat 20 --label "no profiler" -- dotnet "$dir/$name.dll"
+  "$measure" --repeat 20 --label "profiler, a spec that matches nothing" -- \
+    "${profiler[@]}" "WEFT_SPEC=$out/nothing.json" "WEFT_LOG=$out/log" dotnet "$dir/$name.dll"
+  "$measure" --repeat 20 --label "profiler, the same with an assembly rule" -- \
+    "${profiler[@]}" "WEFT_SPEC=$out/nothing-assembly.json" "WEFT_LOG=$out/log" \
+    dotnet "$dir/$name.dll"
+  "$measure" --repeat 20 --label "profiler, entry-exit on every method of the program" -- \
+    "${profiler[@]}" "WEFT_PASSES=$pass" "WEFT_LOG=$out/log" dotnet "$dir/$name.dll"
+  "$measure" --repeat 20 --label "woven offline with entry-exit, no profiler" -- \
+    dotnet "$woven/$name.dll"
+  rm -f "$out/log"
+  "${profiler[@]}" "WEFT_PASSES=$pass" "WEFT_LOG=$out/log" dotnet "$dir/$name.dll" >/dev/null
+  sed -n 's/.*\(time per method woven at JIT time\)/  \1/p' "$out/log"
+done

@@ -246,6 +246,21 @@ TEST_P(RuntimeWeave, SingleRetKeepsTheProgramsOutput) {
 INSTANTIATE_TEST_SUITE_P(Corpus, RuntimeWeave, ::testing::ValuesIn(equivalencePrograms()),
                          [](const auto &Info) { return Info.param; });
 
+// Probes that throw on every call: the trampolines drop what they throw, so the program prints
+// what it prints unwoven, every method it runs rewritten.
+TEST(RuntimeWeave, AThrowingProbeDoesNotChangeTheProgram) {
+  std::string Dir = programFolder("thrower", "Generics", corpusDll("Generics"));
+  Ran Rt = weftRun("thrower",
+                   {"--pass", "entry-exit:probe-assembly=" + Dir +
+                                  "/Probes.dll,probe-type=Weft.Probes.Thrower"},
+                   {"dotnet", Dir + "/Generics.dll"});
+  EXPECT_EQ(Rt.R.ExitCode, 0) << Rt.R.Err;
+  EXPECT_EQ(Rt.R.Out, expectedOutput("Generics"));
+  std::string Line = shutdownLine(Rt.Log);
+  EXPECT_NE(Line.find(" 0 left as they were after a problem"), std::string::npos) << Rt.Log;
+  EXPECT_EQ(Line.find(" 0 rewritten"), std::string::npos) << Rt.Log;
+}
+
 // A pass that adds what the profiler cannot add to a running module yet (coverage's counters
 // need their final number at the module's end) is refused for the module, with the reason, and
 // the program runs unchanged.

@@ -29,6 +29,16 @@ using namespace weft::metadata;
 
 namespace weft::spec {
 namespace {
+/// The name rules' "assembly" globs match: the assembly's, or the module's for a module without
+/// a manifest.
+StringRef assemblyName(const Module &M) {
+  return M.rowCount(TableId::Assembly) ? M.getString(M.get(TableId::Assembly, 1, AssemblyCol::Name))
+         : M.rowCount(TableId::Module) ? M.getString(M.get(TableId::Module, 1, ModuleCol::Name))
+                                       : StringRef();
+}
+} // namespace
+
+namespace {
 
 // MethodDef flags and implementation flags (ECMA-335 II.23.1.10-11).
 constexpr uint16_t MethodAccessMask = 0x7, MethodStatic = 0x10;
@@ -228,10 +238,7 @@ public:
       Attributes.build(M);
     typeFacts(NeedKinds);
 
-    StringRef Assembly =
-        M.rowCount(TableId::Assembly) ? M.getString(M.get(TableId::Assembly, 1, AssemblyCol::Name))
-        : M.rowCount(TableId::Module) ? M.getString(M.get(TableId::Module, 1, ModuleCol::Name))
-                                      : StringRef();
+    StringRef Assembly = assemblyName(M);
     for (const Rule &R : Rules) {
       RuleState &St = State.emplace_back();
       St.AssemblyMatches = !R.Assembly || R.Assembly->match(Assembly);
@@ -485,6 +492,17 @@ Selection selectEverywhere(Selection Out, ArrayRef<const PassUse *> Uses, const 
 } // namespace
 
 Expected<Selection> select(const Spec &S, const Module &M) {
+  // No rule that selects can match this assembly: nothing to learn about its methods (the
+  // runtime profiler asks this of every module the runtime loads).
+  StringRef Assembly = assemblyName(M);
+  if (llvm::none_of(S.Rules, [&](const Rule &R) {
+        return !R.Exclude && !R.Passes.empty() && (!R.Assembly || R.Assembly->match(Assembly));
+      })) {
+    Selection Out;
+    Out.setMethodCount(M.rowCount(TableId::MethodDef));
+    return std::move(Out);
+  }
+
   // The distinct uses, in the order the spec first names them, and which of them each rule names.
   std::vector<const PassUse *> Distinct;
   StringMap<uint32_t> ByKey;

@@ -125,19 +125,22 @@ Profiler::~Profiler() {
     Info->Release();
 }
 
-template <typename Fn> HRESULT Profiler::guarded(const char *Callback, Fn &&Work) {
+template <typename Fn>
+HRESULT Profiler::guarded(const char *Callback, Fn &&Work, HRESULT OnError) {
   try {
     return Work();
   } catch (...) {
     if (L)
       L->line(Twine(Callback) + ": an unexpected error; the runtime goes on without weft's work "
                                 "for it");
-    return S_OK;
+    return OnError;
   }
 }
 
 HRESULT Profiler::Initialize(IUnknown *ProfilerInfoUnk) {
-  return guarded("Initialize", [&] { return initialize(ProfilerInfoUnk); });
+  // A start that failed half-way instruments nothing: the profiler cancels its loading.
+  return guarded("Initialize", [&] { return initialize(ProfilerInfoUnk); },
+                 CORPROF_E_PROFILER_CANCEL_ACTIVATION);
 }
 
 HRESULT Profiler::initialize(IUnknown *Unk) {

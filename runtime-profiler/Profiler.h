@@ -66,8 +66,9 @@ private:
   /// The module and MethodDef row of \p Function if the spec matches it.
   std::pair<std::shared_ptr<LoadedModule>, uint32_t> matched(FunctionID Function,
                                                              ModuleID *ModuleOut = nullptr);
-  /// Runs \p Work, turning any exception into a log line: nothing may cross into the runtime.
-  template <typename Fn> HRESULT guarded(const char *Callback, Fn &&Work);
+  /// Runs \p Work, turning any exception into a log line and \p OnError: nothing may cross
+  /// into the runtime.
+  template <typename Fn> HRESULT guarded(const char *Callback, Fn &&Work, HRESULT OnError = S_OK);
 
   std::unique_ptr<Log> L;
   bool Verbose = false; // WEFT_VERBOSE: log what each pass left alone, and why

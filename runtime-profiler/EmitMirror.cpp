@@ -1,6 +1,8 @@
 //===- runtime-profiler/EmitMirror.cpp ------------------------------------===//
 #include "runtime-profiler/EmitMirror.h"
 
+#include "runtime-profiler/Log.h"
+#include "support/Format.h"
 #include "weaver/il/BodyReader.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -28,7 +30,11 @@ SmallVector<UTF16, 64> wide(StringRef Utf8) {
 const WCHAR *chars(const SmallVector<UTF16, 64> &W) {
   return reinterpret_cast<const WCHAR *>(W.data());
 }
-std::string hexToken(uint32_t T) { return "0x" + utohexstr(T, false, 8); }
+std::string hexToken(uint32_t T) { return "0x" + hexstr(T, false, 8); }
+/// "Namespace.Name" (or "Name"), as DefineTypeDef and DefineTypeRefByName take a type's name.
+std::string dottedName(StringRef Namespace, StringRef Name) {
+  return Namespace.empty() ? Name.str() : (Namespace + "." + Name).str();
+}
 } // namespace
 
 void EmitMirror::made(Token Expected, HRESULT Hr, const uint32_t &Got, const char *What) {
@@ -36,7 +42,7 @@ void EmitMirror::made(Token Expected, HRESULT Hr, const uint32_t &Got, const cha
     return;
   if (failed(Hr))
     Problem = std::string("the runtime refused to add ") + What + " " + hexToken(Expected) +
-              " (HRESULT 0x" + utohexstr(uint32_t(Hr), false, 8) + ")";
+              " (" + hresultText(Hr) + ")";
   else if (Got != Expected)
     Problem = std::string("the runtime gave ") + What + " " + hexToken(Expected) + " the token " +
               hexToken(Got) + " (its metadata has rows weft did not add)";
@@ -54,8 +60,7 @@ void EmitMirror::rowAdded(const Editor &E, TableId T, uint32_t Row) {
   uint32_t Got = 0;
   switch (T) {
   case TableId::TypeRef: {
-    std::string Name = Str(TypeRefCol::TypeNamespace).str();
-    Name += (Name.empty() ? "" : ".") + Str(TypeRefCol::TypeName).str();
+    std::string Name = dottedName(Str(TypeRefCol::TypeNamespace), Str(TypeRefCol::TypeName));
     return made(Want,
                 Emit->DefineTypeRefByName(E.get(T, Row, TypeRefCol::ResolutionScope),
                                           chars(wide(Name)), &Got),
@@ -105,8 +110,7 @@ void EmitMirror::rowAdded(const Editor &E, TableId T, uint32_t Row) {
                 Got, "the assembly reference");
   }
   case TableId::TypeDef: {
-    std::string Name = Str(TypeDefCol::TypeNamespace).str();
-    Name += (Name.empty() ? "" : ".") + Str(TypeDefCol::TypeName).str();
+    std::string Name = dottedName(Str(TypeDefCol::TypeNamespace), Str(TypeDefCol::TypeName));
     Definitions = true;
     return made(Want,
                 Emit->DefineTypeDef(chars(wide(Name)), E.get(T, Row, TypeDefCol::Flags),

@@ -1,5 +1,6 @@
 //===- runtime-profiler/Log.cpp -------------------------------------------===//
 #include "runtime-profiler/Log.h"
+#include "support/Format.h"
 
 #include "llvm/ADT/SmallString.h"
 
@@ -45,5 +46,7 @@ void Log::line(const Twine &Line) {
     Left -= size_t(N);
   }
 }
+
+std::string hresultText(HRESULT Hr) { return "HRESULT 0x" + hexstr(uint32_t(Hr), false, 8); }
 
 } // namespace weft::prof

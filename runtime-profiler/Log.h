@@ -8,6 +8,8 @@
 #ifndef WEFT_RUNTIME_PROFILER_LOG_H
 #define WEFT_RUNTIME_PROFILER_LOG_H
 
+#include "runtime-profiler/CorProfiler.h"
+
 #include "llvm/ADT/Twine.h"
 
 #include <string>
@@ -30,6 +32,9 @@ private:
   int Fd = 2;
   bool Owned = false;
 };
+
+/// "HRESULT 0x80131375", for messages.
+std::string hresultText(HRESULT Hr);
 
 } // namespace weft::prof
 

@@ -7,6 +7,7 @@
 #include "metadata/Resolver.h"
 #include "pe/Image.h"
 #include "runtime-profiler/EmitMirror.h"
+#include "support/Format.h"
 #include "weaver/il/BodyReader.h"
 #include "weaver/passes/Weaver.h"
 #include "weaver/spec/Spec.h"
@@ -65,7 +66,8 @@ struct LoadedModule {
       Name = E->getString(E->get(TableId::MethodDef, Row, MethodDefCol::Name));
     else if (Row >= 1 && Row <= M->rowCount(TableId::MethodDef))
       Name = M->getString(M->get(TableId::MethodDef, Row, MethodDefCol::Name));
-    return "method 0x" + utohexstr(0x06000000 | Row, false, 8) + " (" + Name.str() + ")";
+    return "method 0x" + hexstr(makeToken(TableId::MethodDef, Row), false, 8) + " (" +
+           Name.str() + ")";
   }
 };
 
@@ -78,8 +80,6 @@ std::string utf8(ArrayRef<WCHAR> Text) {
     Out = "<name not UTF-16>";
   return Out;
 }
-
-std::string hresult(HRESULT Hr) { return "HRESULT 0x" + utohexstr(uint32_t(Hr), false, 8); }
 
 /// The newest ICorProfilerInfo the runtime answers, from 15 down to 7 (ApplyMetadata, .NET Core
 /// 3.0 and later); 0 if it answers none of them.
@@ -166,7 +166,7 @@ HRESULT Profiler::initialize(IUnknown *Unk) {
   if (Conf.Spec)
     Events = COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_JIT_COMPILATION;
   if (HRESULT Hr = Info->SetEventMask(Events); failed(Hr)) {
-    L->line("declined on " + Runtime + ": the runtime refused the event mask (" + hresult(Hr) +
+    L->line("declined on " + Runtime + ": the runtime refused the event mask (" + hresultText(Hr) +
             "); nothing is instrumented");
     return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   }
@@ -220,7 +220,7 @@ void Profiler::moduleLoaded(ModuleID Id) {
   DWORD Flags = 0;
   if (HRESULT Hr = Info->GetModuleInfo2(Id, &Base, 1024, &NameLength, Name, &Assembly, &Flags);
       failed(Hr)) {
-    L->line("a module: GetModuleInfo2 failed (" + hresult(Hr) + "); its methods stay as they are");
+    L->line("a module: GetModuleInfo2 failed (" + hresultText(Hr) + "); its methods stay as they are");
     return;
   }
   std::string Path = utf8(ArrayRef<WCHAR>(Name, NameLength ? std::min<ULONG>(NameLength, 1024) - 1 : 0));
@@ -324,9 +324,9 @@ std::pair<std::shared_ptr<LoadedModule>, uint32_t> Profiler::matched(FunctionID 
   if (failed(Info->GetFunctionInfo(Function, &Class, &Module, &Token)))
     return {nullptr, 0};
   std::shared_ptr<LoadedModule> Mod = moduleOf(Module);
-  if (!Mod || (Token >> 24) != 0x06)
+  if (!Mod || metadata::tokenTable(Token) != metadata::TableId::MethodDef)
     return {nullptr, 0};
-  uint32_t Row = Token & 0xFFFFFF;
+  uint32_t Row = metadata::tokenRow(Token);
   if (Row == 0 || Row > Mod->Sel.methodCount() || Mod->Sel.passesOf(Row).empty())
     return {nullptr, 0};
   if (ModuleOut)
@@ -375,7 +375,7 @@ bool Profiler::startWeave(LoadedModule &Mod, ModuleID Id) {
   IUnknown *Unk = nullptr;
   if (HRESULT Hr = Info->GetModuleMetaData(Id, ofRead | ofWrite, IID_IMetaDataEmit2, &Unk);
       failed(Hr) || !Unk) {
-    L->line(Name + ": the runtime gives no IMetaDataEmit2 for the module (" + hresult(Hr) +
+    L->line(Name + ": the runtime gives no IMetaDataEmit2 for the module (" + hresultText(Hr) +
             "); its methods stay as they are");
     return false;
   }
@@ -431,13 +431,13 @@ std::optional<std::string> Profiler::publishAdditions(LoadedModule &Mod, ModuleI
   Mod.MethodsWithBodies = E.rowCount(metadata::TableId::MethodDef);
   if (Mod.Mirror->takeDefinitions())
     if (HRESULT Hr = Info->ApplyMetaData(Id); failed(Hr))
-      return "the runtime did not apply the types and methods the passes added (" + hresult(Hr) +
+      return "the runtime did not apply the types and methods the passes added (" + hresultText(Hr) +
              ")";
   for (auto &[Row, Body] : Bodies)
     if (!Mod.Mirror->remapUserStrings(Body.Bytes))
       return "a method the passes added (" + Mod.methodName(Row) +
              ") does not decode (a bug in weft)";
-    else if (std::optional<std::string> Failed = setBody(Id, 0x06000000 | Row, Body.Bytes))
+    else if (std::optional<std::string> Failed = setBody(Id, metadata::makeToken(metadata::TableId::MethodDef, Row), Body.Bytes))
       return "a method the passes added (" + Mod.methodName(Row) + "): " + *Failed;
   Bodies.clear();
   return std::nullopt;
@@ -446,14 +446,14 @@ std::optional<std::string> Profiler::publishAdditions(LoadedModule &Mod, ModuleI
 std::optional<std::string> Profiler::setBody(ModuleID Id, mdToken Method, ArrayRef<uint8_t> Bytes) {
   IMethodMalloc *Malloc = nullptr;
   if (HRESULT Hr = Info->GetILFunctionBodyAllocator(Id, &Malloc); failed(Hr) || !Malloc)
-    return "no allocator for the new body (" + hresult(Hr) + ")";
+    return "no allocator for the new body (" + hresultText(Hr) + ")";
   void *Copy = Malloc->Alloc(ULONG(Bytes.size()));
   Malloc->Release();
   if (!Copy)
     return std::string("the runtime could not allocate the new body");
   std::memcpy(Copy, Bytes.data(), Bytes.size());
   if (HRESULT Hr = Info->SetILFunctionBody(Id, Method, static_cast<LPCBYTE>(Copy)); failed(Hr))
-    return "the runtime refused the new body (" + hresult(Hr) + ")";
+    return "the runtime refused the new body (" + hresultText(Hr) + ")";
   return std::nullopt;
 }
 
@@ -463,11 +463,11 @@ void Profiler::rewrite(LoadedModule &Mod, ModuleID Id, FunctionID Function, uint
     ++Count.LeftAlone;
     L->line(File + ": " + Mod.methodName(Row) + " left as it is: " + Why);
   };
-  mdToken Token = 0x06000000 | Row;
+  mdToken Token = metadata::makeToken(metadata::TableId::MethodDef, Row);
   LPCBYTE Header = nullptr;
   ULONG Size = 0;
   if (HRESULT Hr = Info->GetILFunctionBody(Id, Token, &Header, &Size); failed(Hr) || !Header)
-    return LeaveAlone("the runtime gives no IL body (" + hresult(Hr) + ")");
+    return LeaveAlone("the runtime gives no IL body (" + hresultText(Hr) + ")");
   Expected<il::RawMethodBody> Raw = il::readMethodBody(ArrayRef<uint8_t>(Header, Size), 0);
   if (!Raw)
     return LeaveAlone(toString(Raw.takeError()));
@@ -508,7 +508,7 @@ void Profiler::rewrite(LoadedModule &Mod, ModuleID Id, FunctionID Function, uint
     if (HRESULT Hr = Info->SetILInstrumentedCodeMap(Function, 1, ULONG(Map.size()), Map.data());
         failed(Hr))
       L->line(File + ": " + Mod.methodName(Row) + ": the runtime refused its IL offset map (" +
-              hresult(Hr) + "); stack traces may show other lines");
+              hresultText(Hr) + "); stack traces may show other lines");
   ++Count.Rewritten;
 }
 

@@ -562,6 +562,8 @@ struct ModuleWeave::Impl {
 
   Error begin();
   Error weaveBatch(uint32_t Begin);
+  Expected<std::unique_ptr<OfflineMethodContext>> makeContext(uint32_t Row,
+                                                              const il::RawMethodBody &Raw);
   void runOne(size_t P, size_t I, BatchState &B);
   Error settle(size_t P, BatchState &B);
   Error keepEncoded(BatchState &B);
@@ -678,6 +680,26 @@ Error ModuleWeave::Impl::begin() {
   return Error::success();
 }
 
+/// Method \p Row read into the instruction graph from \p Raw, its body and signature head
+/// checked (the body's error first when both fail).
+Expected<std::unique_ptr<OfflineMethodContext>>
+ModuleWeave::Impl::makeContext(uint32_t Row, const il::RawMethodBody &Raw) {
+  auto Body = il::MethodBody::decode(Raw);
+  if (Body)
+    if (Error E = checkMethodBody(M, Raw, *Body))
+      Body = std::move(E); // the input may have been read without its bodies (DecodedLater)
+  auto Sig = methodDefSigHead(M, Row);
+  // Both taken at once (success when there is none), each error consumed.
+  Error BodyErr = Body.takeError(), SigErr = Sig.takeError();
+  if (BodyErr) {
+    consumeError(std::move(SigErr));
+    return std::move(BodyErr);
+  }
+  if (SigErr)
+    return std::move(SigErr);
+  return std::make_unique<OfflineMethodContext>(S, Row, std::move(*Body), std::move(*Sig));
+}
+
 Error ModuleWeave::Impl::weaveBatch(uint32_t Begin) {
   auto Mark = std::chrono::steady_clock::now();
   uint32_t End = std::min<uint64_t>(uint64_t(Begin) + BatchSize, uint64_t(Rows) + 1);
@@ -707,19 +729,12 @@ Error ModuleWeave::Impl::weaveBatch(uint32_t Begin) {
     }
     if (!*Raw)
       return;
-    auto Body = il::MethodBody::decode(**Raw);
-    if (Body)
-      if (Error E = checkMethodBody(M, **Raw, *Body))
-        Body = std::move(E); // the input may have been read without its bodies (DecodedLater)
-    auto Sig = methodDefSigHead(M, Row);
-    // Both taken at once (success when there is none), each error consumed.
-    Error BodyErr = Body.takeError(), SigErr = Sig.takeError();
-    if (BodyErr || SigErr) {
-      Errors[I] = toString(BodyErr ? std::move(BodyErr) : std::move(SigErr));
-      consumeError(std::move(SigErr));
+    Expected<std::unique_ptr<OfflineMethodContext>> C = makeContext(Row, **Raw);
+    if (!C) {
+      Errors[I] = toString(C.takeError());
       return;
     }
-    B.Ctx[I] = std::make_unique<OfflineMethodContext>(S, Row, std::move(*Body), std::move(*Sig));
+    B.Ctx[I] = std::move(*C);
     runOne(0, I, B);
   });
   for (size_t I = 0; I < N; ++I)
@@ -891,18 +906,12 @@ Expected<std::optional<il::EncodedBody>>
 ModuleWeave::Impl::weaveMethod(uint32_t Row, const il::RawMethodBody &Raw) {
   if (Row == 0 || Row > Sel.methodCount() || Sel.passesOf(Row).empty())
     return std::nullopt;
-  auto Body = il::MethodBody::decode(Raw);
-  if (Body)
-    if (Error E = checkMethodBody(M, Raw, *Body))
-      Body = std::move(E);
-  if (!Body)
-    return Body.takeError();
-  auto Sig = methodDefSigHead(M, Row);
-  if (!Sig)
-    return Sig.takeError();
+  Expected<std::unique_ptr<OfflineMethodContext>> Made = makeContext(Row, Raw);
+  if (!Made)
+    return Made.takeError();
   BatchState B;
   B.Rows = {Row};
-  B.Ctx.push_back(std::make_unique<OfflineMethodContext>(S, Row, std::move(*Body), std::move(*Sig)));
+  B.Ctx.push_back(std::move(*Made));
   for (size_t P = 0; P < Passes.size(); ++P) {
     B.Ran.assign(1, 0);
     B.Micros.assign(1, -1.0f);

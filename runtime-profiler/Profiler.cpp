@@ -30,6 +30,12 @@ using namespace llvm;
 
 namespace weft::prof {
 
+/// A body the passes wove and where each original instruction went in it.
+struct WovenMethod {
+  std::vector<uint8_t> Bytes;
+  std::vector<COR_IL_MAP> Map;
+};
+
 /// What the profiler knows of a module with methods the spec matches.
 struct LoadedModule {
   std::string Name;
@@ -51,6 +57,10 @@ struct LoadedModule {
   std::vector<bool> Done;
   /// MethodDef rows up to this one have a body (the module's own, and those published).
   uint32_t MethodsWithBodies = 0;
+  /// A ReadyToRun module: its matching methods are compiled again through ReJIT (with the methods
+  /// that inlined them), so each woven body is kept to be handed over again.
+  bool ReJits = false;
+  std::unordered_map<uint32_t, std::unique_ptr<WovenMethod>> Woven;
 
   ~LoadedModule() {
     Weave.reset();
@@ -121,6 +131,7 @@ std::string runtimeDescription(ICorProfilerInfo7 *Info) {
 Profiler::Profiler() = default;
 
 Profiler::~Profiler() {
+  stopReJitThread();
   if (Info)
     Info->Release();
 }
@@ -164,12 +175,15 @@ HRESULT Profiler::initialize(IUnknown *Unk) {
   Conf = std::move(*C);
   DWORD Events = COR_PRF_MONITOR_NONE;
   if (Conf.Spec)
-    Events = COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_JIT_COMPILATION;
+    Events = COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_JIT_COMPILATION |
+             COR_PRF_MONITOR_CACHE_SEARCHES | COR_PRF_ENABLE_REJIT;
   if (HRESULT Hr = Info->SetEventMask(Events); failed(Hr)) {
     L->line("declined on " + Runtime + ": the runtime refused the event mask (" + hresultText(Hr) +
             "); nothing is instrumented");
     return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   }
+  if (Conf.Spec)
+    ReJits.Thread = std::thread([this] { reJitThread(); });
   L->line("attached to " + Runtime + " through ICorProfilerInfo" + Twine(InfoVersion) + "; " +
           Conf.Source);
   return S_OK;
@@ -177,6 +191,7 @@ HRESULT Profiler::initialize(IUnknown *Unk) {
 
 HRESULT Profiler::Shutdown() {
   return guarded("Shutdown", [&] {
+    stopReJitThread();
     if (L && Conf.Spec)
       L->line("shutting down: " + Twine(Count.ModulesSeen.load()) + " modules loaded, " +
               Twine(Count.ModulesMatched.load()) + " with methods the spec matches (" +
@@ -184,7 +199,15 @@ HRESULT Profiler::Shutdown() {
               " compilations, of " + Twine(Count.CompiledMatched.load()) +
               " matching methods: " + Twine(Count.Rewritten.load()) + " rewritten, " +
               Twine(Count.Unchanged.load()) + " unchanged by the passes, " +
-              Twine(Count.LeftAlone.load()) + " left as they were after a problem");
+              Twine(Count.LeftAlone.load()) + " left as they were after a problem" +
+              (Count.ReJitRequested ? "; " + Twine(Count.ReJitRequested.load()) +
+                                          " ReadyToRun methods requested for ReJIT: " +
+                                          Twine(Count.ReJitted.load()) +
+                                          " compiled again with their woven body, " +
+                                          Twine(Count.ReJitOthers.load()) +
+                                          " that had inlined one compiled again as they were, " +
+                                          Twine(Count.ReJitFailed.load()) + " ReJIT failures"
+                                    : Twine()));
     if (L && !RewriteMicros.empty()) {
       std::vector<float> T = RewriteMicros;
       std::sort(T.begin(), T.end());
@@ -264,10 +287,26 @@ void Profiler::moduleLoaded(ModuleID Id) {
   Mod->Sel = std::move(*Sel);
   ++Count.ModulesMatched;
   Count.MethodsMatched += Matched;
+  Mod->ReJits = Mod->Img->isReadyToRun();
   L->line(sys::path::filename(Path) + ": " + Twine(Matched) + " of " +
-          Twine(Mod->Sel.methodCount()) + " methods match the spec");
-  std::lock_guard<std::mutex> G(ModulesLock);
-  Modules[Id] = std::move(Mod);
+          Twine(Mod->Sel.methodCount()) + " methods match the spec" +
+          (Mod->ReJits ? "; ReadyToRun code: they are compiled again through ReJIT, with every "
+                         "method that inlined one"
+                       : ""));
+  std::vector<mdMethodDef> ReJit;
+  if (Mod->ReJits)
+    for (uint32_t Row = 1; Row <= Mod->Sel.methodCount(); ++Row)
+      if (!Mod->Sel.passesOf(Row).empty())
+        ReJit.push_back(metadata::makeToken(metadata::TableId::MethodDef, Row));
+  {
+    std::lock_guard<std::mutex> G(ModulesLock);
+    Modules[Id] = std::move(Mod);
+  }
+  if (!ReJit.empty()) {
+    std::lock_guard<std::mutex> G(ReJits.Lock);
+    ReJits.Pending.emplace_back(Id, std::move(ReJit));
+  }
+  ReJits.Wake.notify_one();
 }
 
 metadata::AssemblyResolver *Profiler::frameworkResolver() {
@@ -323,14 +362,20 @@ std::pair<std::shared_ptr<LoadedModule>, uint32_t> Profiler::matched(FunctionID 
   mdToken Token = 0;
   if (failed(Info->GetFunctionInfo(Function, &Class, &Module, &Token)))
     return {nullptr, 0};
+  auto Found = matched(Module, Token);
+  if (Found.first && ModuleOut)
+    *ModuleOut = Module;
+  return Found;
+}
+
+std::pair<std::shared_ptr<LoadedModule>, uint32_t> Profiler::matched(ModuleID Module,
+                                                                     mdToken Token) {
   std::shared_ptr<LoadedModule> Mod = moduleOf(Module);
   if (!Mod || metadata::tokenTable(Token) != metadata::TableId::MethodDef)
     return {nullptr, 0};
   uint32_t Row = metadata::tokenRow(Token);
   if (Row == 0 || Row > Mod->Sel.methodCount() || Mod->Sel.passesOf(Row).empty())
     return {nullptr, 0};
-  if (ModuleOut)
-    *ModuleOut = Module;
   return {std::move(Mod), Row};
 }
 
@@ -342,32 +387,12 @@ HRESULT Profiler::JITInlining(FunctionID CallerId, FunctionID CalleeId, BOOL *Sh
   });
 }
 
-void Profiler::compilationStarted(FunctionID Function) {
-  ++Count.Compiled;
-  ModuleID Module = 0;
-  auto [Mod, Row] = matched(Function, &Module);
-  if (!Mod)
-    return;
-  std::lock_guard<std::mutex> G(Mod->Lock);
-  if (Mod->Done.empty())
-    Mod->Done.assign(Mod->Sel.methodCount() + 1, false);
-  if (Mod->Done[Row])
-    return; // another instantiation of a method already handled
-  Mod->Done[Row] = true;
-  ++Count.CompiledMatched;
-  if (Mod->Weaving == LoadedModule::State::NotStarted)
-    Mod->Weaving = startWeave(*Mod, Module) ? LoadedModule::State::Weaving
-                                            : LoadedModule::State::Refused;
-  if (Mod->Weaving != LoadedModule::State::Weaving) {
-    ++Count.LeftAlone;
-    return;
-  }
-  auto Start = std::chrono::steady_clock::now();
-  rewrite(*Mod, Module, Function, Row);
-  float Micros =
-      std::chrono::duration<float, std::micro>(std::chrono::steady_clock::now() - Start).count();
-  std::lock_guard<std::mutex> T(TimesLock);
-  RewriteMicros.push_back(Micros);
+HRESULT Profiler::JITCachedFunctionSearchStarted(FunctionID FunctionId, BOOL *UseCachedFunction) {
+  return guarded("JITCachedFunctionSearchStarted", [&] {
+    if (UseCachedFunction && matched(FunctionId).first)
+      *UseCachedFunction = 0;
+    return S_OK;
+  });
 }
 
 bool Profiler::startWeave(LoadedModule &Mod, ModuleID Id) {
@@ -457,11 +482,12 @@ std::optional<std::string> Profiler::setBody(ModuleID Id, mdToken Method, ArrayR
   return std::nullopt;
 }
 
-void Profiler::rewrite(LoadedModule &Mod, ModuleID Id, FunctionID Function, uint32_t Row) {
+std::unique_ptr<WovenMethod> Profiler::weave(LoadedModule &Mod, ModuleID Id, uint32_t Row) {
   StringRef File = sys::path::filename(Mod.Name);
   auto LeaveAlone = [&](const Twine &Why) {
     ++Count.LeftAlone;
     L->line(File + ": " + Mod.methodName(Row) + " left as it is: " + Why);
+    return nullptr;
   };
   mdToken Token = metadata::makeToken(metadata::TableId::MethodDef, Row);
   LPCBYTE Header = nullptr;
@@ -488,7 +514,7 @@ void Profiler::rewrite(LoadedModule &Mod, ModuleID Id, FunctionID Function, uint
     return LeaveAlone(toString(Woven.takeError()));
   if (!*Woven) {
     ++Count.Unchanged;
-    return;
+    return nullptr;
   }
   if (std::optional<std::string> Failed = publishAdditions(Mod, Id)) {
     Mod.Weaving = LoadedModule::State::Refused;
@@ -497,19 +523,167 @@ void Profiler::rewrite(LoadedModule &Mod, ModuleID Id, FunctionID Function, uint
   il::EncodedBody &B = **Woven;
   if (!Mod.Mirror->remapUserStrings(B.Bytes))
     return LeaveAlone("the woven body does not decode again (a bug in weft)");
-  if (std::optional<std::string> Failed = setBody(Id, Token, B.Bytes))
-    return LeaveAlone(*Failed);
+  auto W = std::make_unique<WovenMethod>();
+  W->Bytes = std::move(B.Bytes);
   // Where each original instruction went, for debuggers and stack traces.
-  std::vector<COR_IL_MAP> Map;
-  Map.reserve(B.OffsetMap.size());
+  W->Map.reserve(B.OffsetMap.size());
   for (auto [Old, New] : B.OffsetMap)
-    Map.push_back(COR_IL_MAP{Old, New, 1});
+    W->Map.push_back(COR_IL_MAP{Old, New, 1});
+  return W;
+}
+
+const WovenMethod *Profiler::weaveOnce(LoadedModule &Mod, ModuleID Id, uint32_t Row, bool *Fresh) {
+  *Fresh = false;
+  if (Mod.Done.empty())
+    Mod.Done.assign(Mod.Sel.methodCount() + 1, false);
+  if (Mod.Done[Row]) { // another instantiation, or a ReJIT, of a method already handled
+    auto It = Mod.Woven.find(Row);
+    return It == Mod.Woven.end() ? nullptr : It->second.get();
+  }
+  Mod.Done[Row] = true;
+  *Fresh = true;
+  ++Count.CompiledMatched;
+  if (Mod.Weaving == LoadedModule::State::NotStarted)
+    Mod.Weaving = startWeave(Mod, Id) ? LoadedModule::State::Weaving
+                                      : LoadedModule::State::Refused;
+  if (Mod.Weaving != LoadedModule::State::Weaving) {
+    ++Count.LeftAlone;
+    return nullptr;
+  }
+  auto Start = std::chrono::steady_clock::now();
+  std::unique_ptr<WovenMethod> W = weave(Mod, Id, Row);
+  float Micros =
+      std::chrono::duration<float, std::micro>(std::chrono::steady_clock::now() - Start).count();
+  {
+    std::lock_guard<std::mutex> T(TimesLock);
+    RewriteMicros.push_back(Micros);
+  }
+  if (!W)
+    return nullptr;
+  // A module whose methods may be compiled again through ReJIT keeps each body to hand it over
+  // again; others need it only until the runtime has copied it.
+  if (!Mod.ReJits)
+    Mod.Woven.clear();
+  return (Mod.Woven[Row] = std::move(W)).get();
+}
+
+void Profiler::compilationStarted(FunctionID Function) {
+  ++Count.Compiled;
+  ModuleID Module = 0;
+  auto [Mod, Row] = matched(Function, &Module);
+  if (!Mod)
+    return;
+  std::lock_guard<std::mutex> G(Mod->Lock);
+  bool Fresh = false;
+  const WovenMethod *W = weaveOnce(*Mod, Module, Row, &Fresh);
+  if (!W || !Fresh)
+    return; // the IL is per method definition: set once, for every instantiation
+  StringRef File = sys::path::filename(Mod->Name);
+  mdToken Token = metadata::makeToken(metadata::TableId::MethodDef, Row);
+  if (std::optional<std::string> Failed = setBody(Module, Token, W->Bytes)) {
+    ++Count.LeftAlone;
+    L->line(File + ": " + Mod->methodName(Row) + " left as it is: " + *Failed);
+    return;
+  }
+  ++Count.Rewritten;
+  std::vector<COR_IL_MAP> Map = W->Map; // the runtime's parameter is not const
   if (!Map.empty())
     if (HRESULT Hr = Info->SetILInstrumentedCodeMap(Function, 1, ULONG(Map.size()), Map.data());
         failed(Hr))
-      L->line(File + ": " + Mod.methodName(Row) + ": the runtime refused its IL offset map (" +
+      L->line(File + ": " + Mod->methodName(Row) + ": the runtime refused its IL offset map (" +
               hresultText(Hr) + "); stack traces may show other lines");
-  ++Count.Rewritten;
+}
+
+HRESULT Profiler::GetReJITParameters(ModuleID ModuleId, mdMethodDef Method,
+                                     ICorProfilerFunctionControl *Control) {
+  return guarded("GetReJITParameters", [&] {
+    auto [Mod, Row] = matched(ModuleId, Method);
+    if (!Mod) {
+      ++Count.ReJitOthers; // a method that had inlined a matching one: compiled again as it was
+      return S_OK;
+    }
+    std::lock_guard<std::mutex> G(Mod->Lock);
+    bool Fresh = false;
+    const WovenMethod *W = weaveOnce(*Mod, ModuleId, Row, &Fresh);
+    if (!W || !Control)
+      return S_OK;
+    StringRef File = sys::path::filename(Mod->Name);
+    if (HRESULT Hr = Control->SetILFunctionBody(ULONG(W->Bytes.size()), W->Bytes.data());
+        failed(Hr)) {
+      ++Count.LeftAlone;
+      L->line(File + ": " + Mod->methodName(Row) + " left as it is: the runtime refused the "
+                                                   "body for its ReJIT (" + hresultText(Hr) + ")");
+      return S_OK;
+    }
+    Count.Rewritten += Fresh;
+    ++Count.ReJitted;
+    std::vector<COR_IL_MAP> Map = W->Map;
+    if (!Map.empty())
+      if (HRESULT Hr = Control->SetILInstrumentedCodeMap(ULONG(Map.size()), Map.data()); failed(Hr))
+        L->line(File + ": " + Mod->methodName(Row) + ": the runtime refused its IL offset map (" +
+                hresultText(Hr) + "); stack traces may show other lines");
+    return S_OK;
+  });
+}
+
+HRESULT Profiler::ReJITError(ModuleID ModuleId, mdMethodDef Method, FunctionID, HRESULT Status) {
+  return guarded("ReJITError", [&] {
+    ++Count.ReJitFailed;
+    std::shared_ptr<LoadedModule> Mod = moduleOf(ModuleId);
+    L->line((Mod ? sys::path::filename(Mod->Name).str() : std::string("a module")) + ": " +
+            (Mod ? Mod->methodName(metadata::tokenRow(Method)) : "method 0x" + hexstr(Method, false, 8)) +
+            ": the runtime could not compile it again (" + hresultText(Status) +
+            "); it keeps the code it had");
+    return S_OK;
+  });
+}
+
+void Profiler::reJitThread() {
+  std::unique_lock<std::mutex> G(ReJits.Lock);
+  while (true) {
+    ReJits.Wake.wait(G, [&] { return ReJits.Stop || !ReJits.Pending.empty(); });
+    if (ReJits.Stop)
+      return;
+    auto [Id, Methods] = std::move(ReJits.Pending.front());
+    ReJits.Pending.pop_front();
+    G.unlock();
+    try {
+      if (moduleOf(Id))
+        requestReJit(Id, Methods);
+    } catch (...) {
+      L->line("the ReJIT thread: an unexpected error; the methods it was asking for keep their "
+              "code");
+    }
+    G.lock();
+  }
+}
+
+void Profiler::requestReJit(ModuleID Id, const std::vector<mdMethodDef> &Methods) {
+  std::vector<ModuleID> Modules(Methods.size(), Id);
+  std::vector<mdMethodDef> Tokens = Methods;
+  HRESULT Hr =
+      InfoVersion >= 10
+          ? static_cast<ICorProfilerInfo10 *>(Info)->RequestReJITWithInliners(
+                COR_PRF_REJIT_BLOCK_INLINING, ULONG(Tokens.size()), Modules.data(), Tokens.data())
+          : Info->RequestReJIT(ULONG(Tokens.size()), Modules.data(), Tokens.data());
+  if (failed(Hr)) {
+    std::shared_ptr<LoadedModule> Mod = moduleOf(Id);
+    L->line((Mod ? sys::path::filename(Mod->Name).str() : std::string("a module")) +
+            ": the runtime refused the ReJIT of its matching methods (" + hresultText(Hr) +
+            "); those already compiled, and the methods that inlined them, keep their code");
+    return;
+  }
+  Count.ReJitRequested += Tokens.size();
+}
+
+void Profiler::stopReJitThread() {
+  {
+    std::lock_guard<std::mutex> G(ReJits.Lock);
+    ReJits.Stop = true;
+  }
+  ReJits.Wake.notify_all();
+  if (ReJits.Thread.joinable())
+    ReJits.Thread.join();
 }
 
 } // namespace weft::prof

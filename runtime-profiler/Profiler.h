@@ -15,10 +15,13 @@
 #include "runtime-profiler/Log.h"
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -33,6 +36,7 @@ namespace weft::prof {
 inline constexpr GUID CLSID_WeftProfiler = guid("E56F61AE-E543-4D22-8B50-7334A9E7F8D6");
 
 struct LoadedModule;
+struct WovenMethod;
 
 class Profiler final : public CallbackDefaults {
 public:
@@ -46,6 +50,14 @@ public:
   HRESULT JITCompilationStarted(FunctionID FunctionId, BOOL IsSafeToBlock) override;
   /// A method the spec matches is never inlined: its caller would get its original IL.
   HRESULT JITInlining(FunctionID CallerId, FunctionID CalleeId, BOOL *ShouldInline) override;
+  /// A method the spec matches does not run its ReadyToRun code: it is compiled, and woven then.
+  HRESULT JITCachedFunctionSearchStarted(FunctionID FunctionId, BOOL *UseCachedFunction) override;
+  /// A ReJIT of a matching method gets the body its first compilation got (woven now if it had
+  /// none); the methods that had inlined one keep their IL.
+  HRESULT GetReJITParameters(ModuleID ModuleId, mdMethodDef MethodId,
+                             ICorProfilerFunctionControl *Control) override;
+  HRESULT ReJITError(ModuleID ModuleId, mdMethodDef MethodId, FunctionID FunctionId,
+                     HRESULT HrStatus) override;
 
 private:
   HRESULT initialize(IUnknown *ProfilerInfoUnk);
@@ -54,8 +66,17 @@ private:
   /// Makes the module's weave (its editor mirrored into the runtime, the passes begun); false,
   /// logged, if it cannot.
   bool startWeave(LoadedModule &Mod, ModuleID ModuleId);
-  /// Weaves method \p Row of \p Mod and hands the new body to the runtime.
-  void rewrite(LoadedModule &Mod, ModuleID ModuleId, FunctionID Function, uint32_t Row);
+  /// The woven body of method \p Row of \p Mod, woven at the first call (null if the passes
+  /// leave it as it is or it cannot be woven; the log says why). Called with the module locked.
+  /// \p Fresh says whether it was woven now.
+  const WovenMethod *weaveOnce(LoadedModule &Mod, ModuleID ModuleId, uint32_t Row, bool *Fresh);
+  /// Weaves method \p Row of \p Mod: null if the passes leave it as it is or a problem does.
+  std::unique_ptr<WovenMethod> weave(LoadedModule &Mod, ModuleID ModuleId, uint32_t Row);
+  /// Asks the runtime, from the ReJIT thread, to compile again the methods of ReadyToRun
+  /// module \p Mod that the spec matches and every method that inlined one.
+  void requestReJit(ModuleID ModuleId, const std::vector<mdMethodDef> &Methods);
+  void reJitThread();
+  void stopReJitThread();
   /// Hands the runtime what the passes defined since the last call: the metadata applied, the
   /// bodies of the methods they added. A description of what failed, if anything did.
   std::optional<std::string> publishAdditions(LoadedModule &Mod, ModuleID ModuleId);
@@ -66,6 +87,8 @@ private:
   /// The module and MethodDef row of \p Function if the spec matches it.
   std::pair<std::shared_ptr<LoadedModule>, uint32_t> matched(FunctionID Function,
                                                              ModuleID *ModuleOut = nullptr);
+  /// The module of \p ModuleId and the row of \p Method if the spec matches it.
+  std::pair<std::shared_ptr<LoadedModule>, uint32_t> matched(ModuleID ModuleId, mdToken Method);
   /// Runs \p Work, turning any exception into a log line and \p OnError: nothing may cross
   /// into the runtime.
   template <typename Fn> HRESULT guarded(const char *Callback, Fn &&Work, HRESULT OnError = S_OK);
@@ -91,7 +114,17 @@ private:
     std::atomic<uint64_t> Compiled{0};        // JIT compilations
     std::atomic<uint64_t> CompiledMatched{0}; // methods the spec matches, counted once each
     std::atomic<uint64_t> Rewritten{0}, Unchanged{0}, LeftAlone{0};
+    std::atomic<uint64_t> ReJitRequested{0}, ReJitted{0}, ReJitOthers{0}, ReJitFailed{0};
   } Count;
+  /// ReJIT is requested from a thread of weft's own, never inside a callback: ReadyToRun modules
+  /// queue their matching methods at load.
+  struct ReJitQueue {
+    std::mutex Lock;
+    std::condition_variable Wake;
+    std::deque<std::pair<ModuleID, std::vector<mdMethodDef>>> Pending;
+    bool Stop = false;
+    std::thread Thread;
+  } ReJits;
   /// How long each rewrite took (reading the body, the passes, encoding, handing it over), in
   /// microseconds; summarized at shutdown.
   std::mutex TimesLock;

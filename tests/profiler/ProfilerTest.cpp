@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -270,6 +271,119 @@ TEST(RuntimeWeave, APassTheProfilerCannotApplyLeavesTheModuleAsItWas) {
   EXPECT_EQ(Rt.R.Out, expectedOutput("Generics"));
   EXPECT_NE(Rt.Log.find("Generics.dll: "), std::string::npos) << Rt.Log;
   EXPECT_NE(shutdownLine(Rt.Log).find(" 0 rewritten"), std::string::npos) << Rt.Log;
+}
+
+// --- code nobody rebuilt: the framework's ReadyToRun code and a NuGet package ---
+
+/// A dotnet of its own for \p Tag: the installed muxer (copied: it finds the framework beside
+/// itself) and host, and the shared framework's files linked, but \p FileName, which is
+/// \p Replacement.
+std::string dotnetWith(llvm::StringRef Tag, llvm::StringRef FileName, llvm::StringRef Replacement) {
+  std::string Framework = netCoreAppDir();
+  llvm::StringRef Version = llvm::sys::path::filename(Framework);
+  std::string Installed = llvm::sys::path::parent_path(
+                              llvm::sys::path::parent_path(llvm::sys::path::parent_path(Framework)))
+                              .str();
+  std::string Root = scratchDir(("dotnet-" + Tag).str());
+  std::string Shared = Root + "/shared/Microsoft.NETCore.App/" + Version.str();
+  EXPECT_FALSE(llvm::sys::fs::create_directories(Shared));
+  EXPECT_FALSE(llvm::sys::fs::copy_file(Installed + "/dotnet", Root + "/dotnet"));
+  EXPECT_FALSE(llvm::sys::fs::setPermissions(Root + "/dotnet", llvm::sys::fs::all_exe |
+                                                                   llvm::sys::fs::owner_all));
+  EXPECT_FALSE(llvm::sys::fs::create_link(Installed + "/host", Root + "/host"));
+  std::error_code Ec;
+  for (llvm::sys::fs::directory_iterator It(Framework, Ec), End; It != End && !Ec; It.increment(Ec)) {
+    llvm::StringRef Name = llvm::sys::path::filename(It->path());
+    if (Name != FileName) {
+      EXPECT_FALSE(llvm::sys::fs::create_link(It->path(), Shared + "/" + Name.str()));
+    }
+  }
+  EXPECT_FALSE(Ec) << Ec.message();
+  EXPECT_FALSE(llvm::sys::fs::copy_file(Replacement, Shared + "/" + FileName.str()));
+  return Root + "/dotnet";
+}
+
+/// The third-party program in a folder of its own, with Newtonsoft.Json and the probes beside it.
+std::string thirdPartyFolder(llvm::StringRef Tag) {
+  std::string Built = llvm::sys::path::parent_path(helperDll("ThirdParty")).str();
+  std::string Dir = scratchDir(("tp-" + Tag).str());
+  for (const char *F : {"ThirdParty.dll", "ThirdParty.runtimeconfig.json", "Newtonsoft.Json.dll"})
+    EXPECT_FALSE(llvm::sys::fs::copy_file(Built + "/" + F, Dir + "/" + F)) << F;
+  EXPECT_FALSE(llvm::sys::fs::copy_file(probesDll(), Dir + "/Probes.dll"));
+  return Dir;
+}
+
+/// The counts on the shutdown line: "..., of K matching methods: R rewritten, U unchanged ...".
+std::pair<uint64_t, uint64_t> compiledAndRewritten(llvm::StringRef Line) {
+  uint64_t Compiled = 0, Rewritten = 0;
+  llvm::StringRef Rest = Line.split(", of ").second;
+  Rest.consumeInteger(10, Compiled);
+  Rest = Rest.split(" matching methods: ").second;
+  Rest.consumeInteger(10, Rewritten);
+  return {Compiled, Rewritten};
+}
+
+// A spec naming methods of System.Text.Json (the framework's, ReadyToRun: its code replaced by
+// ReJIT, with the methods that inlined them) and of Newtonsoft.Json (restored from NuGet): the
+// probes log exactly what the same two libraries woven offline log, the program prints what it
+// prints, and nothing the spec does not name is rewritten.
+TEST(RuntimeWeave, FrameworkAndPackageCodeIsWovenAsOffline) {
+  std::string Plain = thirdPartyFolder("plain");
+  std::string Spec = Plain + "/weft.json";
+  std::string Probe = "{\"name\": \"entry-exit\", \"options\": {\"probe-assembly\": "
+                      "\"Probes.dll\", \"probe-type\": \"Weft.Probes.Recorder\"}}";
+  ASSERT_TRUE(writeFile(
+      Spec, "{\"version\": 1, \"rules\": ["
+            "{\"match\": {\"assembly\": \"System.Text.Json\", \"namespace\": "
+            "\"System.Text.Json\", \"type\": \"JsonSerializer\"}, \"passes\": [" + Probe + "]},"
+            "{\"match\": {\"assembly\": \"Newtonsoft.Json\", \"namespace\": "
+            "\"Newtonsoft.Json\", \"type\": \"JsonConvert\"}, \"passes\": [" + Probe + "]}]}"));
+  CommandResult Unwoven = run("dotnet", {Plain + "/ThirdParty.dll"});
+  ASSERT_EQ(Unwoven.ExitCode, 0) << Unwoven.Err;
+
+  std::string Offline = thirdPartyFolder("offline");
+  std::string WovenJson = scratchDir("tp-woven") + "/System.Text.Json.dll";
+  CommandResult W = run(weftTool(), {"weave", frameworkFile("System.Text.Json.dll"), "-o",
+                                     WovenJson, "--spec", Spec});
+  ASSERT_EQ(W.ExitCode, 0) << W.Err;
+  W = run(weftTool(), {"weave", Plain + "/Newtonsoft.Json.dll", "-o",
+                       Offline + "/Newtonsoft.Json.dll", "--spec", Spec});
+  ASSERT_EQ(W.ExitCode, 0) << W.Err;
+  std::string Dotnet = dotnetWith("tp", "System.Text.Json.dll", WovenJson);
+  std::string OfflineLog = Offline + "/probes.log", RuntimeLog = Plain + "/probes.log";
+  CommandResult Off = run(Dotnet, {Offline + "/ThirdParty.dll"}, {"WEFT_PROBE_LOG=" + OfflineLog});
+  Ran Rt = weftRun("tp", {"--spec", Spec}, {"dotnet", Plain + "/ThirdParty.dll"},
+                   {"WEFT_PROBE_LOG=" + RuntimeLog});
+  EXPECT_EQ(Off.Out, Unwoven.Out) << Off.Err;
+  EXPECT_EQ(Rt.R.Out, Unwoven.Out) << Rt.R.Err;
+
+  std::vector<std::string> Expected = sortedLines(readFile(OfflineLog));
+  std::vector<std::string> Got = sortedLines(readFile(RuntimeLog));
+  EXPECT_EQ(Got.size(), Expected.size()) << Rt.Log; // a call missed is a line fewer
+  if (Got.size() == Expected.size())
+    EXPECT_EQ(Got, Expected) << Rt.Log;
+  bool SawJson = false, SawNewtonsoft = false;
+  for (llvm::StringRef L : Got) {
+    llvm::StringRef Method = L.split(' ').second;
+    SawJson |= Method.startswith("System.Text.Json.JsonSerializer::");
+    SawNewtonsoft |= Method.startswith("Newtonsoft.Json.JsonConvert::");
+    EXPECT_TRUE(Method.startswith("System.Text.Json.JsonSerializer::") ||
+                Method.startswith("Newtonsoft.Json.JsonConvert::"))
+        << L;
+  }
+  EXPECT_TRUE(SawJson && SawNewtonsoft);
+
+  EXPECT_NE(Rt.Log.find("System.Text.Json.dll: "), std::string::npos) << Rt.Log;
+  EXPECT_NE(Rt.Log.find("ReadyToRun code"), std::string::npos) << Rt.Log;
+  EXPECT_NE(Rt.Log.find("Newtonsoft.Json.dll: "), std::string::npos) << Rt.Log;
+  std::string Line = shutdownLine(Rt.Log);
+  EXPECT_NE(Line.find(" 0 left as they were after a problem"), std::string::npos) << Rt.Log;
+  EXPECT_NE(Line.find(" 0 ReJIT failures"), std::string::npos) << Rt.Log;
+  // Every method compiled among those the spec matches is rewritten, and only those are: the
+  // others never reach the passes.
+  auto [Compiled, Rewritten] = compiledAndRewritten(Line);
+  EXPECT_GT(Compiled, 0u) << Line;
+  EXPECT_EQ(Rewritten, Compiled) << Line;
 }
 
 } // namespace

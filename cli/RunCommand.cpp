@@ -31,6 +31,7 @@ struct RunOptions {
   std::string SpecFile;
   std::vector<std::string> Passes;
   std::string LogFile;
+  std::string OutputDir;
   bool Verbose = false;
   std::vector<std::string> Command;
 };
@@ -129,6 +130,10 @@ Runner addRunCommand(CLI::App &App) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   Sub->add_option("--log", O->LogFile, "Write the profiler's log to this file (default: stderr)")
       ->type_name("FILE");
+  Sub->add_option("--output-dir", O->OutputDir,
+                  "Write what weave writes beside its output (coverage maps) into this folder "
+                  "(default: the command's current directory)")
+      ->type_name("DIR");
   Sub->add_flag("-v,--verbose", O->Verbose,
                 "Also log each method a pass leaves alone, and why (WEFT_VERBOSE=1)");
   Sub->add_option("command", O->Command, "The command to run, after --")
@@ -161,6 +166,8 @@ Runner addRunCommand(CLI::App &App) {
     }
     if (!O->LogFile.empty())
       setenv(prof::LogVariable, absolute(O->LogFile).c_str(), 1);
+    if (!O->OutputDir.empty())
+      setenv(prof::OutputDirVariable, absolute(O->OutputDir).c_str(), 1);
     if (O->Verbose)
       setenv(prof::VerboseVariable, "1", 1);
     return runCommand(O->Command);

@@ -19,6 +19,9 @@ inline constexpr const char SpecVariable[] = "WEFT_SPEC";     // a spec file (we
 inline constexpr const char PassesVariable[] = "WEFT_PASSES"; // pass uses, ';' between them
 inline constexpr const char LogVariable[] = "WEFT_LOG";       // the log file (default: stderr)
 inline constexpr const char VerboseVariable[] = "WEFT_VERBOSE"; // 1: also what passes left alone
+/// Where the files `weave` writes beside its output go (a coverage map: MODULE.dll.coverage.json);
+/// default: the program's current directory.
+inline constexpr const char OutputDirVariable[] = "WEFT_OUTPUT_DIR";
 
 } // namespace weft::prof
 

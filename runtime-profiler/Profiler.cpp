@@ -61,6 +61,9 @@ struct LoadedModule {
   /// that inlined them), so each woven body is kept to be handed over again.
   bool ReJits = false;
   std::unordered_map<uint32_t, std::unique_ptr<WovenMethod>> Woven;
+  /// The passes finish their module-level code only at the module's end (coverage's counter
+  /// count, say): every matching method was woven when the weave began, and Woven has them all.
+  bool Whole = false;
 
   ~LoadedModule() {
     Weave.reset();
@@ -395,6 +398,21 @@ HRESULT Profiler::JITCachedFunctionSearchStarted(FunctionID FunctionId, BOOL *Us
   });
 }
 
+/// The first method the passes added that has no body yet, or 0.
+static uint32_t addedWithoutBody(LoadedModule &Mod) {
+  const std::map<uint32_t, NewBody> &Bodies = Mod.Weave->outcome().Bodies;
+  const metadata::Editor &E = *Mod.E;
+  for (uint32_t Row = Mod.MethodsWithBodies + 1; Row <= E.rowCount(metadata::TableId::MethodDef);
+       ++Row) {
+    uint32_t Flags = E.get(metadata::TableId::MethodDef, Row, metadata::MethodDefCol::Flags);
+    uint32_t Impl = E.get(metadata::TableId::MethodDef, Row, metadata::MethodDefCol::ImplFlags);
+    bool NeedsBody = !(Flags & 0x2400) && !(Impl & 0x1003); // abstract, pinvoke; runtime, internal
+    if (NeedsBody && !Bodies.count(Row))
+      return Row;
+  }
+  return 0;
+}
+
 bool Profiler::startWeave(LoadedModule &Mod, ModuleID Id) {
   StringRef Name = sys::path::filename(Mod.Name);
   IUnknown *Unk = nullptr;
@@ -421,7 +439,7 @@ bool Profiler::startWeave(LoadedModule &Mod, ModuleID Id) {
   passes::WeaveOptions O;
   O.Resolver = Mod.Resolver.get();
   O.Threads = 1;
-  O.KeepRemaps = false;
+  O.KeepRemaps = true; // a whole-module weave hands each body over with its IL offset map
   O.InputPath = Mod.Name;
   auto W = passes::ModuleWeave::start(*Mod.Img, *Mod.E, Mod.Sel, O);
   std::optional<std::string> Problem = Mod.Mirror->takeProblem();
@@ -431,6 +449,12 @@ bool Profiler::startWeave(LoadedModule &Mod, ModuleID Id) {
     return false;
   }
   Mod.Weave = std::move(*W);
+  if (addedWithoutBody(Mod)) {
+    if (std::optional<std::string> Failed = weaveWholeModule(Mod)) {
+      L->line(Name + ": " + *Failed + "; its methods stay as they are");
+      return false;
+    }
+  }
   if (std::optional<std::string> Failed = publishAdditions(Mod, Id)) {
     L->line(Name + ": the passes cannot begin: " + *Failed + "; its methods stay as they are");
     return false;
@@ -438,22 +462,65 @@ bool Profiler::startWeave(LoadedModule &Mod, ModuleID Id) {
   return true;
 }
 
-std::optional<std::string> Profiler::publishAdditions(LoadedModule &Mod, ModuleID Id) {
-  // Every method the passes added needs its body now: a running module has no end, where a
-  // pass may give the bodies offline (coverage learns its counter count there).
-  std::map<uint32_t, NewBody> &Bodies = Mod.Weave->outcome().Bodies;
-  const metadata::Editor &E = *Mod.E;
-  for (uint32_t Row = Mod.MethodsWithBodies + 1; Row <= E.rowCount(metadata::TableId::MethodDef);
-       ++Row) {
-    uint32_t Flags = E.get(metadata::TableId::MethodDef, Row, metadata::MethodDefCol::Flags);
-    uint32_t Impl = E.get(metadata::TableId::MethodDef, Row, metadata::MethodDefCol::ImplFlags);
-    bool NeedsBody = !(Flags & 0x2400) && !(Impl & 0x1003); // abstract, pinvoke; runtime, internal
-    if (NeedsBody && !Bodies.count(Row))
-      return "the passes added " + Mod.methodName(Row) +
-             " and give it a body only at the module's end, which a running module never "
-             "reaches";
+std::optional<std::string> Profiler::weaveWholeModule(LoadedModule &Mod) {
+  // A pass that adds methods whose bodies it can only give at the module's end (coverage learns
+  // its counter count there) gets the module's whole weave now, as offline: every method read
+  // from the image the runtime loaded, in row order, then the end.
+  auto Start = std::chrono::steady_clock::now();
+  uint32_t Rows = Mod.M->rowCount(metadata::TableId::MethodDef);
+  std::map<uint32_t, metadata::pdb::BodyRemap> &Remaps = Mod.Weave->outcome().Remaps;
+  for (uint32_t Row = 1; Row <= Rows; ++Row) {
+    Expected<std::optional<BodyBytes>> B = Mod.Weave->body(Row);
+    if (!B)
+      return "the passes cannot weave the module: " + toString(B.takeError());
+    if (!*B)
+      continue;
+    auto W = std::make_unique<WovenMethod>();
+    W->Bytes = (*B)->Bytes.vec();
+    if (!Mod.Mirror->remapUserStrings(W->Bytes))
+      return "a woven body does not decode again (a bug in weft)";
+    for (auto [Old, New] : Remaps[Row].OffsetMap)
+      W->Map.push_back(COR_IL_MAP{Old, New, 1});
+    Remaps.erase(Row);
+    Mod.Woven[Row] = std::move(W);
   }
-  Mod.MethodsWithBodies = E.rowCount(metadata::TableId::MethodDef);
+  if (Error E = Mod.Weave->finish())
+    return "the passes cannot finish the module: " + toString(std::move(E));
+  if (std::optional<std::string> Problem = Mod.Mirror->takeProblem())
+    return *Problem;
+  passes::WeaveOutcome &Out = Mod.Weave->outcome();
+  for (const std::string &Warning : Out.Warnings)
+    L->line(sys::path::filename(Mod.Name) + ": " + Warning);
+  Out.Warnings.clear();
+  // What weave writes beside its output (a coverage map) goes to the output folder.
+  if (!Out.SideFiles.empty() || !Out.SideFilesOnDisk.empty()) {
+    const char *Dir = std::getenv(OutputDirVariable);
+    SmallString<256> Base(Dir && *Dir ? Dir : ".");
+    sys::path::append(Base, sys::path::filename(Mod.Name));
+    if (Error E = passes::writeSideFiles(Out, Base))
+      L->line(sys::path::filename(Mod.Name) + ": cannot write what the passes write beside the "
+                                              "module: " + toString(std::move(E)));
+    else
+      for (const auto &Side : Out.SideFiles)
+        L->line(sys::path::filename(Mod.Name) + ": wrote " + Base + Side.first);
+    for (const auto &Side : Out.SideFilesOnDisk)
+      L->line(sys::path::filename(Mod.Name) + ": wrote " + Base + Side.first);
+  }
+  Mod.Whole = true;
+  float Micros =
+      std::chrono::duration<float, std::micro>(std::chrono::steady_clock::now() - Start).count();
+  L->line(sys::path::filename(Mod.Name) + ": the passes finish the module only at its end: " +
+          Twine(Mod.Woven.size()) + " methods woven at once, in " +
+          Twine(unsigned(Micros / 1000)) + " ms");
+  return std::nullopt;
+}
+
+std::optional<std::string> Profiler::publishAdditions(LoadedModule &Mod, ModuleID Id) {
+  // Every method the passes added needs its body before a method that uses it runs.
+  std::map<uint32_t, NewBody> &Bodies = Mod.Weave->outcome().Bodies;
+  if (uint32_t Row = addedWithoutBody(Mod))
+    return "the passes added " + Mod.methodName(Row) + " without a body (a bug in weft)";
+  Mod.MethodsWithBodies = Mod.E->rowCount(metadata::TableId::MethodDef);
   if (Mod.Mirror->takeDefinitions())
     if (HRESULT Hr = Info->ApplyMetaData(Id); failed(Hr))
       return "the runtime did not apply the types and methods the passes added (" + hresultText(Hr) +
@@ -549,6 +616,14 @@ const WovenMethod *Profiler::weaveOnce(LoadedModule &Mod, ModuleID Id, uint32_t 
   if (Mod.Weaving != LoadedModule::State::Weaving) {
     ++Count.LeftAlone;
     return nullptr;
+  }
+  if (Mod.Whole) { // woven when the weave began
+    auto It = Mod.Woven.find(Row);
+    if (It == Mod.Woven.end()) {
+      ++Count.Unchanged;
+      return nullptr;
+    }
+    return It->second.get();
   }
   auto Start = std::chrono::steady_clock::now();
   std::unique_ptr<WovenMethod> W = weave(Mod, Id, Row);

@@ -80,6 +80,9 @@ private:
   /// Hands the runtime what the passes defined since the last call: the metadata applied, the
   /// bodies of the methods they added. A description of what failed, if anything did.
   std::optional<std::string> publishAdditions(LoadedModule &Mod, ModuleID ModuleId);
+  /// Weaves every method of \p Mod and finishes the module, keeping the bodies; writes what the
+  /// passes write beside the module. A description of what failed, if anything did.
+  std::optional<std::string> weaveWholeModule(LoadedModule &Mod);
   /// Gives method \p Method of the module the body \p Bytes (header, code, sections).
   std::optional<std::string> setBody(ModuleID ModuleId, mdToken Method,
                                      llvm::ArrayRef<uint8_t> Bytes);

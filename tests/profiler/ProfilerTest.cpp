@@ -177,6 +177,7 @@ std::string programFolder(llvm::StringRef Tag, llvm::StringRef Name, llvm::Strin
     EXPECT_FALSE(llvm::sys::fs::copy_file(Pdb, Dir + "/" + Name.str() + ".pdb"));
   }
   EXPECT_FALSE(llvm::sys::fs::copy_file(probesDll(), Dir + "/Probes.dll"));
+  EXPECT_FALSE(llvm::sys::fs::copy_file(replacementsDll(), Dir + "/Replacements.dll"));
   return Dir;
 }
 
@@ -200,37 +201,131 @@ std::string shutdownLine(llvm::StringRef Log) {
 
 class RuntimeWeave : public ::testing::TestWithParam<std::string> {};
 
+/// Corpus program \p Name run twice with one spec applying \p PassJson to its own assembly
+/// (every method, lambdas and state machines included; not FSharp.Core beside it): under
+/// `weft run`, and woven offline. Each run's environment gets \p Variable set to a file in its
+/// folder named \p File. Both print what the program prints unwoven, or, for a pass that
+/// changes what it prints (\p Unchanged false), the same as each other.
+struct BothWays {
+  std::string Plain, Offline; // the folders: the unwoven program, the woven one
+  CommandResult Off;
+  Ran Rt;
+  std::string OfflineFile, RuntimeFile;
+};
+
+BothWays runBothWays(llvm::StringRef Tag, llvm::StringRef Name, llvm::StringRef PassJson,
+                     llvm::StringRef Variable, llvm::StringRef File,
+                     bool Unchanged = true) {
+  BothWays B;
+  B.Plain = programFolder(Tag.str() + "-plain", Name, corpusDll(Name));
+  std::string Spec = B.Plain + "/weft.json";
+  EXPECT_TRUE(writeFile(Spec, "{\"version\": 1, \"rules\": [{\"match\": {\"assembly\": \"" +
+                                  Name.str() +
+                                  "\", \"compilerGenerated\": \"include\", \"stateMachines\": "
+                                  "\"include\"}, \"passes\": [" + PassJson.str() + "]}]}"));
+  std::string Woven = scratchDir(("rt-woven-" + Tag + "-" + Name).str()) + "/" + Name.str() + ".dll";
+  CommandResult W = run(weftTool(), {"weave", corpusDll(Name), "-o", Woven, "--spec", Spec});
+  EXPECT_EQ(W.ExitCode, 0) << W.Err;
+  B.Offline = programFolder(Tag.str() + "-offline", Name, Woven);
+  if (llvm::sys::fs::exists(Woven + ".coverage.json")) {
+    EXPECT_FALSE(llvm::sys::fs::copy_file(Woven + ".coverage.json",
+                                          B.Offline + "/" + Name.str() + ".dll.coverage.json"));
+  }
+  B.OfflineFile = B.Offline + "/" + File.str();
+  B.RuntimeFile = B.Plain + "/" + File.str();
+  B.Off = run("dotnet", {B.Offline + "/" + Name.str() + ".dll"},
+              {Variable.str() + "=" + B.OfflineFile}, 300);
+  B.Rt = weftRun((Tag + "-" + Name).str(), {"--spec", Spec, "--output-dir", B.Plain},
+                 {"dotnet", B.Plain + "/" + Name.str() + ".dll"},
+                 {Variable.str() + "=" + B.RuntimeFile});
+  if (Unchanged)
+    EXPECT_EQ(B.Off.Out, expectedOutput(Name));
+  else
+    EXPECT_NE(B.Off.Out, expectedOutput(Name));
+  EXPECT_EQ(B.Rt.R.Out, B.Off.Out) << B.Rt.R.Err;
+  EXPECT_EQ(B.Rt.R.ExitCode, B.Off.ExitCode);
+  EXPECT_NE(shutdownLine(B.Rt.Log).find(" 0 left as they were after a problem"), std::string::npos)
+      << B.Rt.Log;
+  return B;
+}
+
 // The Recorder probes log every entry, exit and exception with the arguments and return values:
 // the program run under `weft run` logs exactly what the program woven offline logs (as sorted
 // lines: threads may interleave), and prints what it prints unwoven.
 TEST_P(RuntimeWeave, EntryExitRecordsWhatTheOfflineWeaveRecords) {
-  std::string Name = GetParam();
-  std::string Plain = programFolder("plain", Name, corpusDll(Name));
-  // One spec for both: the program's own assembly (not FSharp.Core beside it), every method.
-  std::string Spec = Plain + "/weft.json";
-  ASSERT_TRUE(writeFile(
-      Spec, "{\"version\": 1, \"rules\": [{\"match\": {\"assembly\": \"" + Name +
-                "\", \"compilerGenerated\": \"include\", \"stateMachines\": \"include\"}, "
-                "\"passes\": [{\"name\": \"entry-exit\", \"options\": {\"probe-assembly\": "
-                "\"Probes.dll\", \"probe-type\": \"Weft.Probes.Recorder\"}}]}]}"));
-  std::string Woven = scratchDir("rt-woven-" + Name) + "/" + Name + ".dll";
-  CommandResult W = run(weftTool(), {"weave", corpusDll(Name), "-o", Woven, "--spec", Spec});
-  ASSERT_EQ(W.ExitCode, 0) << W.Err;
-  std::string Offline = programFolder("offline", Name, Woven);
-
-  std::string OfflineLog = Offline + "/probes.log", RuntimeLog = Plain + "/probes.log";
-  CommandResult Off =
-      run("dotnet", {Offline + "/" + Name + ".dll"}, {"WEFT_PROBE_LOG=" + OfflineLog}, 300);
-  Ran Rt = weftRun("rt-" + Name, {"--spec", Spec}, {"dotnet", Plain + "/" + Name + ".dll"},
-                   {"WEFT_PROBE_LOG=" + RuntimeLog});
-  EXPECT_EQ(Off.Out, expectedOutput(Name));
-  EXPECT_EQ(Rt.R.Out, expectedOutput(Name)) << Rt.R.Err;
-  EXPECT_EQ(Rt.R.ExitCode, Off.ExitCode);
-  std::string Expected = readFile(OfflineLog), Got = readFile(RuntimeLog);
+  BothWays B = runBothWays("ee", GetParam(),
+                           "{\"name\": \"entry-exit\", \"options\": {\"probe-assembly\": "
+                           "\"Probes.dll\", \"probe-type\": \"Weft.Probes.Recorder\"}}",
+                           "WEFT_PROBE_LOG", "probes.log");
+  std::string Expected = readFile(B.OfflineFile), Got = readFile(B.RuntimeFile);
   EXPECT_FALSE(Expected.empty());
-  EXPECT_EQ(sortedLines(Got), sortedLines(Expected)) << Rt.Log;
-  EXPECT_NE(shutdownLine(Rt.Log).find(" 0 left as they were after a problem"), std::string::npos)
-      << Rt.Log;
+  EXPECT_EQ(sortedLines(Got), sortedLines(Expected)) << B.Rt.Log;
+}
+
+// coverage at run time weaves the whole module when it begins (its counter count is known only
+// at the end): the hits file is the offline-woven program's, byte for byte, and the map the
+// profiler writes is the one `weave` writes but for where it found the PDB.
+TEST_P(RuntimeWeave, CoverageHitsAreTheOfflineWeaves) {
+  std::string Name = GetParam();
+  BothWays B = runBothWays("cov", Name, "\"coverage\"", "WEFT_COVERAGE_FILE", "hits");
+  std::string Expected = readFile(B.OfflineFile);
+  EXPECT_NE(Expected.find("weft-hits 1 "), std::string::npos);
+  EXPECT_EQ(readFile(B.RuntimeFile), Expected) << B.Rt.Log;
+  auto WithoutPdb = [](llvm::StringRef Map) {
+    llvm::SmallVector<llvm::StringRef, 16> Lines;
+    Map.split(Lines, '\n');
+    std::string Out;
+    for (llvm::StringRef L : Lines)
+      if (!L.trim().startswith("\"pdb\":"))
+        Out += L.str() + "\n";
+    return Out;
+  };
+  std::string Map = "/" + Name + ".dll.coverage.json";
+  std::string RuntimeMap = readFile(B.Plain + Map);
+  EXPECT_FALSE(RuntimeMap.empty()) << B.Rt.Log;
+  EXPECT_EQ(WithoutPdb(RuntimeMap), WithoutPdb(readFile(B.Offline + Map)));
+  CommandResult Report = run(weftTool(), {"coverage", "report", "--map", B.Plain + Map, "--hits",
+                                          B.RuntimeFile, "--format", "lcov"});
+  EXPECT_EQ(Report.ExitCode, 0) << Report.Err;
+  EXPECT_NE(Report.Out.find("DA:"), std::string::npos) << Report.Out;
+}
+
+// trace at run time: every method calls as often as in the offline-woven program (the table's
+// call counts; the times differ from run to run).
+TEST_P(RuntimeWeave, TraceCountsTheOfflineWeavesCalls) {
+  BothWays B = runBothWays("trace", GetParam(), "\"trace\"", "WEFT_TRACE_FILE", "trace.json");
+  auto Counts = [](llvm::StringRef Table) {
+    llvm::SmallVector<llvm::StringRef, 64> Lines;
+    Table.split(Lines, '\n', -1, false);
+    std::vector<std::string> Out;
+    for (llvm::StringRef L : Lines) {
+      llvm::SmallVector<llvm::StringRef, 3> Cols;
+      L.split(Cols, '\t');
+      if (Cols.size() == 3)
+        Out.push_back(Cols[0].str() + "\t" + Cols[2].str());
+    }
+    std::sort(Out.begin(), Out.end());
+    return Out;
+  };
+  std::vector<std::string> Expected = Counts(readFile(B.OfflineFile + ".txt"));
+  EXPECT_GT(Expected.size(), 1u);
+  EXPECT_EQ(Counts(readFile(B.RuntimeFile + ".txt")), Expected) << B.Rt.Log;
+}
+
+// intercept-call redirects every Console.WriteLine(string) to a replacement that prefixes the
+// line: the program under `weft run` prints what the offline-woven one prints. (F# programs
+// print through printfn, which calls no Console.WriteLine(string) of theirs: they print as
+// before, both ways.)
+TEST_P(RuntimeWeave, InterceptCallRedirectsWhatTheOfflineWeaveRedirects) {
+  bool FSharp = isFSharpProgram(GetParam());
+  BothWays B = runBothWays("icall", GetParam(),
+                           "{\"name\": \"intercept-call\", \"options\": {\"target\": "
+                           "\"System.Console::WriteLine(string)\", \"replacement-assembly\": "
+                           "\"Replacements.dll\", \"replacement-type\": "
+                           "\"Weft.Replacements.Console\"}}",
+                           "WEFT_UNUSED", "unused", /*Unchanged=*/FSharp);
+  if (!FSharp)
+    EXPECT_NE(B.Rt.R.Out.find("| "), std::string::npos) << B.Rt.R.Out;
 }
 
 // single-ret changes control flow only: the program prints what it prints, and no method is left
@@ -260,17 +355,6 @@ TEST(RuntimeWeave, AThrowingProbeDoesNotChangeTheProgram) {
   std::string Line = shutdownLine(Rt.Log);
   EXPECT_NE(Line.find(" 0 left as they were after a problem"), std::string::npos) << Rt.Log;
   EXPECT_EQ(Line.find(" 0 rewritten"), std::string::npos) << Rt.Log;
-}
-
-// A pass that adds what the profiler cannot add to a running module yet (coverage's counters
-// need their final number at the module's end) is refused for the module, with the reason, and
-// the program runs unchanged.
-TEST(RuntimeWeave, APassTheProfilerCannotApplyLeavesTheModuleAsItWas) {
-  Ran Rt = weftRun("cov", {"--pass", "coverage"}, {"dotnet", corpusDll("Generics")});
-  EXPECT_EQ(Rt.R.ExitCode, 0) << Rt.R.Err;
-  EXPECT_EQ(Rt.R.Out, expectedOutput("Generics"));
-  EXPECT_NE(Rt.Log.find("Generics.dll: "), std::string::npos) << Rt.Log;
-  EXPECT_NE(shutdownLine(Rt.Log).find(" 0 rewritten"), std::string::npos) << Rt.Log;
 }
 
 // --- code nobody rebuilt: the framework's ReadyToRun code and a NuGet package ---

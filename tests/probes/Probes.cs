@@ -58,7 +58,7 @@ public static class Recorder
         _ => value.GetType().Name,
     };
 
-    static void Add(string line)
+    internal static void Add(string line)
     {
         lock (Gate)
             Log.Append(line).Append('\n');
@@ -71,6 +71,21 @@ public static class Recorder
         lock (Gate)
             File.WriteAllText(path, Log.ToString());
     }
+}
+
+/// Probes that name the exact instantiation each call runs in: "enter Ns.Type::Method <T1,T2>"
+/// (the declaring type's type arguments, then the method's; "<>" outside generic code), in the
+/// Recorder's log.
+public static class Instantiations
+{
+    public static void OnEnter(string method, Type[] typeArguments) =>
+        Recorder.Add("enter " + method + " " + Show(typeArguments));
+
+    public static void OnExit(string method, Type[] typeArguments) =>
+        Recorder.Add("exit " + method + " " + Show(typeArguments));
+
+    static string Show(Type[] types) =>
+        "<" + (types == null ? "" : string.Join(",", Array.ConvertAll(types, t => t.ToString()))) + ">";
 }
 
 /// Probes that always throw: the woven program must behave as if they were not there.

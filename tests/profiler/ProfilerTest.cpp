@@ -312,6 +312,32 @@ TEST_P(RuntimeWeave, TraceCountsTheOfflineWeavesCalls) {
   EXPECT_EQ(Counts(readFile(B.RuntimeFile + ".txt")), Expected) << B.Rt.Log;
 }
 
+// Probes that take the type arguments name the exact instantiation each call runs in, from the
+// generic context (`ldtoken !T` / `!!T`): in code the runtime shares between reference types
+// (System.__Canon) as in code it compiles per value type, at run time as offline.
+TEST(RuntimeWeave, ProbesNameTheExactInstantiation) {
+  BothWays B = runBothWays("inst", "Generics",
+                           "{\"name\": \"entry-exit\", \"options\": {\"probe-assembly\": "
+                           "\"Probes.dll\", \"probe-type\": \"Weft.Probes.Instantiations\"}}",
+                           "WEFT_PROBE_LOG", "probes.log");
+  std::vector<std::string> Expected = sortedLines(readFile(B.OfflineFile));
+  std::vector<std::string> Got = sortedLines(readFile(B.RuntimeFile));
+  EXPECT_EQ(Got, Expected) << B.Rt.Log;
+  std::string Ns = "enter Weft.Corpus.Generics.";
+  for (std::string Line :
+       {Ns + "Constrained::IsNull <System.String>",                 // shared
+        Ns + "Constrained::IsNull <System.Int32>",                  // a value type
+        Ns + "Constrained::IsNull <System.Nullable`1[System.Int32]>",
+        Ns + "Stack2`1::Push <System.String>",                      // a shared generic type
+        Ns + "Stack2`1::Push <Weft.Corpus.Generics.Point>",         // a struct
+        Ns + "Stack2`1::Aggregate <System.String,System.Int32>",    // type and method arguments
+        Ns + "TaggedVisitor`1::Visit <System.String,System.String>", // a shared generic virtual
+        Ns + "Program::Main <>"})                                   // not generic
+    EXPECT_TRUE(llvm::is_contained(Got, Line)) << Line;
+  for (const std::string &Line : Got)
+    EXPECT_EQ(Line.find("__Canon"), std::string::npos) << Line;
+}
+
 // intercept-call redirects every Console.WriteLine(string) to a replacement that prefixes the
 // line: the program under `weft run` prints what the offline-woven one prints. (F# programs
 // print through printfn, which calls no Console.WriteLine(string) of theirs: they print as

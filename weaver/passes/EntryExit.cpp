@@ -18,9 +18,15 @@
 //
 // A probe is a public static method returning void whose parameters are, in this order, any of
 // those its kind accepts, each recognised by its type (docs/passes.md):
-//   enter:     int32 methodToken, string methodName, object instance, object[] arguments
-//   exit:      int32 methodToken, string methodName, object returnValue
-//   exception: int32 methodToken, string methodName, System.Exception exception
+//   enter:     int32 methodToken, string methodName, System.Type[] typeArguments,
+//              object instance, object[] arguments
+//   exit:      int32 methodToken, string methodName, System.Type[] typeArguments,
+//              object returnValue
+//   exception: int32 methodToken, string methodName, System.Type[] typeArguments,
+//              System.Exception exception
+// typeArguments names the exact instantiation the call runs in: the declaring type's type
+// arguments, then the method's, each loaded with `ldtoken !i` / `!!i` (in code the runtime shares
+// between instantiations, through the generic dictionary); null outside generic code.
 //
 //===----------------------------------------------------------------------===//
 #include "metadata/Names.h"
@@ -42,7 +48,7 @@ namespace weft::passes {
 
 namespace {
 
-enum class ProbeArg : uint8_t { Token, Name, Instance, Arguments, Value, Exception };
+enum class ProbeArg : uint8_t { Token, Name, TypeArguments, Instance, Arguments, Value, Exception };
 
 struct ProbeKind {
   const char *Option;  // the option naming the method
@@ -54,16 +60,20 @@ struct ProbeKind {
 const ProbeKind Kinds[3] = {
     {"enter",
      "OnEnter",
-     {ProbeArg::Token, ProbeArg::Name, ProbeArg::Instance, ProbeArg::Arguments},
-     "int32 methodToken, string methodName, object instance, object[] arguments"},
+     {ProbeArg::Token, ProbeArg::Name, ProbeArg::TypeArguments, ProbeArg::Instance,
+      ProbeArg::Arguments},
+     "int32 methodToken, string methodName, class System.Type[] typeArguments, object instance, "
+     "object[] arguments"},
     {"exit",
      "OnExit",
-     {ProbeArg::Token, ProbeArg::Name, ProbeArg::Value},
-     "int32 methodToken, string methodName, object returnValue"},
+     {ProbeArg::Token, ProbeArg::Name, ProbeArg::TypeArguments, ProbeArg::Value},
+     "int32 methodToken, string methodName, class System.Type[] typeArguments, object "
+     "returnValue"},
     {"exception",
      "OnException",
-     {ProbeArg::Token, ProbeArg::Name, ProbeArg::Exception},
-     "int32 methodToken, string methodName, class System.Exception exception"},
+     {ProbeArg::Token, ProbeArg::Name, ProbeArg::TypeArguments, ProbeArg::Exception},
+     "int32 methodToken, string methodName, class System.Type[] typeArguments, class "
+     "System.Exception exception"},
 };
 
 /// A probe found in the probe assembly, and its trampoline in the woven module.
@@ -163,6 +173,10 @@ public:
       return Exc.takeError();
     ExceptionType = *Exc;
     ObjectType = *Object;
+    Expected<Token> Type = MC.coreType("System", "Type");
+    if (!Type)
+      return Type.takeError();
+    TypeType = *Type;
 
     // Find and check each probe; add the trampoline type with one method per probe.
     std::vector<std::pair<uint32_t, unsigned>> Found; // (probe MethodDef row, kind)
@@ -190,6 +204,17 @@ public:
       return Options.error("probe type " + TypeName +
                            " has none of the methods OnEnter, OnExit, "
                            "OnException (or those the options name)");
+    if (llvm::any_of(Probes, [](const Probe &P) { return P.wants(ProbeArg::TypeArguments); })) {
+      Expected<Token> Handle = MC.coreType("System", "RuntimeTypeHandle");
+      if (!Handle)
+        return Handle.takeError();
+      // static class System.Type GetTypeFromHandle(valuetype System.RuntimeTypeHandle)
+      std::vector<uint8_t> Sig{uint8_t(SigDefault), 1, uint8_t(ElementType::Class)};
+      appendTypeDefOrRefEncoded(Sig, TypeType);
+      Sig.push_back(uint8_t(ElementType::ValueType));
+      appendTypeDefOrRefEncoded(Sig, *Handle);
+      GetTypeFromHandle = MC.memberRef(TypeType, "GetTypeFromHandle", Sig);
+    }
 
     // A probe that cannot throw is called directly (and the JIT may inline it); the others go
     // through a trampoline that drops what they throw.
@@ -351,16 +376,10 @@ private:
         A = K == 0 ? ProbeArg::Instance : ProbeArg::Value;
       else if (T.Kind == ElementType::SZArray && T.element().Kind == ElementType::Object)
         A = ProbeArg::Arguments;
-      else if (T.Kind == ElementType::Class) {
-        Token Tk = T.TypeToken;
-        StringRef Ns, N;
-        if (tokenTable(Tk) == TableId::TypeRef) {
-          Ns = P.getString(P.get(TableId::TypeRef, tokenRow(Tk), TypeRefCol::TypeNamespace));
-          N = P.getString(P.get(TableId::TypeRef, tokenRow(Tk), TypeRefCol::TypeName));
-        }
-        if (Ns == "System" && N == "Exception")
-          A = ProbeArg::Exception;
-      }
+      else if (T.Kind == ElementType::SZArray && isSystemClass(P, T.element(), "Type"))
+        A = ProbeArg::TypeArguments;
+      else if (isSystemClass(P, T, "Exception"))
+        A = ProbeArg::Exception;
       const std::vector<ProbeArg> &Ok = Kinds[K].Accepted;
       auto It = A ? std::find(Ok.begin() + Next, Ok.end(), *A) : Ok.end();
       if (It == Ok.end())
@@ -370,6 +389,15 @@ private:
     }
     Probes[K].Args = std::move(Args);
     return Error::success();
+  }
+
+  /// Whether \p T is `class System.<Name>` referenced from the probe assembly \p P.
+  static bool isSystemClass(const Module &P, const TypeSig &T, StringRef Name) {
+    if (T.Kind != ElementType::Class || tokenTable(T.TypeToken) != TableId::TypeRef)
+      return false;
+    uint32_t Row = tokenRow(T.TypeToken);
+    return P.getString(P.get(TableId::TypeRef, Row, TypeRefCol::TypeNamespace)) == "System" &&
+           P.getString(P.get(TableId::TypeRef, Row, TypeRefCol::TypeName)) == Name;
   }
 
   std::vector<uint8_t> probeSignature(const std::vector<ProbeArg> &Args) const {
@@ -385,6 +413,11 @@ private:
       case ProbeArg::Arguments:
         Sig.push_back(uint8_t(ElementType::SZArray));
         Sig.push_back(uint8_t(ElementType::Object));
+        break;
+      case ProbeArg::TypeArguments:
+        Sig.push_back(uint8_t(ElementType::SZArray));
+        Sig.push_back(uint8_t(ElementType::Class));
+        appendTypeDefOrRefEncoded(Sig, TypeType);
         break;
       case ProbeArg::Exception:
         Sig.push_back(uint8_t(ElementType::Class));
@@ -487,6 +520,33 @@ private:
       return;
     }
     case ProbeArg::Exception: E.ldloc(X.ExceptionLocal); return;
+    case ProbeArg::TypeArguments: loadTypeArguments(C, E); return;
+    }
+  }
+
+  /// The exact instantiation the code runs in, as a System.Type[]: the declaring type's type
+  /// arguments (!0, !1, ...), then the method's (!!0, ...); null outside generic code.
+  void loadTypeArguments(MethodContext &C, Emitter &E) {
+    const Module &M = C.module();
+    uint32_t OfType = C.declaringType()
+                          ? uint32_t(M.genericParams(makeToken(TableId::TypeDef, C.declaringType()))
+                                         .size())
+                          : 0;
+    uint32_t OfMethod = C.signature().GenericParamCount;
+    if (!OfType && !OfMethod) {
+      E.op(il::Opcode::Ldnull);
+      return;
+    }
+    E.ldc(int32_t(OfType + OfMethod));
+    E.tok(il::Opcode::Newarr, TypeType);
+    for (uint32_t I = 0; I < OfType + OfMethod; ++I) {
+      TypeSig Param(I < OfType ? ElementType::Var : ElementType::MVar);
+      Param.Number = I < OfType ? I : I - OfType;
+      E.op(il::Opcode::Dup);
+      E.ldc(int32_t(I));
+      E.tok(il::Opcode::Ldtoken, C.typeToken(Param));
+      E.tok(il::Opcode::Call, GetTypeFromHandle);
+      E.op(il::Opcode::Stelem_Ref);
     }
   }
 
@@ -504,7 +564,8 @@ private:
 
   PassOptions Options;
   Probe Probes[3];
-  Token ExceptionType = 0, ObjectType = 0;
+  Token ExceptionType = 0, ObjectType = 0, TypeType = 0;
+  Token GetTypeFromHandle = 0; // made when a probe takes typeArguments
 };
 
 } // namespace

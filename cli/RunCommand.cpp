@@ -8,6 +8,7 @@
 #include "cli/Tool.h"
 #include "runtime-profiler/Identity.h"
 #include "weaver/passes/Pass.h"
+#include "weaver/plugin/Plugin.h"
 #include "weaver/spec/Spec.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -67,6 +68,8 @@ Error checkPasses(const RunOptions &O, std::string &PassList) {
     Expected<spec::Spec> S = spec::Spec::load(O.SpecFile);
     if (!S)
       return S.takeError();
+    if (Expected<std::vector<plugin::LoadedPlugin>> L = plugin::loadPlugins(O.SpecFile, S->pluginPaths()); !L)
+      return L.takeError();
     for (const spec::PassUse *U : S->passUses())
       Uses.push_back(*U);
   }

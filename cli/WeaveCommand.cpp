@@ -24,6 +24,7 @@
 #include "weaver/Symbols.h"
 #include "weaver/passes/Pass.h"
 #include "weaver/passes/Weaver.h"
+#include "weaver/plugin/Plugin.h"
 #include "weaver/spec/Spec.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -476,6 +477,8 @@ Error prepareRun(WeaveRun &Run) {
     Expected<spec::Spec> S = spec::Spec::load(Opt.SpecFile);
     if (!S)
       return S.takeError();
+    if (Expected<std::vector<plugin::LoadedPlugin>> L = plugin::loadPlugins(Opt.SpecFile, S->pluginPaths()); !L)
+      return L.takeError();
     Run.Spec = std::move(*S);
   } else if (!Opt.Passes.empty()) {
     std::vector<spec::PassUse> Uses;

@@ -2,12 +2,14 @@
 #include "runtime-profiler/Config.h"
 #include "runtime-profiler/Identity.h"
 #include "weaver/passes/Pass.h"
+#include "weaver/plugin/Plugin.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
 #include <cstdlib>
+#include <dlfcn.h>
 
 using namespace llvm;
 
@@ -17,6 +19,23 @@ namespace {
 StringRef variable(const char *Name) {
   const char *V = std::getenv(Name);
   return V ? StringRef(V) : StringRef();
+}
+
+/// Plugins resolve weft's functions by name in the process's global scope, where the runtime did
+/// not put the profiler (it loads it with RTLD_LOCAL): the library is opened again, as itself,
+/// with RTLD_GLOBAL.
+Error makeSymbolsGlobal() {
+  Dl_info Self{};
+  if (!dladdr(reinterpret_cast<void *>(&makeSymbolsGlobal), &Self) || !Self.dli_fname)
+    return createStringError(inconvertibleErrorCode(),
+                             "plugins: cannot find the profiler's own library");
+  if (!dlopen(Self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL)) {
+    const char *Why = dlerror();
+    return createStringError(inconvertibleErrorCode(),
+                             "plugins: cannot make the profiler's functions visible to them: " +
+                                 Twine(Why ? Why : "unknown"));
+  }
+  return Error::success();
 }
 
 Error checkPassNames(const spec::Spec &S) {
@@ -51,6 +70,16 @@ Expected<Config> Config::from(StringRef SpecPath, StringRef Passes) {
   } else {
     C.Source = "no spec (neither " + std::string(SpecVariable) + " nor " + PassesVariable +
                " is set): nothing is instrumented";
+  }
+  if (C.Spec && !C.Spec->plugins().empty()) {
+    if (Error E = makeSymbolsGlobal())
+      return std::move(E);
+    Expected<std::vector<plugin::LoadedPlugin>> L =
+        plugin::loadPlugins(SpecPath, C.Spec->pluginPaths());
+    if (!L)
+      return createStringError(inconvertibleErrorCode(),
+                               Twine(SpecVariable) + ": " + toString(L.takeError()));
+    C.Plugins = std::move(*L);
   }
   if (C.Spec) {
     if (Error E = checkPassNames(*C.Spec))

@@ -8,6 +8,7 @@
 #ifndef WEFT_RUNTIME_PROFILER_CONFIG_H
 #define WEFT_RUNTIME_PROFILER_CONFIG_H
 
+#include "weaver/plugin/Plugin.h"
 #include "weaver/spec/Spec.h"
 
 #include "llvm/Support/Error.h"
@@ -26,6 +27,8 @@ struct Config {
   /// The files the passes' options name (probe and replacement assemblies, made absolute):
   /// modules loaded from them are never instrumented, or a probe would call itself.
   std::vector<std::string> PassFiles;
+  /// The plugins the spec loaded, in priority order (their passes are in the registry).
+  std::vector<plugin::LoadedPlugin> Plugins;
 
   /// Reads the variables of the environment. An error names the variable and what is wrong.
   static llvm::Expected<Config> fromEnvironment();

@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/FileSystem.h"
@@ -61,6 +62,9 @@ struct LoadedModule {
   /// that inlined them), so each woven body is kept to be handed over again.
   bool ReJits = false;
   std::unordered_map<uint32_t, std::unique_ptr<WovenMethod>> Woven;
+  /// Methods of the module whose precompiled code inlined a matching method: that code must not
+  /// run (their rows; filled at load, read-only after).
+  std::vector<bool> InlinedMatching;
   /// The passes finish their module-level code only at the module's end (coverage's counter
   /// count, say): every matching method was woven when the weave began, and Woven has them all.
   bool Whole = false;
@@ -110,6 +114,18 @@ unsigned newestInfo(IUnknown *Unk, ICorProfilerInfo7 **Out) {
     --Version;
   }
   return 0;
+}
+
+/// "module load, JIT" for WEFT_ON_* bits.
+std::string eventNames(uint32_t Events) {
+  std::vector<std::string> Names;
+  const std::pair<uint32_t, const char *> All[] = {
+      {WEFT_ON_MODULE_LOAD, "module load"}, {WEFT_ON_MODULE_UNLOAD, "module unload"},
+      {WEFT_ON_JIT, "JIT"}, {WEFT_ON_REJIT, "ReJIT"}, {WEFT_ON_GC, "GC"}};
+  for (auto [Bit, Name] : All)
+    if (Events & Bit)
+      Names.push_back(Name);
+  return Names.empty() ? "none" : join(Names, ", ");
 }
 
 std::string runtimeDescription(ICorProfilerInfo7 *Info) {
@@ -176,11 +192,20 @@ HRESULT Profiler::initialize(IUnknown *Unk) {
     return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   }
   Conf = std::move(*C);
-  DWORD Events = COR_PRF_MONITOR_NONE;
+  DWORD Events = COR_PRF_MONITOR_NONE, High = 0;
   if (Conf.Spec)
     Events = COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_JIT_COMPILATION |
              COR_PRF_MONITOR_CACHE_SEARCHES | COR_PRF_ENABLE_REJIT;
-  if (HRESULT Hr = Info->SetEventMask(Events); failed(Hr)) {
+  for (const plugin::LoadedPlugin &P : Conf.Plugins)
+    L->line("plugin " + P.Name + (P.Version.empty() ? "" : " " + P.Version) + " (" + P.Path +
+            "): passes " + join(P.Passes, ", ") +
+            (P.Runtime ? "; runtime events " + eventNames(P.Runtime->Events) : ""));
+  Plugins = std::make_unique<PluginHost>(Conf.Plugins, *L);
+  if (Plugins->wants(WEFT_ON_GC))
+    High |= COR_PRF_HIGH_BASIC_GC; // the collections' start and end, concurrent GC left on
+  if (!Plugins->events())
+    Plugins.reset();
+  if (HRESULT Hr = Info->SetEventMask2(Events, High); failed(Hr)) {
     L->line("declined on " + Runtime + ": the runtime refused the event mask (" + hresultText(Hr) +
             "); nothing is instrumented");
     return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
@@ -195,6 +220,8 @@ HRESULT Profiler::initialize(IUnknown *Unk) {
 HRESULT Profiler::Shutdown() {
   return guarded("Shutdown", [&] {
     stopReJitThread();
+    if (Plugins)
+      Plugins->releaseAll();
     if (L && Conf.Spec)
       L->line("shutting down: " + Twine(Count.ModulesSeen.load()) + " modules loaded, " +
               Twine(Count.ModulesMatched.load()) + " with methods the spec matches (" +
@@ -250,6 +277,8 @@ void Profiler::moduleLoaded(ModuleID Id) {
     return;
   }
   std::string Path = utf8(ArrayRef<WCHAR>(Name, NameLength ? std::min<ULONG>(NameLength, 1024) - 1 : 0));
+  if (Plugins && Plugins->wants(WEFT_ON_MODULE_LOAD))
+    Plugins->moduleLoaded(Id, Path);
   if ((Flags & (COR_PRF_MODULE_DYNAMIC | COR_PRF_MODULE_RESOURCE)) || !Base)
     return; // no IL image to read: reflection-emitted or resource-only
   if (!considered(Path))
@@ -301,6 +330,8 @@ void Profiler::moduleLoaded(ModuleID Id) {
     for (uint32_t Row = 1; Row <= Mod->Sel.methodCount(); ++Row)
       if (!Mod->Sel.passesOf(Row).empty())
         ReJit.push_back(metadata::makeToken(metadata::TableId::MethodDef, Row));
+  if (Mod->ReJits)
+    findPrecompiledInliners(*Mod, Id, ReJit);
   {
     std::lock_guard<std::mutex> G(ModulesLock);
     Modules[Id] = std::move(Mod);
@@ -339,6 +370,8 @@ bool Profiler::considered(StringRef Path) {
 
 HRESULT Profiler::ModuleUnloadStarted(ModuleID ModuleId) {
   return guarded("ModuleUnloadStarted", [&] {
+    if (Plugins)
+      Plugins->moduleUnloading(ModuleId);
     std::lock_guard<std::mutex> G(ModulesLock);
     Modules.erase(ModuleId);
     return S_OK;
@@ -353,7 +386,9 @@ std::shared_ptr<LoadedModule> Profiler::moduleOf(ModuleID Id) {
 
 HRESULT Profiler::JITCompilationStarted(FunctionID FunctionId, BOOL IsSafeToBlock) {
   return guarded("JITCompilationStarted", [&] {
-    compilationStarted(FunctionId);
+    bool Woven = compilationStarted(FunctionId);
+    if (Plugins && Plugins->wants(WEFT_ON_JIT))
+      notifyCompiling(false, FunctionId, Woven);
     return S_OK;
   });
 }
@@ -392,10 +427,59 @@ HRESULT Profiler::JITInlining(FunctionID CallerId, FunctionID CalleeId, BOOL *Sh
 
 HRESULT Profiler::JITCachedFunctionSearchStarted(FunctionID FunctionId, BOOL *UseCachedFunction) {
   return guarded("JITCachedFunctionSearchStarted", [&] {
-    if (UseCachedFunction && matched(FunctionId).first)
+    if (UseCachedFunction && precompiledCodeMustNotRun(FunctionId))
       *UseCachedFunction = 0;
     return S_OK;
   });
+}
+
+bool Profiler::precompiledCodeMustNotRun(FunctionID Function) {
+  ClassID Class = 0;
+  ModuleID Module = 0;
+  mdToken Token = 0;
+  if (failed(Info->GetFunctionInfo(Function, &Class, &Module, &Token)))
+    return false;
+  if (matched(Module, Token).first)
+    return true;
+  std::shared_ptr<LoadedModule> Mod = moduleOf(Module);
+  uint32_t Row = metadata::tokenRow(Token);
+  return Mod && metadata::tokenTable(Token) == metadata::TableId::MethodDef &&
+         Row < Mod->InlinedMatching.size() && Mod->InlinedMatching[Row];
+}
+
+void Profiler::findPrecompiledInliners(LoadedModule &Mod, ModuleID Id,
+                                       const std::vector<mdMethodDef> &Matching) {
+  // The image's own record of where its precompiled code inlined each matching method: that
+  // code is declined at the cache search too, and compiled (where JITInlining keeps the matching
+  // method out), so no call of a matching method runs its original IL, from the first call on.
+  // (ReJIT with inliners, requested at the same time, covers what this misses: other modules.)
+  Mod.InlinedMatching.assign(Mod.Sel.methodCount() + 1, false);
+  uint64_t Found = 0;
+  for (mdMethodDef Method : Matching) {
+    BOOL Incomplete = 0;
+    ICorProfilerMethodEnum *Enum = nullptr;
+    if (failed(Info->EnumNgenModuleMethodsInliningThisMethod(Id, Id, Method, &Incomplete, &Enum)) ||
+        !Enum)
+      continue;
+    COR_PRF_METHOD Batch[64];
+    ULONG Got = 0;
+    while (succeeded(Enum->Next(64, Batch, &Got)) && Got) {
+      for (ULONG I = 0; I < Got; ++I) {
+        uint32_t Row = metadata::tokenRow(Batch[I].methodId);
+        if (Batch[I].moduleId == Id && Row < Mod.InlinedMatching.size() &&
+            !Mod.InlinedMatching[Row]) {
+          Mod.InlinedMatching[Row] = true;
+          ++Found;
+        }
+      }
+      if (Got < 64)
+        break;
+    }
+    Enum->Release();
+  }
+  if (Found)
+    L->line(sys::path::filename(Mod.Name) + ": " + Twine(Found) +
+            " methods whose precompiled code inlined a matching method are compiled instead");
 }
 
 /// The first method the passes added that has no body yet, or 0.
@@ -642,23 +726,23 @@ const WovenMethod *Profiler::weaveOnce(LoadedModule &Mod, ModuleID Id, uint32_t 
   return (Mod.Woven[Row] = std::move(W)).get();
 }
 
-void Profiler::compilationStarted(FunctionID Function) {
+bool Profiler::compilationStarted(FunctionID Function) {
   ++Count.Compiled;
   ModuleID Module = 0;
   auto [Mod, Row] = matched(Function, &Module);
   if (!Mod)
-    return;
+    return false;
   std::lock_guard<std::mutex> G(Mod->Lock);
   bool Fresh = false;
   const WovenMethod *W = weaveOnce(*Mod, Module, Row, &Fresh);
   if (!W || !Fresh)
-    return; // the IL is per method definition: set once, for every instantiation
+    return false; // the IL is per method definition: set once, for every instantiation
   StringRef File = sys::path::filename(Mod->Name);
   mdToken Token = metadata::makeToken(metadata::TableId::MethodDef, Row);
   if (std::optional<std::string> Failed = setBody(Module, Token, W->Bytes)) {
     ++Count.LeftAlone;
     L->line(File + ": " + Mod->methodName(Row) + " left as it is: " + *Failed);
-    return;
+    return false;
   }
   ++Count.Rewritten;
   std::vector<COR_IL_MAP> Map = W->Map; // the runtime's parameter is not const
@@ -667,6 +751,52 @@ void Profiler::compilationStarted(FunctionID Function) {
         failed(Hr))
       L->line(File + ": " + Mod->methodName(Row) + ": the runtime refused its IL offset map (" +
               hresultText(Hr) + "); stack traces may show other lines");
+  return true;
+}
+
+void Profiler::notifyCompiling(bool ReJit, FunctionID Function, bool Woven) {
+  ClassID Class = 0;
+  ModuleID Module = 0;
+  mdToken Token = 0, Type = 0;
+  if (failed(Info->GetFunctionInfo(Function, &Class, &Module, &Token)))
+    return;
+  ModuleID ClassModule = 0;
+  if (Class && failed(Info->GetClassIDInfo(Class, &ClassModule, &Type)))
+    Type = 0;
+  Plugins->methodCompiling(ReJit, Module, Function, Token, Type, Woven);
+}
+
+HRESULT Profiler::ReJITCompilationStarted(FunctionID FunctionId, ReJITID, BOOL) {
+  return guarded("ReJITCompilationStarted", [&] {
+    if (Plugins && Plugins->wants(WEFT_ON_REJIT)) {
+      auto [Mod, Row] = matched(FunctionId);
+      bool Woven = false;
+      if (Mod) {
+        std::lock_guard<std::mutex> G(Mod->Lock);
+        Woven = Mod->Woven.count(Row);
+      }
+      notifyCompiling(true, FunctionId, Woven);
+    }
+    return S_OK;
+  });
+}
+
+HRESULT Profiler::GarbageCollectionStarted(int Count, BOOL *Collected, COR_PRF_GC_REASON Reason) {
+  return guarded("GarbageCollectionStarted", [&] {
+    if (Plugins && Collected && Count >= 0) {
+      std::vector<int> Gens(Collected, Collected + Count);
+      Plugins->garbageCollectionStarted(uint32_t(Reason), Gens);
+    }
+    return S_OK;
+  });
+}
+
+HRESULT Profiler::GarbageCollectionFinished() {
+  return guarded("GarbageCollectionFinished", [&] {
+    if (Plugins)
+      Plugins->garbageCollectionFinished();
+    return S_OK;
+  });
 }
 
 HRESULT Profiler::GetReJITParameters(ModuleID ModuleId, mdMethodDef Method,

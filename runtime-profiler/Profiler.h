@@ -13,6 +13,7 @@
 #include "runtime-profiler/CallbackDefaults.h"
 #include "runtime-profiler/Config.h"
 #include "runtime-profiler/Log.h"
+#include "runtime-profiler/PluginHost.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -58,11 +59,20 @@ public:
                              ICorProfilerFunctionControl *Control) override;
   HRESULT ReJITError(ModuleID ModuleId, mdMethodDef MethodId, FunctionID FunctionId,
                      HRESULT HrStatus) override;
+  // Only for plugins' hooks:
+  HRESULT ReJITCompilationStarted(FunctionID FunctionId, ReJITID RejitId,
+                                  BOOL IsSafeToBlock) override;
+  HRESULT GarbageCollectionStarted(int GenerationCount, BOOL *GenerationCollected,
+                                   COR_PRF_GC_REASON Reason) override;
+  HRESULT GarbageCollectionFinished() override;
 
 private:
   HRESULT initialize(IUnknown *ProfilerInfoUnk);
   void moduleLoaded(ModuleID ModuleId);
-  void compilationStarted(FunctionID FunctionId);
+  /// Weaves the method if the spec matches it; whether it got a new body.
+  bool compilationStarted(FunctionID FunctionId);
+  /// Tells the plugins that ask about a (re)compilation of \p Function.
+  void notifyCompiling(bool ReJit, FunctionID Function, bool Woven);
   /// Makes the module's weave (its editor mirrored into the runtime, the passes begun); false,
   /// logged, if it cannot.
   bool startWeave(LoadedModule &Mod, ModuleID ModuleId);
@@ -76,6 +86,12 @@ private:
   /// module \p Mod that the spec matches and every method that inlined one.
   void requestReJit(ModuleID ModuleId, const std::vector<mdMethodDef> &Methods);
   void reJitThread();
+  /// Whether \p Function's ReadyToRun code must not run: the spec matches it, or its code inlined
+  /// a method the spec matches.
+  bool precompiledCodeMustNotRun(FunctionID Function);
+  /// Marks the methods of ReadyToRun module \p Mod whose code inlined one of \p Matching.
+  void findPrecompiledInliners(LoadedModule &Mod, ModuleID ModuleId,
+                               const std::vector<mdMethodDef> &Matching);
   void stopReJitThread();
   /// Hands the runtime what the passes defined since the last call: the metadata applied, the
   /// bodies of the methods they added. A description of what failed, if anything did.
@@ -99,6 +115,7 @@ private:
   std::unique_ptr<Log> L;
   bool Verbose = false; // WEFT_VERBOSE: log what each pass left alone, and why
   Config Conf;
+  std::unique_ptr<PluginHost> Plugins; // the spec's plugins' hooks, if any has some
   ICorProfilerInfo7 *Info = nullptr;
   unsigned InfoVersion = 0;
   /// Whether a module is one the spec may instrument (not the framework unless the spec names

@@ -21,6 +21,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 using namespace weft;
 using namespace weft::test;
 
@@ -350,8 +352,9 @@ TEST_P(RuntimeWeave, InterceptCallRedirectsWhatTheOfflineWeaveRedirects) {
                            "\"Replacements.dll\", \"replacement-type\": "
                            "\"Weft.Replacements.Console\"}}",
                            "WEFT_UNUSED", "unused", /*Unchanged=*/FSharp);
-  if (!FSharp)
+  if (!FSharp) {
     EXPECT_NE(B.Rt.R.Out.find("| "), std::string::npos) << B.Rt.R.Out;
+  }
 }
 
 // single-ret changes control flow only: the program prints what it prints, and no method is left
@@ -470,8 +473,9 @@ TEST(RuntimeWeave, FrameworkAndPackageCodeIsWovenAsOffline) {
   std::vector<std::string> Expected = sortedLines(readFile(OfflineLog));
   std::vector<std::string> Got = sortedLines(readFile(RuntimeLog));
   EXPECT_EQ(Got.size(), Expected.size()) << Rt.Log; // a call missed is a line fewer
-  if (Got.size() == Expected.size())
+  if (Got.size() == Expected.size()) {
     EXPECT_EQ(Got, Expected) << Rt.Log;
+  }
   bool SawJson = false, SawNewtonsoft = false;
   for (llvm::StringRef L : Got) {
     llvm::StringRef Method = L.split(' ').second;
@@ -494,6 +498,117 @@ TEST(RuntimeWeave, FrameworkAndPackageCodeIsWovenAsOffline) {
   auto [Compiled, Rewritten] = compiledAndRewritten(Line);
   EXPECT_GT(Compiled, 0u) << Line;
   EXPECT_EQ(Rewritten, Compiled) << Line;
+}
+
+// --- plugins in the profiler ---
+
+/// A spec in \p Dir loading the two marker plugins (a with priority 2, b with priority 1) and
+/// applying \p Passes to the third-party program's own assembly.
+std::string markerSpec(llvm::StringRef Dir, llvm::StringRef Passes) {
+  std::string Spec = Dir.str() + "/weft.json";
+  EXPECT_TRUE(writeFile(Spec, "{\"version\": 1, \"plugins\": [{\"path\": \"" +
+                                  std::string(WEFT_MARKER_A_PLUGIN) +
+                                  "\", \"priority\": 2}, \"" + WEFT_MARKER_B_PLUGIN +
+                                  "\"], \"rules\": [{\"match\": {\"assembly\": \"ThirdParty\"}, "
+                                  "\"passes\": [" + Passes.str() + "]}]}"));
+  return Spec;
+}
+
+/// "name value" lines as a map.
+std::map<std::string, int> counts(llvm::StringRef Text) {
+  std::map<std::string, int> Out;
+  llvm::SmallVector<llvm::StringRef, 16> Lines;
+  Text.split(Lines, '\n', -1, false);
+  for (llvm::StringRef L : Lines) {
+    auto [Name, Value] = L.split(' ');
+    Value.getAsInteger(10, Out[Name.str()]);
+  }
+  return Out;
+}
+
+// Two plugins named by the spec: both passes rewrite the same methods, in the rule's order, as
+// when the spec is woven offline; each plugin's hooks see only the events it asked for, in
+// priority order; each keeps its own data on the method objects, and the profiler releases all
+// of it.
+TEST(ProfilerPlugins, TwoPluginsBothSeeTheirEventsAndRewriteTheSameMethods) {
+  std::string Plain = thirdPartyFolder("plugins");
+  std::string Spec = markerSpec(Plain, "\"mark-a\", \"mark-b\"");
+  std::string Offline = thirdPartyFolder("plugins-offline");
+  CommandResult W = run(weftTool(), {"weave", Plain + "/ThirdParty.dll", "-o",
+                                     Offline + "/ThirdParty.dll", "--spec", Spec});
+  ASSERT_EQ(W.ExitCode, 0) << W.Err;
+  CommandResult Off = run("dotnet", {Offline + "/ThirdParty.dll"});
+  std::string A = Plain + "/a.txt", B = Plain + "/b.txt", Order = Plain + "/order.txt";
+  Ran Rt = weftRun("plugins", {"--spec", Spec}, {"dotnet", Plain + "/ThirdParty.dll"},
+                   {"WEFT_MARKER_REPORT_a=" + A, "WEFT_MARKER_REPORT_b=" + B,
+                    "WEFT_MARKER_ORDER=" + Order});
+  EXPECT_EQ(Rt.R.ExitCode, 0) << Rt.R.Err;
+  EXPECT_EQ(Rt.R.Out, Off.Out);
+  // b's pass ran second, so its line comes first.
+  EXPECT_NE(Rt.R.Out.find("b: Program::Main\na: Program::Main\n"), std::string::npos) << Rt.R.Out;
+  EXPECT_EQ(readFile(Order), "b\na\n"); // priority 1 before priority 2
+  std::map<std::string, int> Ca = counts(readFile(A)), Cb = counts(readFile(B));
+  for (auto *C : {&Ca, &Cb}) {
+    EXPECT_GT((*C)["modules"], 5);
+    EXPECT_GT((*C)["jit"], 100);
+    EXPECT_EQ((*C)["woven"], 2); // Program::Main and Order::.ctor, woven by both plugins' passes
+    EXPECT_GT((*C)["data-set"], 100);
+    EXPECT_EQ((*C)["data-released"], (*C)["data-set"]);
+  }
+  EXPECT_EQ(Ca["jit"], Cb["jit"]);
+  EXPECT_EQ(Ca["data-set"], Cb["data-set"]); // each found only its own data on an object
+  EXPECT_GE(Ca["gc-start"], 2);             // the program's two GC.Collect calls
+  EXPECT_GE(Ca["induced"], 2);
+  EXPECT_EQ(Ca["gc-end"], Ca["gc-start"]);
+  EXPECT_EQ(Cb["gc-start"], 0); // b did not ask for collections
+  EXPECT_NE(Rt.Log.find("plugin weft-test-marker-a 1.0"), std::string::npos) << Rt.Log;
+  EXPECT_NE(shutdownLine(Rt.Log).find(" 0 left as they were after a problem"), std::string::npos)
+      << Rt.Log;
+}
+
+// A plugin's pass that fails on a method leaves that method as it was, says why, and the other
+// methods are woven; the program runs.
+TEST(ProfilerPlugins, APluginPassThatFailsLeavesItsMethodAsItWas) {
+  std::string Dir = thirdPartyFolder("plugin-fails");
+  std::string Spec = markerSpec(Dir, "{\"name\": \"mark-a\", \"options\": {\"fail\": \"Main\"}}");
+  Ran Rt = weftRun("plugin-fails", {"--spec", Spec}, {"dotnet", Dir + "/ThirdParty.dll"});
+  EXPECT_EQ(Rt.R.ExitCode, 0) << Rt.R.Err;
+  EXPECT_EQ(Rt.R.Out.find("a: Program::Main"), std::string::npos) << Rt.R.Out;
+  EXPECT_NE(Rt.R.Out.find("a: Order::.ctor"), std::string::npos) << Rt.R.Out;
+  EXPECT_NE(Rt.R.Out.find("System.Text.Json: 25 orders"), std::string::npos) << Rt.R.Out;
+  EXPECT_NE(Rt.Log.find("left as it is: "), std::string::npos) << Rt.Log;
+  EXPECT_NE(Rt.Log.find("mark-a fails on Program::Main"), std::string::npos) << Rt.Log;
+  EXPECT_NE(shutdownLine(Rt.Log).find(" 1 left as they were after a problem"), std::string::npos)
+      << Rt.Log;
+}
+
+// A plugin that cannot be loaded: `weft run` refuses the spec before the command starts, and a
+// host that sets the variables itself gets the program as before, the log saying why.
+TEST(ProfilerPlugins, APluginThatCannotLoadInstrumentsNothing) {
+  std::string Dir = thirdPartyFolder("plugin-missing");
+  std::string Spec = Dir + "/weft.json", Log = Dir + "/weft.log";
+  ASSERT_TRUE(writeFile(Spec, "{\"version\": 1, \"plugins\": [\"" +
+                                  std::string(WEFT_MISSING_SYMBOL_PLUGIN) +
+                                  "\"], \"rules\": [{\"passes\": [\"single-ret\"]}]}"));
+  Ran Refused = weftRun("plugin-missing", {"--spec", Spec}, {"sh", "-c", "echo ran"});
+  EXPECT_EQ(Refused.R.ExitCode, 2);
+  EXPECT_EQ(Refused.R.Out, "");
+  EXPECT_NE(Refused.R.Err.find("cannot be loaded as a shared library"), std::string::npos)
+      << Refused.R.Err;
+  CommandResult Unwoven = run("dotnet", {Dir + "/ThirdParty.dll"});
+  CommandResult R = run("dotnet", {Dir + "/ThirdParty.dll"},
+                        {"CORECLR_ENABLE_PROFILING=1",
+                         std::string("CORECLR_PROFILER=") + prof::ProfilerClsid,
+                         "CORECLR_PROFILER_PATH=" + binaryDir() + "/cli/" + prof::ProfilerLibrary,
+                         std::string(prof::SpecVariable) + "=" + Spec,
+                         std::string(prof::LogVariable) + "=" + Log},
+                        120);
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_EQ(R.Out, Unwoven.Out);
+  std::string Text = readFile(Log);
+  EXPECT_NE(Text.find("declined on CoreCLR "), std::string::npos) << Text;
+  EXPECT_NE(Text.find("weft-missing-symbol.so"), std::string::npos) << Text;
+  EXPECT_NE(Text.find("nothing is instrumented"), std::string::npos) << Text;
 }
 
 } // namespace

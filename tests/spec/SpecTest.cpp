@@ -120,6 +120,28 @@ TEST(SpecParse, SyntaxErrorsGiveLineAndColumn) {
   EXPECT_EQ(parseError(""), "weft.json: invalid JSON: line 1, column 0: Unexpected EOF");
 }
 
+// "plugins": paths (relative to the spec's folder) or objects with a priority, lower first.
+TEST(SpecParse, Plugins) {
+  Expected<Spec> S = Spec::parse(R"({"version": 1, "plugins": [{"path": "late.so", "priority": 5},
+      "first.so", {"path": "/abs/early.so", "priority": -1}], "rules": []})",
+                                 "dir/weft.json");
+  ASSERT_TRUE(bool(S)) << toString(S.takeError());
+  EXPECT_EQ(S->pluginPaths(), (std::vector<std::string>{"/abs/early.so", "dir/first.so",
+                                                         "dir/late.so"}));
+  EXPECT_EQ(parseError(R"({"version": 1, "plugins": "a.so", "rules": []})"),
+            "weft.json: plugins: expected an array, got a string");
+  EXPECT_EQ(parseError(R"({"version": 1, "plugins": [3], "rules": []})"),
+            "weft.json: plugins[0]: expected a plugin's path or an object with a path, got a "
+            "number");
+  EXPECT_EQ(parseError(R"({"version": 1, "plugins": [{"priority": 1}], "rules": []})"),
+            "weft.json: plugins[0]: missing path");
+  EXPECT_EQ(parseError(R"({"version": 1, "plugins": [{"path": "a.so", "priority": "1"}],
+                           "rules": []})"),
+            "weft.json: plugins[0]: priority: expected an integer, got a string");
+  EXPECT_EQ(parseError(R"({"version": 1, "plugins": [{"path": "a.so", "when": 1}], "rules": []})"),
+            "weft.json: plugins[0]: unknown key 'when' (expected path, priority)");
+}
+
 TEST(SpecParse, TopLevel) {
   EXPECT_EQ(parseError("[]"), "weft.json: expected an object, got an array");
   EXPECT_EQ(parseError(R"({"rules": []})"),
@@ -134,7 +156,7 @@ TEST(SpecParse, TopLevel) {
   EXPECT_EQ(parseError(R"({"version": 1, "rules": {}})"),
             "weft.json: rules: expected an array, got an object");
   EXPECT_EQ(parseError(R"({"version": 1, "rules": [], "rule": []})"),
-            "weft.json: unknown key 'rule' (expected $schema, version, rules)");
+            "weft.json: unknown key 'rule' (expected $schema, version, plugins, rules)");
   EXPECT_EQ(parseError(R"({"version": 1, "rules": [], "version": 1})"),
             "weft.json: duplicate key 'version'");
   EXPECT_EQ(parseError(R"({"$schema": 3, "version": 1, "rules": []})"),

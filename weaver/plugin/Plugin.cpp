@@ -80,6 +80,7 @@ Expected<LoadedPlugin> loadPlugin(StringRef Path, passes::PassRegistry &Registry
   P.Path = Path.str();
   P.Name = Info.Name ? Info.Name : sys::path::stem(Path).str();
   P.Version = Info.Version ? Info.Version : "";
+  P.Runtime = Info.Runtime;
 
   // The plugin registers into a registry of its own; its passes join the real one only if none
   // of their names is taken.
@@ -103,6 +104,18 @@ Expected<LoadedPlugin> loadPlugin(StringRef Path, passes::PassRegistry &Registry
   }
   L.Plugins.emplace(std::string(Real), P);
   return P;
+}
+
+Expected<std::vector<LoadedPlugin>> loadPlugins(StringRef SpecPath, ArrayRef<std::string> Paths) {
+  std::vector<LoadedPlugin> Loaded;
+  for (const std::string &P : Paths) {
+    Expected<LoadedPlugin> L = loadPlugin(P);
+    if (!L)
+      return createStringError(inconvertibleErrorCode(),
+                               SpecPath + ": plugins: " + toString(L.takeError()));
+    Loaded.push_back(std::move(*L));
+  }
+  return std::move(Loaded);
 }
 
 } // namespace weft::plugin

@@ -33,12 +33,71 @@
 #include <vector>
 
 /// The version of the plugin ABI this weft implements.
-#define WEFT_PLUGIN_API_VERSION 3
+#define WEFT_PLUGIN_API_VERSION 4
 
 /// Makes the entry point visible even when a plugin hides its other symbols.
 #define WEFT_PLUGIN_EXPORT __attribute__((visibility("default")))
 
 extern "C" {
+
+/// A module, type or method the runtime profiler tracks, to which each plugin can attach data of
+/// its own (weftRuntimeServices).
+typedef struct weftObject weftObject;
+
+/// The events a plugin's runtime hooks ask for (weftRuntimeHooks::Events).
+enum {
+  WEFT_ON_MODULE_LOAD = 1u << 0,   // ModuleLoaded, for every module the runtime loads
+  WEFT_ON_MODULE_UNLOAD = 1u << 1, // ModuleUnloading, then the module's data is released
+  WEFT_ON_JIT = 1u << 2,           // MethodCompiling, at each JIT compilation
+  WEFT_ON_REJIT = 1u << 3,         // MethodReJitting, at each ReJIT of a method
+  WEFT_ON_GC = 1u << 4,            // GarbageCollection, at the start and end of each collection
+};
+
+/// What the profiler offers a plugin's hooks. Data is keyed by the plugin (the events' Plugin
+/// member): each plugin sees only its own. Release (may be null) runs when the object goes (the
+/// module unloads, or the process ends) or the data is replaced.
+struct weftRuntimeServices {
+  void *(*GetData)(weftObject *Object, const void *Plugin);
+  void (*SetData)(weftObject *Object, const void *Plugin, void *Data, void (*Release)(void *));
+};
+
+struct weftModuleEvent {
+  const weftRuntimeServices *Services;
+  const void *Plugin;
+  weftObject *Module;
+  uint64_t ModuleId; // the runtime's ModuleID
+  const char *Path;  // the file the module was loaded from (UTF-8; empty for none)
+};
+
+struct weftMethodEvent {
+  const weftRuntimeServices *Services;
+  const void *Plugin;
+  weftObject *Module, *Type, *Method; // Type: the declaring TypeDef (null if unknown)
+  uint64_t ModuleId, FunctionId;
+  uint32_t Token;  // the MethodDef token
+  int Woven;       // 1 if weft's passes gave this compilation a new body
+};
+
+struct weftGcEvent {
+  const weftRuntimeServices *Services;
+  const void *Plugin;
+  int Finished;         // 0: the collection starts; 1: it has ended
+  uint32_t Reason;      // at the start: COR_PRF_GC_REASON (1: induced, 0: other)
+  uint32_t Generations; // at the start: how many entries Collected has
+  const int *Collected; // at the start: Collected[G] is 1 if generation G is collected
+};
+
+/// Optional callbacks of a plugin loaded by the runtime profiler (`weft run`), called in the
+/// spec's plugin priority order, each only for the events its plugin asks for. Any may be null.
+/// They run on the runtime's threads, several at once: a plugin does its own locking.
+struct weftRuntimeHooks {
+  uint32_t Events; // WEFT_ON_* bits
+  void (*ModuleLoaded)(const weftModuleEvent *);
+  void (*ModuleUnloading)(const weftModuleEvent *);
+  void (*MethodCompiling)(const weftMethodEvent *);
+  void (*MethodReJitting)(const weftMethodEvent *);
+  void (*GarbageCollection)(const weftGcEvent *);
+};
 
 /// What a plugin says about itself.
 struct weftPluginInfo {
@@ -50,6 +109,8 @@ struct weftPluginInfo {
   /// Adds the plugin's passes to \p R (with PassRegistry::add); called once, right after the
   /// library is loaded.
   void (*RegisterPasses)(weft::passes::PassRegistry &R);
+  /// Its callbacks in the runtime profiler, or null (offline weaving never calls them).
+  const weftRuntimeHooks *Runtime;
 };
 
 /// The entry point every plugin defines.
@@ -67,6 +128,8 @@ struct LoadedPlugin {
   std::string Name, Version;
   /// The passes it registered, in its order.
   std::vector<std::string> Passes;
+  /// Its runtime hooks (null for none).
+  const weftRuntimeHooks *Runtime = nullptr;
 };
 
 /// Loads the plugin at \p Path for the rest of the process and adds its passes to \p Registry.
@@ -76,6 +139,10 @@ struct LoadedPlugin {
 /// did.
 llvm::Expected<LoadedPlugin>
 loadPlugin(llvm::StringRef Path, passes::PassRegistry &Registry = passes::PassRegistry::global());
+
+/// Loads the plugins a spec file (\p SpecPath) names, in their order; an error names the spec.
+llvm::Expected<std::vector<LoadedPlugin>> loadPlugins(llvm::StringRef SpecPath,
+                                                     llvm::ArrayRef<std::string> Paths);
 
 } // namespace weft::plugin
 

@@ -251,6 +251,9 @@ class Parser {
 public:
   explicit Parser(StringRef Path) : Path(Path), BaseDir(sys::path::parent_path(Path).str()) {}
 
+  /// The plugins the last parse read.
+  std::vector<PluginUse> Plugins;
+
   Expected<std::vector<Rule>> parse(StringRef Text) {
     Text.consume_front("\xEF\xBB\xBF"); // a UTF-8 byte order mark, as some editors write
     if (nestsTooDeep(Text))
@@ -260,7 +263,7 @@ public:
       return fail("", "invalid JSON: " + syntaxMessage(toString(Root.takeError())));
     Shape RootShape = ShapeScanner(Text).value();
     Node N{&*Root, &RootShape};
-    if (Error E = expectObject(N, "", {"$schema", "version", "rules"}))
+    if (Error E = expectObject(N, "", {"$schema", "version", "plugins", "rules"}))
       return std::move(E);
 
     if (Node Schema = member(N, "$schema"); Schema && !Schema.V->getAsString())
@@ -273,6 +276,9 @@ public:
     if (Version.V->getAsInteger() != Optional<int64_t>(1))
       return fail("version", "unsupported version " + Version.S->Text + " (this weft reads 1)");
 
+    if (Node P = member(N, "plugins"))
+      if (Error E = parsePlugins(P))
+        return std::move(E);
     Node Rules = member(N, "rules");
     if (!Rules)
       return fail("rules", "missing");
@@ -539,6 +545,42 @@ private:
     return std::move(U);
   }
 
+  /// "plugins": [ "x.so" | {"path": "x.so", "priority": N}, ... ].
+  Error parsePlugins(Node N) {
+    if (!N.V->getAsArray())
+      return wrongType(N, "plugins", "an array");
+    for (size_t I = 0, E = items(N); I != E; ++I) {
+      Node P = item(N, I);
+      std::string At = "plugins[" + std::to_string(I) + "]";
+      PluginUse U;
+      Node PathNode = P;
+      if (P.V->getAsObject()) {
+        if (Error Err = expectObject(P, At, {"path", "priority"}))
+          return Err;
+        PathNode = member(P, "path");
+        if (!PathNode)
+          return fail(At, "missing path");
+        if (Node Pr = member(P, "priority")) {
+          Optional<int64_t> V = Pr.V->getAsInteger();
+          if (!V)
+            return wrongType(Pr, At + ": priority", "an integer");
+          U.Priority = *V;
+        }
+      }
+      Optional<StringRef> S = PathNode.V->getAsString();
+      if (!S || S->empty())
+        return wrongType(PathNode, At, "a plugin's path or an object with a path");
+      SmallString<256> Full(*S);
+      if (sys::path::is_relative(Full) && !BaseDir.empty())
+        Full = (BaseDir + "/" + *S).str();
+      U.Path = std::string(Full);
+      Plugins.push_back(std::move(U));
+    }
+    std::stable_sort(Plugins.begin(), Plugins.end(),
+                     [](const PluginUse &A, const PluginUse &B) { return A.Priority < B.Priority; });
+    return Error::success();
+  }
+
   Expected<Rule> parseRule(Node N, size_t Index) const {
     Rule R;
     R.Label = "rules[" + std::to_string(Index) + "]";
@@ -595,12 +637,21 @@ private:
 } // namespace
 
 Expected<Spec> Spec::parse(StringRef Text, StringRef Path) {
-  Expected<std::vector<Rule>> Rules = Parser(Path).parse(Text);
+  Parser P(Path);
+  Expected<std::vector<Rule>> Rules = P.parse(Text);
   if (!Rules)
     return Rules.takeError();
   Spec S;
   S.Rules = std::move(*Rules);
+  S.Plugins = std::move(P.Plugins);
   return std::move(S);
+}
+
+std::vector<std::string> Spec::pluginPaths() const {
+  std::vector<std::string> Out;
+  for (const PluginUse &U : Plugins)
+    Out.push_back(U.Path);
+  return Out;
 }
 
 Expected<Spec> Spec::load(StringRef Path) {

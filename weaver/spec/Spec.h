@@ -73,6 +73,13 @@ struct Rule {
   std::vector<PassUse> Passes;
 };
 
+/// A plugin the spec loads ("plugins"): its path (relative to the spec's folder, made so) and its
+/// priority (lower first; ties in the spec's order).
+struct PluginUse {
+  std::string Path;
+  int64_t Priority = 0;
+};
+
 class Spec {
 public:
   Spec();
@@ -91,11 +98,15 @@ public:
   /// Whether some rule chooses assemblies by name ("assembly"): the runtime profiler considers
   /// the shared framework's modules only then.
   bool namesAssemblies() const;
+  /// The plugins the spec names, in priority order: load them before checking the passes.
+  const std::vector<PluginUse> &plugins() const { return Plugins; }
+  std::vector<std::string> pluginPaths() const;
 
 private:
   friend struct Selection;
   friend llvm::Expected<struct Selection> select(const Spec &S, const metadata::Module &M);
   std::vector<Rule> Rules;
+  std::vector<PluginUse> Plugins;
 };
 
 /// A pass use written as on the command line: `name` or `name:key=value,key=value` (`--pass`).

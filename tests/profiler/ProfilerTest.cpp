@@ -371,6 +371,19 @@ TEST_P(RuntimeWeave, SingleRetKeepsTheProgramsOutput) {
 INSTANTIATE_TEST_SUITE_P(Corpus, RuntimeWeave, ::testing::ValuesIn(equivalencePrograms()),
                          [](const auto &Info) { return Info.param; });
 
+// Methods a pass leaves alone (single-ret on methods that already return only at their end):
+// with -v the log names each and says why, they are counted as unchanged, and the program
+// prints what it prints.
+TEST(RuntimeWeave, MethodsAPassLeavesAloneAreLoggedWithTheReason) {
+  Ran Rt = weftRun("left-alone", {"-v", "--pass", "single-ret"}, {"dotnet", corpusDll("Generics")});
+  EXPECT_EQ(Rt.R.ExitCode, 0) << Rt.R.Err;
+  EXPECT_EQ(Rt.R.Out, expectedOutput("Generics"));
+  EXPECT_NE(Rt.Log.find("Generics.dll: skipped by single-ret: "), std::string::npos) << Rt.Log;
+  EXPECT_NE(Rt.Log.find("it already returns only at its end"), std::string::npos) << Rt.Log;
+  std::string Line = shutdownLine(Rt.Log);
+  EXPECT_EQ(Line.find(" 0 unchanged by the passes"), std::string::npos) << Line;
+}
+
 // Probes that throw on every call: the trampolines drop what they throw, so the program prints
 // what it prints unwoven, every method it runs rewritten.
 TEST(RuntimeWeave, AThrowingProbeDoesNotChangeTheProgram) {

@@ -3,9 +3,12 @@
 // Runs a command several times and prints its wall time (least and median) and peak resident
 // memory, as the figures of a whole process: start-up, reading, writing and exit included.
 //
-//   weft-measure [--repeat N] [--label TEXT] -- COMMAND ARGS...
+//   weft-measure [--repeat N] [--label TEXT] -- COMMAND ARGS... [';;' [--label TEXT] -- COMMAND ...]...
 //
-// The command's own output is discarded; a failing run is reported with its exit status.
+// Several commands (separated by the argument ';;') are run in turn, one run of each per round,
+// so that a machine whose speed drifts over minutes slows them all alike and their figures can
+// be compared. The commands' own output is discarded; a failing run is reported with its exit
+// status.
 //
 //===----------------------------------------------------------------------===//
 #include "llvm/Support/Format.h"
@@ -52,28 +55,19 @@ Run runOnce(char **Argv) {
 
 } // namespace
 
-int main(int argc, char **argv) {
-  unsigned Repeat = 5;
+namespace {
+
+struct Measured {
   std::string Label;
-  int I = 1;
-  for (; I < argc && std::strcmp(argv[I], "--") != 0; ++I) {
-    if (!std::strcmp(argv[I], "--repeat") && I + 1 < argc)
-      Repeat = unsigned(std::max(1, std::atoi(argv[++I])));
-    else if (!std::strcmp(argv[I], "--label") && I + 1 < argc)
-      Label = argv[++I];
-  }
-  if (I + 1 >= argc) {
-    llvm::errs() << "usage: weft-measure [--repeat N] [--label TEXT] -- COMMAND ARGS...\n";
-    return 2;
-  }
-  char **Command = argv + I + 1;
+  std::vector<char *> Command; // null-terminated
   std::vector<Run> Runs;
-  for (unsigned K = 0; K < Repeat; ++K)
-    Runs.push_back(runOnce(Command));
+};
+
+void report(const Measured &M) {
   std::vector<double> Times;
   long Peak = 0;
   int Failed = 0;
-  for (const Run &R : Runs) {
+  for (const Run &R : M.Runs) {
     Times.push_back(R.Seconds);
     Peak = std::max(Peak, R.PeakKiB);
     Failed = Failed ? Failed : R.Status;
@@ -81,9 +75,48 @@ int main(int argc, char **argv) {
   std::sort(Times.begin(), Times.end());
   llvm::outs() << llvm::format("  %-46s process: least %.3f s, median %.3f s of %u, peak RSS "
                                "%.1f MiB",
-                               Label.empty() ? Command[0] : Label.c_str(), Times.front(),
-                               Times[Times.size() / 2], Repeat, Peak / 1024.0)
+                               M.Label.empty() ? M.Command[0] : M.Label.c_str(), Times.front(),
+                               Times[Times.size() / 2], unsigned(Times.size()), Peak / 1024.0)
                << (Failed ? ", FAILED (exit " + std::to_string(Failed) + ")" : std::string())
                << '\n';
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  unsigned Repeat = 5;
+  std::vector<Measured> All;
+  for (int I = 1; I < argc;) {
+    Measured M;
+    for (; I < argc && std::strcmp(argv[I], "--") != 0; ++I) {
+      if (!std::strcmp(argv[I], "--repeat") && I + 1 < argc)
+        Repeat = unsigned(std::max(1, std::atoi(argv[++I])));
+      else if (!std::strcmp(argv[I], "--label") && I + 1 < argc)
+        M.Label = argv[++I];
+    }
+    for (++I; I < argc && std::strcmp(argv[I], ";;") != 0; ++I)
+      M.Command.push_back(argv[I]);
+    ++I; // past ';;'
+    if (M.Command.empty()) {
+      llvm::errs() << "usage: weft-measure [--repeat N] [--label TEXT] -- COMMAND ARGS... "
+                      "[';;' [--label TEXT] -- COMMAND ARGS...]...\n";
+      return 2;
+    }
+    M.Command.push_back(nullptr);
+    All.push_back(std::move(M));
+  }
+  if (All.empty()) {
+    llvm::errs() << "usage: weft-measure [--repeat N] [--label TEXT] -- COMMAND ARGS...\n";
+    return 2;
+  }
+  for (unsigned K = 0; K < Repeat; ++K)
+    for (Measured &M : All)
+      M.Runs.push_back(runOnce(M.Command.data()));
+  bool Failed = false;
+  for (const Measured &M : All) {
+    report(M);
+    for (const Run &R : M.Runs)
+      Failed |= R.Status != 0;
+  }
   return Failed ? 1 : 0;
 }

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The runtime profiler's cost, side by side in one run (weft-measure: least and median wall time
-# of 20 whole processes):
+# of 20 whole processes, the configurations taking turns):
 #   - a corpus program (Generics) and a framework-heavy one (bench/startup: System.Text.Json),
 #   - without the profiler; with it and a spec that matches nothing (with no "assembly" rule, and
 #     with one, which makes the profiler read every framework module as it loads);
-#   - with entry-exit (empty probes) on every method of the program, beside the same program
-#     woven offline;
+#   - with entry-exit (empty probes) on every method of the program, and with coverage (the whole
+#     module woven at its first compilation), each beside the same program woven offline;
+#   - for the JSON program, entry-exit on System.Text.Json's JsonSerializer (framework code,
+#     ReadyToRun: declined and compiled, and ReJIT-ed with its inliners);
 # and the time per method woven at JIT time, from the profiler's log (median, 90th and 99th
 # percentile).
 #
@@ -45,17 +47,38 @@ for program in "$generics" "$json"; do
   pass="entry-exit:probe-assembly=$dir/Probes.dll,probe-type=Weft.Probes.Empty"
   "$weft" weave "$dir/$name.dll" -o "$woven/$name.dll" --pass "$pass" >/dev/null
   cp "$dir/$name.runtimeconfig.json" "$probes" "$woven/"
+  mkdir -p "$woven-cov"
+  "$weft" weave "$dir/$name.dll" -o "$woven-cov/$name.dll" --pass coverage >/dev/null
+  cp "$dir/$name.runtimeconfig.json" "$woven-cov/"
+  cat >"$out/framework.json" <<SPEC
+{"version": 1, "rules": [{"match": {"assembly": "System.Text.Json", "namespace": "System.Text.Json",
+  "type": "JsonSerializer"}, "passes": [{"name": "entry-exit", "options": {
+  "probe-assembly": "$dir/Probes.dll", "probe-type": "Weft.Probes.Empty"}}]}]}
+SPEC
+  # One run of each configuration per round (weft-measure ';;'): the machine's drift slows all.
+  configs=(
+    --label "no profiler" -- dotnet "$dir/$name.dll" ';;'
+    --label "profiler, a spec that matches nothing" --
+      "${profiler[@]}" "WEFT_SPEC=$out/nothing.json" "WEFT_LOG=$out/log" dotnet "$dir/$name.dll" ';;'
+    --label "profiler, the same with an assembly rule" --
+      "${profiler[@]}" "WEFT_SPEC=$out/nothing-assembly.json" "WEFT_LOG=$out/log"
+      dotnet "$dir/$name.dll" ';;'
+    --label "profiler, entry-exit on every method of the program" --
+      "${profiler[@]}" "WEFT_PASSES=$pass" "WEFT_LOG=$out/log" dotnet "$dir/$name.dll" ';;'
+    --label "woven offline with entry-exit, no profiler" -- dotnet "$woven/$name.dll" ';;'
+    --label "profiler, coverage on every method of the program" --
+      "${profiler[@]}" "WEFT_PASSES=coverage" "WEFT_OUTPUT_DIR=$out" "WEFT_COVERAGE_FILE=$out/hits"
+      "WEFT_LOG=$out/log" dotnet "$dir/$name.dll" ';;'
+    --label "woven offline with coverage, no profiler" --
+      env "WEFT_COVERAGE_FILE=$out/hits" dotnet "$woven-cov/$name.dll"
+  )
+  if [[ "$name" == JsonApp ]]; then
+    configs+=(';;' --label "profiler, entry-exit on System.Text.Json's JsonSerializer" --
+              "${profiler[@]}" "WEFT_SPEC=$out/framework.json" "WEFT_LOG=$out/log"
+              dotnet "$dir/$name.dll")
+  fi
   echo "$name"
-  "$measure" --repeat 20 --label "no profiler" -- dotnet "$dir/$name.dll"
-  "$measure" --repeat 20 --label "profiler, a spec that matches nothing" -- \
-    "${profiler[@]}" "WEFT_SPEC=$out/nothing.json" "WEFT_LOG=$out/log" dotnet "$dir/$name.dll"
-  "$measure" --repeat 20 --label "profiler, the same with an assembly rule" -- \
-    "${profiler[@]}" "WEFT_SPEC=$out/nothing-assembly.json" "WEFT_LOG=$out/log" \
-    dotnet "$dir/$name.dll"
-  "$measure" --repeat 20 --label "profiler, entry-exit on every method of the program" -- \
-    "${profiler[@]}" "WEFT_PASSES=$pass" "WEFT_LOG=$out/log" dotnet "$dir/$name.dll"
-  "$measure" --repeat 20 --label "woven offline with entry-exit, no profiler" -- \
-    dotnet "$woven/$name.dll"
+  "$measure" --repeat 20 "${configs[@]}"
   rm -f "$out/log"
   "${profiler[@]}" "WEFT_PASSES=$pass" "WEFT_LOG=$out/log" dotnet "$dir/$name.dll" >/dev/null
   sed -n 's/.*\(time per method woven at JIT time\)/  \1/p' "$out/log"

@@ -130,18 +130,20 @@ TEST(WeftRun, APassMatchesTheProgramsModulesNotTheFrameworks) {
   EXPECT_NE(R.Log.find("shutting down: "), std::string::npos) << R.Log;
 }
 
+/// The variables a host that loads the profiler itself sets (a container, a service).
+std::vector<std::string> hostEnvironment(const std::string &Spec, const std::string &Log) {
+  return {"CORECLR_ENABLE_PROFILING=1", std::string("CORECLR_PROFILER=") + prof::ProfilerClsid,
+          "CORECLR_PROFILER_PATH=" + binaryDir() + "/cli/" + prof::ProfilerLibrary,
+          std::string(prof::SpecVariable) + "=" + Spec, std::string(prof::LogVariable) + "=" + Log};
+}
+
 TEST(Profiler, AHostSettingTheVariablesWithABadSpecGetsTheProgramAsBefore) {
   // A host that sets the variables itself (a container, a service), with a spec weft cannot use.
   std::string Dir = scratchDir("profiler-bad-spec");
   std::string Spec = Dir + "/weft.json", Log = Dir + "/weft.log";
   ASSERT_TRUE(writeFile(Spec, "{ \"version\": 1, \"rules\": [ { \"passes\": [\"no-such-pass\"] } ] }"));
   CommandResult R = run("dotnet", {corpusDll("Generics")},
-                        {"CORECLR_ENABLE_PROFILING=1",
-                         std::string("CORECLR_PROFILER=") + prof::ProfilerClsid,
-                         "CORECLR_PROFILER_PATH=" + binaryDir() + "/cli/" + prof::ProfilerLibrary,
-                         std::string(prof::SpecVariable) + "=" + Spec,
-                         std::string(prof::LogVariable) + "=" + Log},
-                        120);
+                        hostEnvironment(Spec, Log), 120);
   EXPECT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_EQ(R.Out, expectedOutput("Generics"));
   std::string Text = readFile(Log);
@@ -610,12 +612,7 @@ TEST(ProfilerPlugins, APluginThatCannotLoadInstrumentsNothing) {
       << Refused.R.Err;
   CommandResult Unwoven = run("dotnet", {Dir + "/ThirdParty.dll"});
   CommandResult R = run("dotnet", {Dir + "/ThirdParty.dll"},
-                        {"CORECLR_ENABLE_PROFILING=1",
-                         std::string("CORECLR_PROFILER=") + prof::ProfilerClsid,
-                         "CORECLR_PROFILER_PATH=" + binaryDir() + "/cli/" + prof::ProfilerLibrary,
-                         std::string(prof::SpecVariable) + "=" + Spec,
-                         std::string(prof::LogVariable) + "=" + Log},
-                        120);
+                        hostEnvironment(Spec, Log), 120);
   EXPECT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_EQ(R.Out, Unwoven.Out);
   std::string Text = readFile(Log);

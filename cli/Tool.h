@@ -50,6 +50,7 @@ Runner addWeaveCommand(CLI::App &App);
 Runner addPassesCommand(CLI::App &App);
 Runner addCoverageCommand(CLI::App &App);
 Runner addRunCommand(CLI::App &App);
+Runner addAttachCommand(CLI::App &App);
 
 } // namespace weft::cli
 

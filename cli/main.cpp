@@ -33,6 +33,7 @@ int main(int argc, char **argv) {
   Add(addPassesCommand(App));
   Add(addCoverageCommand(App));
   Add(addRunCommand(App));
+  Add(addAttachCommand(App));
   try {
     App.parse(argc, argv);
   } catch (const CLI::CallForHelp &E) {

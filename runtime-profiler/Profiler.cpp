@@ -167,17 +167,40 @@ HRESULT Profiler::guarded(const char *Callback, Fn &&Work, HRESULT OnError) {
   }
 }
 
+namespace {
+/// The value of \p Name: from the attach request's data when there is one ("NAME=value" lines, as
+/// `weft attach` sends them), else from the environment.
+std::string setting(const char *Name, StringRef AttachData, bool Attaching) {
+  if (!Attaching) {
+    const char *V = std::getenv(Name);
+    return V ? V : "";
+  }
+  SmallVector<StringRef, 8> Lines;
+  AttachData.split(Lines, '\n', -1, false);
+  for (StringRef Line : Lines)
+    if (Line.consume_front(Name) && Line.consume_front("="))
+      return Line.str();
+  return "";
+}
+} // namespace
+
 HRESULT Profiler::Initialize(IUnknown *ProfilerInfoUnk) {
   // A start that failed half-way instruments nothing: the profiler cancels its loading.
-  return guarded("Initialize", [&] { return initialize(ProfilerInfoUnk); },
+  return guarded("Initialize", [&] { return initialize(ProfilerInfoUnk, {}, false); },
                  CORPROF_E_PROFILER_CANCEL_ACTIVATION);
 }
 
-HRESULT Profiler::initialize(IUnknown *Unk) {
-  const char *LogPath = std::getenv(LogVariable);
-  L = std::make_unique<Log>(LogPath ? LogPath : "");
-  const char *V = std::getenv(VerboseVariable);
-  Verbose = V && StringRef(V) == "1";
+HRESULT Profiler::InitializeForAttach(IUnknown *ProfilerInfoUnk, void *ClientData, UINT Size) {
+  std::string Data(static_cast<const char *>(ClientData), ClientData ? Size : 0);
+  return guarded("InitializeForAttach", [&] { return initialize(ProfilerInfoUnk, Data, true); },
+                 CORPROF_E_PROFILER_CANCEL_ACTIVATION);
+}
+
+HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching) {
+  Attached = Attaching;
+  L = std::make_unique<Log>(setting(LogVariable, AttachData, Attaching));
+  Verbose = setting(VerboseVariable, AttachData, Attaching) == "1";
+  OutputDir = setting(OutputDirVariable, AttachData, Attaching);
   InfoVersion = Unk ? newestInfo(Unk, &Info) : 0;
   if (!InfoVersion) {
     L->line("declined: the runtime offers no ICorProfilerInfo7 or later (weft needs .NET Core 3.0 "
@@ -185,7 +208,8 @@ HRESULT Profiler::initialize(IUnknown *Unk) {
     return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   }
   std::string Runtime = runtimeDescription(Info);
-  Expected<Config> C = Config::fromEnvironment();
+  Expected<Config> C = Config::from(setting(SpecVariable, AttachData, Attaching),
+                                    setting(PassesVariable, AttachData, Attaching));
   if (!C) {
     L->line("declined on " + Runtime + ": " + toString(C.takeError()) +
             "; nothing is instrumented");
@@ -194,8 +218,11 @@ HRESULT Profiler::initialize(IUnknown *Unk) {
   Conf = std::move(*C);
   DWORD Events = COR_PRF_MONITOR_NONE, High = 0;
   if (Conf.Spec)
-    Events = COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_JIT_COMPILATION |
-             COR_PRF_MONITOR_CACHE_SEARCHES | COR_PRF_ENABLE_REJIT;
+    Events = COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_ENABLE_REJIT;
+  // A profiler that attaches may not watch cache searches: code compiled ahead of time is
+  // replaced through ReJIT only.
+  if (Conf.Spec && !Attaching)
+    Events |= COR_PRF_MONITOR_CACHE_SEARCHES;
   for (const plugin::LoadedPlugin &P : Conf.Plugins)
     L->line("plugin " + P.Name + (P.Version.empty() ? "" : " " + P.Version) + " (" + P.Path +
             "): passes " + join(P.Passes, ", ") +
@@ -212,9 +239,37 @@ HRESULT Profiler::initialize(IUnknown *Unk) {
   }
   if (Conf.Spec)
     ReJits.Thread = std::thread([this] { reJitThread(); });
-  L->line("attached to " + Runtime + " through ICorProfilerInfo" + Twine(InfoVersion) + "; " +
-          Conf.Source);
+  L->line(Twine(Attaching ? "attached to the running process, " : "attached to ") + Runtime +
+          " through ICorProfilerInfo" + Twine(InfoVersion) + "; " + Conf.Source);
   return S_OK;
+}
+
+HRESULT Profiler::ProfilerAttachComplete() {
+  return guarded("ProfilerAttachComplete", [&] {
+    // The modules loaded before the profiler came: matched now, their methods ReJIT-ed.
+    ICorProfilerModuleEnum *Enum = nullptr;
+    if (!Conf.Spec)
+      return S_OK;
+    if (HRESULT Hr = Info->EnumModules(&Enum); failed(Hr) || !Enum) {
+      L->line("cannot list the modules already loaded (" + hresultText(Hr) +
+              "); only modules loaded from now on are instrumented");
+      return S_OK;
+    }
+    std::vector<ModuleID> Loaded;
+    ModuleID Batch[64];
+    ULONG Got = 0;
+    while (succeeded(Enum->Next(64, Batch, &Got)) && Got) {
+      Loaded.insert(Loaded.end(), Batch, Batch + Got);
+      if (Got < 64)
+        break;
+    }
+    Enum->Release();
+    for (ModuleID Id : Loaded)
+      if (!moduleOf(Id))
+        moduleLoaded(Id);
+    L->line(Twine(Loaded.size()) + " modules were loaded before the profiler attached");
+    return S_OK;
+  });
 }
 
 HRESULT Profiler::Shutdown() {
@@ -231,7 +286,7 @@ HRESULT Profiler::Shutdown() {
               Twine(Count.Unchanged.load()) + " unchanged by the passes, " +
               Twine(Count.LeftAlone.load()) + " left as they were after a problem" +
               (Count.ReJitRequested ? "; " + Twine(Count.ReJitRequested.load()) +
-                                          " ReadyToRun methods requested for ReJIT: " +
+                                          " methods requested for ReJIT: " +
                                           Twine(Count.ReJitted.load()) +
                                           " compiled again with their woven body, " +
                                           Twine(Count.ReJitOthers.load()) +
@@ -319,18 +374,22 @@ void Profiler::moduleLoaded(ModuleID Id) {
   Mod->Sel = std::move(*Sel);
   ++Count.ModulesMatched;
   Count.MethodsMatched += Matched;
-  Mod->ReJits = Mod->Img->isReadyToRun();
+  // Attached to a running process, a module's methods may already be compiled: they are all
+  // compiled again through ReJIT, as ReadyToRun code is.
+  Mod->ReJits = Attached || Mod->Img->isReadyToRun();
   L->line(sys::path::filename(Path) + ": " + Twine(Matched) + " of " +
           Twine(Mod->Sel.methodCount()) + " methods match the spec" +
-          (Mod->ReJits ? "; ReadyToRun code: they are compiled again through ReJIT, with every "
-                         "method that inlined one"
-                       : ""));
+          (!Mod->ReJits ? ""
+           : Attached ? "; attached after it loaded: they are compiled again through ReJIT, with "
+                        "every method that inlined one"
+                      : "; ReadyToRun code: they are compiled again through ReJIT, with every "
+                        "method that inlined one"));
   std::vector<mdMethodDef> ReJit;
   if (Mod->ReJits)
     for (uint32_t Row = 1; Row <= Mod->Sel.methodCount(); ++Row)
       if (!Mod->Sel.passesOf(Row).empty())
         ReJit.push_back(metadata::makeToken(metadata::TableId::MethodDef, Row));
-  if (Mod->ReJits)
+  if (Mod->Img->isReadyToRun() && !Attached)
     findPrecompiledInliners(*Mod, Id, ReJit);
   {
     std::lock_guard<std::mutex> G(ModulesLock);
@@ -578,8 +637,7 @@ std::optional<std::string> Profiler::weaveWholeModule(LoadedModule &Mod) {
   Out.Warnings.clear();
   // What weave writes beside its output (a coverage map) goes to the output folder.
   if (!Out.SideFiles.empty() || !Out.SideFilesOnDisk.empty()) {
-    const char *Dir = std::getenv(OutputDirVariable);
-    SmallString<256> Base(Dir && *Dir ? Dir : ".");
+    SmallString<256> Base(OutputDir.empty() ? "." : OutputDir);
     sys::path::append(Base, sys::path::filename(Mod.Name));
     if (Error E = passes::writeSideFiles(Out, Base))
       L->line(sys::path::filename(Mod.Name) + ": cannot write what the passes write beside the "

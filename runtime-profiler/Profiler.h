@@ -45,6 +45,9 @@ public:
   ~Profiler() override;
 
   HRESULT Initialize(IUnknown *ProfilerInfoUnk) override;
+  /// Loaded into a running process (`weft attach`): the settings come in the request's data.
+  HRESULT InitializeForAttach(IUnknown *ProfilerInfoUnk, void *ClientData, UINT Size) override;
+  HRESULT ProfilerAttachComplete() override;
   HRESULT Shutdown() override;
   HRESULT ModuleLoadFinished(ModuleID ModuleId, HRESULT HrStatus) override;
   HRESULT ModuleUnloadStarted(ModuleID ModuleId) override;
@@ -67,7 +70,7 @@ public:
   HRESULT GarbageCollectionFinished() override;
 
 private:
-  HRESULT initialize(IUnknown *ProfilerInfoUnk);
+  HRESULT initialize(IUnknown *ProfilerInfoUnk, llvm::StringRef AttachData, bool Attaching);
   void moduleLoaded(ModuleID ModuleId);
   /// Weaves the method if the spec matches it; whether it got a new body.
   bool compilationStarted(FunctionID FunctionId);
@@ -114,6 +117,8 @@ private:
 
   std::unique_ptr<Log> L;
   bool Verbose = false; // WEFT_VERBOSE: log what each pass left alone, and why
+  bool Attached = false; // loaded into a running process
+  std::string OutputDir; // WEFT_OUTPUT_DIR
   Config Conf;
   std::unique_ptr<PluginHost> Plugins; // the spec's plugins' hooks, if any has some
   ICorProfilerInfo7 *Info = nullptr;

@@ -16,12 +16,18 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/ADT/ScopeExit.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
+#include <thread>
+
+extern char **environ;
 
 using namespace weft;
 using namespace weft::test;
@@ -619,6 +625,108 @@ TEST(ProfilerPlugins, APluginThatCannotLoadInstrumentsNothing) {
   EXPECT_NE(Text.find("declined on CoreCLR "), std::string::npos) << Text;
   EXPECT_NE(Text.find("weft-missing-symbol.so"), std::string::npos) << Text;
   EXPECT_NE(Text.find("nothing is instrumented"), std::string::npos) << Text;
+}
+
+// --- attach ---
+
+/// Waits up to \p Seconds for \p Pred, checking every 50 ms.
+template <typename Fn> bool waitFor(double Seconds, Fn &&Pred) {
+  for (int I = 0; I < Seconds * 20; ++I) {
+    if (Pred())
+      return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return Pred();
+}
+
+size_t countOf(llvm::StringRef Text, llvm::StringRef What) { return Text.count(What); }
+
+// `weft attach` loads the profiler into a program started without any profiler variables,
+// through the runtime's diagnostics channel: the method the spec names, already compiled and
+// running, is compiled again through ReJIT and its probes record every call from then on; the
+// program prints what it prints unwoven.
+TEST(ProfilerAttach, ARunningProgramIsInstrumentedFromTheAttachOn) {
+  std::string Built = llvm::sys::path::parent_path(helperDll("Ticker")).str();
+  std::string Dir = scratchDir("attach");
+  for (const char *F : {"Ticker.dll", "Ticker.runtimeconfig.json"})
+    ASSERT_FALSE(llvm::sys::fs::copy_file(Built + "/" + F, Dir + "/" + F)) << F;
+  ASSERT_FALSE(llvm::sys::fs::copy_file(probesDll(), Dir + "/Probes.dll"));
+  std::string Spec = Dir + "/weft.json", Out = Dir + "/out.txt", Err = Dir + "/err.txt",
+              Stop = Dir + "/stop", ProbeLog = Dir + "/probes.log", Log = Dir + "/weft.log";
+  ASSERT_TRUE(writeFile(Spec, "{\"version\": 1, \"rules\": [{\"match\": {\"assembly\": "
+                              "\"Ticker\", \"method\": \"Tick\"}, \"passes\": [{\"name\": "
+                              "\"entry-exit\", \"options\": {\"probe-assembly\": \"Probes.dll\", "
+                              "\"probe-type\": \"Weft.Probes.Recorder\"}}]}]}"));
+  llvm::ErrorOr<std::string> Dotnet = llvm::sys::findProgramByName("dotnet");
+  ASSERT_TRUE(bool(Dotnet));
+  std::string Program = Dir + "/Ticker.dll";
+  std::vector<llvm::StringRef> Args = {"dotnet", Program, Stop};
+  std::string EnvProbe = "WEFT_PROBE_LOG=" + ProbeLog;
+  std::vector<llvm::StringRef> Env;
+  for (char **E = environ; *E; ++E)
+    if (!llvm::StringRef(*E).startswith("CORECLR_") && !llvm::StringRef(*E).startswith("DOTNET_"))
+      Env.push_back(*E);
+  Env.push_back(EnvProbe);
+  llvm::Optional<llvm::StringRef> Redirects[] = {llvm::StringRef(""), llvm::StringRef(Out),
+                                                 llvm::StringRef(Err)};
+  std::string Why;
+  llvm::sys::ProcessInfo PI =
+      llvm::sys::ExecuteNoWait(*Dotnet, Args, llvm::ArrayRef(Env), Redirects, 0, &Why);
+  ASSERT_NE(PI.Pid, 0) << Why;
+  auto StopIt = llvm::make_scope_exit([&] {
+    writeFile(Stop, "");
+    llvm::sys::Wait(PI, 30, /*WaitUntilTerminates=*/true);
+  });
+  ASSERT_TRUE(waitFor(30, [&] { return countOf(readFile(Out), "\n") >= 5; })) << readFile(Err);
+
+  CommandResult A = run(weftTool(), {"attach", "--pid", std::to_string(PI.Pid), "--spec", Spec,
+                                     "--log", Log});
+  ASSERT_EQ(A.ExitCode, 0) << A.Err;
+  EXPECT_EQ(A.Out, "weft: attached to process " + std::to_string(PI.Pid) + "\n");
+  size_t TicksAtAttach = countOf(readFile(Out), "\n");
+  ASSERT_TRUE(waitFor(30, [&] { return countOf(readFile(Out), "\n") >= TicksAtAttach + 15; }));
+  StopIt.release();
+  ASSERT_TRUE(writeFile(Stop, ""));
+  llvm::sys::ProcessInfo Done = llvm::sys::Wait(PI, 30, /*WaitUntilTerminates=*/true);
+  EXPECT_EQ(Done.ReturnCode, 0) << readFile(Err);
+
+  // The output is what the program prints unwoven.
+  llvm::SmallVector<llvm::StringRef, 64> Lines;
+  std::string Printed = readFile(Out);
+  llvm::StringRef(Printed).split(Lines, '\n', -1, false);
+  ASSERT_GT(Lines.size(), 20u);
+  EXPECT_EQ(Lines.back(), "done");
+  for (size_t N = 0; N + 1 < Lines.size(); ++N)
+    EXPECT_EQ(Lines[N], "tick " + std::to_string(N) + " = " + std::to_string(N * N % 97));
+  // The probes saw the calls after the attach: consecutive arguments up to the last tick.
+  std::vector<std::string> Recorded = sortedLines(readFile(ProbeLog));
+  std::vector<int> Entered;
+  for (llvm::StringRef L : Recorded) {
+    int N = 0;
+    if (L.consume_front("enter Program::Tick this=null (") && !L.consumeInteger(10, N))
+      Entered.push_back(N);
+  }
+  std::sort(Entered.begin(), Entered.end());
+  ASSERT_GE(Entered.size(), 10u) << readFile(Log);
+  EXPECT_GT(Entered.front(), 0); // not from the start: the profiler came later
+  EXPECT_EQ(Entered.back(), int(Lines.size()) - 2);
+  for (size_t I = 1; I < Entered.size(); ++I)
+    EXPECT_EQ(Entered[I], Entered[I - 1] + 1);
+  EXPECT_EQ(countOf(readFile(ProbeLog), "exit Program::Tick -> "), Entered.size());
+  std::string Text = readFile(Log);
+  EXPECT_NE(Text.find("attached to the running process"), std::string::npos) << Text;
+  EXPECT_NE(Text.find("Ticker.dll: 1 of "), std::string::npos) << Text;
+}
+
+// No process, or one without a .NET diagnostics channel: an error naming the process.
+TEST(ProfilerAttach, AProcessWithoutADiagnosticsChannelIsAnError) {
+  std::string Dir = scratchDir("attach-none");
+  std::string Spec = Dir + "/weft.json";
+  ASSERT_TRUE(writeFile(Spec, "{\"version\": 1, \"rules\": []}"));
+  CommandResult A = run(weftTool(), {"attach", "--pid", "999999", "--spec", Spec});
+  EXPECT_EQ(A.ExitCode, 1);
+  EXPECT_NE(A.Err.find("process 999999 has no .NET diagnostics channel"), std::string::npos)
+      << A.Err;
 }
 
 } // namespace

@@ -26,6 +26,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <csignal>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -358,6 +359,34 @@ Runner addAttachCommand(CLI::App &App) {
                          "see its log)");
     outs() << "weft: attached to process " << O->Pid << "\n";
     return int(ExitOk);
+  };
+}
+
+Runner addDetachCommand(CLI::App &App) {
+  auto O = std::make_shared<RunOptions>();
+  CLI::App *Sub = App.add_subcommand(
+      "detach", "Make weft's profiler in a running .NET process revert what it instrumented and "
+                "unload itself");
+  Sub->add_option("--pid", O->Pid, "The process")->required();
+  Sub->add_option("--timeout", O->Timeout,
+                  "Seconds to wait for the profiler to take the request (default 10)");
+  return [O] {
+    if (::kill(O->Pid, 0) != 0 && errno == ESRCH)
+      return reportError("there is no process " + Twine(O->Pid));
+    std::string Request = prof::detachRequestPath(O->Pid);
+    if (Error E = writeFileAtomically(Request, arrayRefFromStringRef("detach\n")))
+      return reportError(std::move(E));
+    // The profiler looks for the request five times a second and removes it when it takes it.
+    for (unsigned Waited = 0; Waited < O->Timeout * 20; ++Waited) {
+      if (!sys::fs::exists(Request)) {
+        outs() << "weft: the profiler in process " << O->Pid << " is detaching\n";
+        return int(ExitOk);
+      }
+      ::usleep(50000);
+    }
+    sys::fs::remove(Request);
+    return reportError("the profiler in process " + Twine(O->Pid) + " did not take the request in " +
+                       Twine(O->Timeout) + " s (is weft attached to it?)");
   };
 }
 

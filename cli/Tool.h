@@ -51,6 +51,7 @@ Runner addPassesCommand(CLI::App &App);
 Runner addCoverageCommand(CLI::App &App);
 Runner addRunCommand(CLI::App &App);
 Runner addAttachCommand(CLI::App &App);
+Runner addDetachCommand(CLI::App &App);
 
 } // namespace weft::cli
 

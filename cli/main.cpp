@@ -34,6 +34,7 @@ int main(int argc, char **argv) {
   Add(addCoverageCommand(App));
   Add(addRunCommand(App));
   Add(addAttachCommand(App));
+  Add(addDetachCommand(App));
   try {
     App.parse(argc, argv);
   } catch (const CLI::CallForHelp &E) {

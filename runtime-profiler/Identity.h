@@ -7,6 +7,9 @@
 #ifndef WEFT_RUNTIME_PROFILER_IDENTITY_H
 #define WEFT_RUNTIME_PROFILER_IDENTITY_H
 
+#include <cstdlib>
+#include <string>
+
 namespace weft::prof {
 
 /// The profiler's class id, as CORECLR_PROFILER takes it.
@@ -22,6 +25,14 @@ inline constexpr const char VerboseVariable[] = "WEFT_VERBOSE"; // 1: also what 
 /// Where the files `weave` writes beside its output go (a coverage map: MODULE.dll.coverage.json);
 /// default: the program's current directory.
 inline constexpr const char OutputDirVariable[] = "WEFT_OUTPUT_DIR";
+
+/// The file `weft detach` writes to ask the profiler attached to process \p Pid to revert what it
+/// did and detach; the profiler removes it when it takes the request. In TMPDIR (or /tmp), as
+/// the runtime's diagnostics socket.
+inline std::string detachRequestPath(long Pid) {
+  const char *Tmp = std::getenv("TMPDIR");
+  return std::string(Tmp && *Tmp ? Tmp : "/tmp") + "/weft-detach-" + std::to_string(Pid);
+}
 
 } // namespace weft::prof
 

@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <unistd.h>
 
 using namespace llvm;
 
@@ -219,7 +220,7 @@ HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching
   DWORD Events = COR_PRF_MONITOR_NONE, High = 0;
   if (Conf.Spec)
     Events = COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_ENABLE_REJIT;
-  // A profiler that attaches may not watch cache searches: code compiled ahead of time is
+  // A profiler that attaches may not watch cache searches: code compiled ahead of time is then
   // replaced through ReJIT only.
   if (Conf.Spec && !Attaching)
     Events |= COR_PRF_MONITOR_CACHE_SEARCHES;
@@ -786,6 +787,9 @@ const WovenMethod *Profiler::weaveOnce(LoadedModule &Mod, ModuleID Id, uint32_t 
 
 bool Profiler::compilationStarted(FunctionID Function) {
   ++Count.Compiled;
+  // Attached, methods are woven only through ReJIT, which detaching can revert.
+  if (Attached)
+    return false;
   ModuleID Module = 0;
   auto [Mod, Row] = matched(Function, &Module);
   if (!Mod)
@@ -860,6 +864,8 @@ HRESULT Profiler::GarbageCollectionFinished() {
 HRESULT Profiler::GetReJITParameters(ModuleID ModuleId, mdMethodDef Method,
                                      ICorProfilerFunctionControl *Control) {
   return guarded("GetReJITParameters", [&] {
+    if (Detaching)
+      return S_OK;
     auto [Mod, Row] = matched(ModuleId, Method);
     if (!Mod) {
       ++Count.ReJitOthers; // a method that had inlined a matching one: compiled again as it was
@@ -903,10 +909,24 @@ HRESULT Profiler::ReJITError(ModuleID ModuleId, mdMethodDef Method, FunctionID, 
 
 void Profiler::reJitThread() {
   std::unique_lock<std::mutex> G(ReJits.Lock);
+  std::string DetachRequest = detachRequestPath(long(getpid()));
   while (true) {
-    ReJits.Wake.wait(G, [&] { return ReJits.Stop || !ReJits.Pending.empty(); });
+    auto Ready = [&] { return ReJits.Stop || !ReJits.Pending.empty(); };
+    // Attached, the thread also looks for `weft detach`'s request, five times a second.
+    if (Attached)
+      ReJits.Wake.wait_for(G, std::chrono::milliseconds(200), Ready);
+    else
+      ReJits.Wake.wait(G, Ready);
     if (ReJits.Stop)
       return;
+    if (Attached && ReJits.Pending.empty() && sys::fs::exists(DetachRequest)) {
+      G.unlock();
+      sys::fs::remove(DetachRequest);
+      detach();
+      return; // the runtime unloads the library once the profiler is detached
+    }
+    if (ReJits.Pending.empty())
+      continue;
     auto [Id, Methods] = std::move(ReJits.Pending.front());
     ReJits.Pending.pop_front();
     G.unlock();
@@ -937,6 +957,43 @@ void Profiler::requestReJit(ModuleID Id, const std::vector<mdMethodDef> &Methods
     return;
   }
   Count.ReJitRequested += Tokens.size();
+  std::lock_guard<std::mutex> G(ReJits.Lock);
+  for (mdMethodDef T : Tokens)
+    ReJits.Requested.emplace_back(Id, T);
+}
+
+void Profiler::detach() {
+  // Every method compiled again with a woven body goes back to its own IL; then the runtime is
+  // asked to unload the profiler once no callback runs in it.
+  Detaching = true;
+  std::vector<ModuleID> Modules;
+  std::vector<mdMethodDef> Methods;
+  {
+    std::lock_guard<std::mutex> G(ReJits.Lock);
+    for (auto [Id, Method] : ReJits.Requested)
+      if (moduleOf(Id))
+        Modules.push_back(Id), Methods.push_back(Method);
+  }
+  if (!Methods.empty()) {
+    std::vector<HRESULT> Status(Methods.size(), S_OK);
+    HRESULT Hr = Info->RequestRevert(ULONG(Methods.size()), Modules.data(), Methods.data(),
+                                     Status.data());
+    L->line("detach: " + Twine(Methods.size()) + " methods back to their own IL" +
+            (failed(Hr) ? " refused by the runtime (" + hresultText(Hr) + ")" : Twine("")));
+  }
+  // A profiler that enabled ReJIT cannot unload (the runtime refuses RequestProfilerDetach with
+  // CORPROF_E_IMMUTABLE_FLAGS_SET): it stays loaded, asking for no event, doing nothing more.
+  if (HRESULT Hr = Info->SetEventMask(COR_PRF_ENABLE_REJIT); failed(Hr))
+    L->line("detach: the runtime kept the profiler's events (" + hresultText(Hr) + ")");
+  L->line("detach: done; the profiler stays loaded (one that used ReJIT cannot unload) and "
+          "instruments nothing more");
+}
+
+HRESULT Profiler::ProfilerDetachSucceeded() {
+  return guarded("ProfilerDetachSucceeded", [&] {
+    L->line("detached");
+    return S_OK;
+  });
 }
 
 void Profiler::stopReJitThread() {

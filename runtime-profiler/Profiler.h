@@ -48,6 +48,7 @@ public:
   /// Loaded into a running process (`weft attach`): the settings come in the request's data.
   HRESULT InitializeForAttach(IUnknown *ProfilerInfoUnk, void *ClientData, UINT Size) override;
   HRESULT ProfilerAttachComplete() override;
+  HRESULT ProfilerDetachSucceeded() override;
   HRESULT Shutdown() override;
   HRESULT ModuleLoadFinished(ModuleID ModuleId, HRESULT HrStatus) override;
   HRESULT ModuleUnloadStarted(ModuleID ModuleId) override;
@@ -96,6 +97,9 @@ private:
   void findPrecompiledInliners(LoadedModule &Mod, ModuleID ModuleId,
                                const std::vector<mdMethodDef> &Matching);
   void stopReJitThread();
+  /// `weft detach`: reverts every method compiled again with a woven body and asks the runtime to
+  /// unload the profiler.
+  void detach();
   /// Hands the runtime what the passes defined since the last call: the metadata applied, the
   /// bodies of the methods they added. A description of what failed, if anything did.
   std::optional<std::string> publishAdditions(LoadedModule &Mod, ModuleID ModuleId);
@@ -118,6 +122,7 @@ private:
   std::unique_ptr<Log> L;
   bool Verbose = false; // WEFT_VERBOSE: log what each pass left alone, and why
   bool Attached = false; // loaded into a running process
+  std::atomic<bool> Detaching{false};
   std::string OutputDir; // WEFT_OUTPUT_DIR
   Config Conf;
   std::unique_ptr<PluginHost> Plugins; // the spec's plugins' hooks, if any has some
@@ -147,6 +152,7 @@ private:
     std::mutex Lock;
     std::condition_variable Wake;
     std::deque<std::pair<ModuleID, std::vector<mdMethodDef>>> Pending;
+    std::vector<std::pair<ModuleID, mdMethodDef>> Requested; // all ReJIT asked for, for detach
     bool Stop = false;
     std::thread Thread;
   } ReJits;

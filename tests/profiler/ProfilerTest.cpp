@@ -26,6 +26,7 @@
 #include <chrono>
 #include <map>
 #include <thread>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -643,9 +644,10 @@ size_t countOf(llvm::StringRef Text, llvm::StringRef What) { return Text.count(W
 
 // `weft attach` loads the profiler into a program started without any profiler variables,
 // through the runtime's diagnostics channel: the method the spec names, already compiled and
-// running, is compiled again through ReJIT and its probes record every call from then on; the
-// program prints what it prints unwoven.
-TEST(ProfilerAttach, ARunningProgramIsInstrumentedFromTheAttachOn) {
+// running, is compiled again through ReJIT and its probes record every call from then on, until
+// `weft detach` reverts it (RequestRevert: its own IL again); the program prints what it prints
+// unwoven throughout.
+TEST(ProfilerAttach, ARunningProgramIsInstrumentedFromTheAttachToTheDetach) {
   std::string Built = llvm::sys::path::parent_path(helperDll("Ticker")).str();
   std::string Dir = scratchDir("attach");
   for (const char *F : {"Ticker.dll", "Ticker.runtimeconfig.json"})
@@ -684,7 +686,14 @@ TEST(ProfilerAttach, ARunningProgramIsInstrumentedFromTheAttachOn) {
   ASSERT_EQ(A.ExitCode, 0) << A.Err;
   EXPECT_EQ(A.Out, "weft: attached to process " + std::to_string(PI.Pid) + "\n");
   size_t TicksAtAttach = countOf(readFile(Out), "\n");
-  ASSERT_TRUE(waitFor(30, [&] { return countOf(readFile(Out), "\n") >= TicksAtAttach + 15; }));
+  ASSERT_TRUE(waitFor(30, [&] { return countOf(readFile(Out), "\n") >= TicksAtAttach + 40; }));
+  CommandResult D = run(weftTool(), {"detach", "--pid", std::to_string(PI.Pid)});
+  ASSERT_EQ(D.ExitCode, 0) << D.Err;
+  EXPECT_EQ(D.Out, "weft: the profiler in process " + std::to_string(PI.Pid) + " is detaching\n");
+  ASSERT_TRUE(waitFor(30, [&] { return readFile(Log).find("detach: done") != std::string::npos; }))
+      << readFile(Log);
+  size_t TicksAtDetach = countOf(readFile(Out), "\n");
+  ASSERT_TRUE(waitFor(30, [&] { return countOf(readFile(Out), "\n") >= TicksAtDetach + 15; }));
   StopIt.release();
   ASSERT_TRUE(writeFile(Stop, ""));
   llvm::sys::ProcessInfo Done = llvm::sys::Wait(PI, 30, /*WaitUntilTerminates=*/true);
@@ -709,13 +718,23 @@ TEST(ProfilerAttach, ARunningProgramIsInstrumentedFromTheAttachOn) {
   std::sort(Entered.begin(), Entered.end());
   ASSERT_GE(Entered.size(), 10u) << readFile(Log);
   EXPECT_GT(Entered.front(), 0); // not from the start: the profiler came later
-  EXPECT_EQ(Entered.back(), int(Lines.size()) - 2);
+  EXPECT_LE(Entered.back(), int(TicksAtDetach)); // nor after the detach
+  EXPECT_LT(Entered.back(), int(Lines.size()) - 10);
   for (size_t I = 1; I < Entered.size(); ++I)
     EXPECT_EQ(Entered[I], Entered[I - 1] + 1);
   EXPECT_EQ(countOf(readFile(ProbeLog), "exit Program::Tick -> "), Entered.size());
   std::string Text = readFile(Log);
   EXPECT_NE(Text.find("attached to the running process"), std::string::npos) << Text;
   EXPECT_NE(Text.find("Ticker.dll: 1 of "), std::string::npos) << Text;
+  EXPECT_NE(Text.find("detach: 1 methods back to their own IL\n"), std::string::npos) << Text;
+}
+
+// `weft detach` of a process without weft's profiler: the request is not taken, an error.
+TEST(ProfilerAttach, DetachingAProcessWithoutTheProfilerIsAnError) {
+  CommandResult D = run(weftTool(), {"detach", "--pid", std::to_string(getpid()), "--timeout", "1"});
+  EXPECT_EQ(D.ExitCode, 1);
+  EXPECT_NE(D.Err.find("did not take the request in 1 s"), std::string::npos) << D.Err;
+  EXPECT_FALSE(llvm::sys::fs::exists(prof::detachRequestPath(getpid())));
 }
 
 // No process, or one without a .NET diagnostics channel: an error naming the process.

@@ -249,29 +249,35 @@ Expected<uint32_t> sendAttach(const std::string &Socket, const std::string &Requ
          uint32_t(Reply[23]) << 24;
 }
 
+/// What `run` and `attach` both take: what to instrument and where the profiler writes.
+void addProfilerOptions(CLI::App &Sub, RunOptions &O) {
+  Sub.add_option("--spec", O.SpecFile, "Instrument what this spec file says")
+      ->type_name("weft.json")
+      ->check(CLI::ExistingFile);
+  Sub.add_option("--pass", O.Passes,
+                 "Apply a pass to every method of the program's own assemblies (repeatable)")
+      ->type_name("NAME[:K=V,...]")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  Sub.add_option("--log", O.LogFile,
+                 "Write the profiler's log to this file (default: the program's stderr)")
+      ->type_name("FILE");
+  Sub.add_option("--output-dir", O.OutputDir,
+                 "Write what weave writes beside its output (coverage maps) into this folder "
+                 "(default: the program's current directory)")
+      ->type_name("DIR");
+  Sub.add_flag("-v,--verbose", O.Verbose,
+               "Also log each method a pass leaves alone, and why (WEFT_VERBOSE=1)");
+}
+
 } // namespace
 
 Runner addRunCommand(CLI::App &App) {
   auto O = std::make_shared<RunOptions>();
   CLI::App *Sub = App.add_subcommand(
       "run", "Run a command with weft's runtime profiler instrumenting the .NET code it runs");
-  Sub->add_option("--spec", O->SpecFile, "Instrument what this spec file says")
-      ->type_name("weft.json")
-      ->check(CLI::ExistingFile);
-  Sub->add_option("--pass", O->Passes,
-                  "Apply a pass to every method of the program's own assemblies (repeatable)")
-      ->type_name("NAME[:K=V,...]")
-      ->expected(1)
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  Sub->add_option("--log", O->LogFile, "Write the profiler's log to this file (default: stderr)")
-      ->type_name("FILE");
-  Sub->add_option("--output-dir", O->OutputDir,
-                  "Write what weave writes beside its output (coverage maps) into this folder "
-                  "(default: the command's current directory)")
-      ->type_name("DIR");
-  Sub->add_flag("-v,--verbose", O->Verbose,
-                "Also log each method a pass leaves alone, and why (WEFT_VERBOSE=1)");
+  addProfilerOptions(*Sub, *O);
   Sub->add_option("command", O->Command, "The command to run, after --")
       ->required()
       ->expected(1, -1);
@@ -316,24 +322,9 @@ Runner addAttachCommand(CLI::App &App) {
       "attach", "Load weft's runtime profiler into a running .NET process, instrumenting what "
                 "the spec matches (methods already compiled through ReJIT)");
   Sub->add_option("--pid", O->Pid, "The process")->required();
-  Sub->add_option("--spec", O->SpecFile, "Instrument what this spec file says")
-      ->type_name("weft.json")
-      ->check(CLI::ExistingFile);
-  Sub->add_option("--pass", O->Passes,
-                  "Apply a pass to every method of the program's own assemblies (repeatable)")
-      ->type_name("NAME[:K=V,...]")
-      ->expected(1)
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  Sub->add_option("--log", O->LogFile,
-                  "Write the profiler's log to this file (default: the process's stderr)")
-      ->type_name("FILE");
-  Sub->add_option("--output-dir", O->OutputDir,
-                  "Write what weave writes beside its output (coverage maps) into this folder")
-      ->type_name("DIR");
+  addProfilerOptions(*Sub, *O);
   Sub->add_option("--timeout", O->Timeout,
                   "Seconds the runtime may take to load the profiler (default 10)");
-  Sub->add_flag("-v,--verbose", O->Verbose, "Also log each method a pass leaves alone, and why");
   Sub->footer("Example: weft attach --pid 4242 --spec weft.json --log weft.log");
   return [O] {
     std::string PassList;

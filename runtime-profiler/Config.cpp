@@ -16,11 +16,6 @@ using namespace llvm;
 namespace weft::prof {
 
 namespace {
-StringRef variable(const char *Name) {
-  const char *V = std::getenv(Name);
-  return V ? StringRef(V) : StringRef();
-}
-
 /// Plugins resolve weft's functions by name in the process's global scope, where the runtime did
 /// not put the profiler (it loads it with RTLD_LOCAL): the library is opened again, as itself,
 /// with RTLD_GLOBAL.
@@ -94,10 +89,6 @@ Expected<Config> Config::from(StringRef SpecPath, StringRef Passes) {
       }
   }
   return C;
-}
-
-Expected<Config> Config::fromEnvironment() {
-  return from(variable(SpecVariable), variable(PassesVariable));
 }
 
 } // namespace weft::prof

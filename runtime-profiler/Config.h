@@ -1,7 +1,8 @@
 //===- runtime-profiler/Config.h - What the profiler was asked to do -*- C++ -*-===//
 //
 // The spec the profiler applies, read once at start from WEFT_SPEC (a spec file) or WEFT_PASSES
-// (pass uses as `weft weave --pass` takes them, ';' between them), and checked as `weft weave`
+// (pass uses as `weft weave --pass` takes them, ';' between them), in the environment or in an
+// attach request's data, with the plugins the spec names loaded, and checked as `weft weave`
 // checks it: an unknown pass or a bad spec is an error, and then nothing is instrumented.
 //
 //===----------------------------------------------------------------------===//
@@ -30,9 +31,8 @@ struct Config {
   /// The plugins the spec loaded, in priority order (their passes are in the registry).
   std::vector<plugin::LoadedPlugin> Plugins;
 
-  /// Reads the variables of the environment. An error names the variable and what is wrong.
-  static llvm::Expected<Config> fromEnvironment();
-  /// The same from given values (empty: not set).
+  /// Reads the spec (\p SpecPath) or the pass uses (\p Passes), as the profiler's settings give
+  /// them (empty: not set). An error names the variable and what is wrong.
   static llvm::Expected<Config> from(llvm::StringRef SpecPath, llvm::StringRef Passes);
 };
 

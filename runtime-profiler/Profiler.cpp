@@ -36,6 +36,13 @@ namespace weft::prof {
 struct WovenMethod {
   std::vector<uint8_t> Bytes;
   std::vector<COR_IL_MAP> Map;
+
+  WovenMethod(std::vector<uint8_t> B, ArrayRef<std::pair<uint32_t, uint32_t>> OffsetMap)
+      : Bytes(std::move(B)) {
+    Map.reserve(OffsetMap.size());
+    for (auto [Old, New] : OffsetMap)
+      Map.push_back(COR_IL_MAP{Old, New, 1});
+  }
 };
 
 /// What the profiler knows of a module with methods the spec matches.
@@ -619,12 +626,9 @@ std::optional<std::string> Profiler::weaveWholeModule(LoadedModule &Mod) {
       return "the passes cannot weave the module: " + toString(B.takeError());
     if (!*B)
       continue;
-    auto W = std::make_unique<WovenMethod>();
-    W->Bytes = (*B)->Bytes.vec();
+    auto W = std::make_unique<WovenMethod>((*B)->Bytes.vec(), Remaps[Row].OffsetMap);
     if (!Mod.Mirror->remapUserStrings(W->Bytes))
       return "a woven body does not decode again (a bug in weft)";
-    for (auto [Old, New] : Remaps[Row].OffsetMap)
-      W->Map.push_back(COR_IL_MAP{Old, New, 1});
     Remaps.erase(Row);
     Mod.Woven[Row] = std::move(W);
   }
@@ -695,8 +699,7 @@ std::optional<std::string> Profiler::setBody(ModuleID Id, mdToken Method, ArrayR
 std::unique_ptr<WovenMethod> Profiler::weave(LoadedModule &Mod, ModuleID Id, uint32_t Row) {
   StringRef File = sys::path::filename(Mod.Name);
   auto LeaveAlone = [&](const Twine &Why) {
-    ++Count.LeftAlone;
-    L->line(File + ": " + Mod.methodName(Row) + " left as it is: " + Why);
+    leftAlone(Mod, Row, Why);
     return nullptr;
   };
   mdToken Token = metadata::makeToken(metadata::TableId::MethodDef, Row);
@@ -733,13 +736,7 @@ std::unique_ptr<WovenMethod> Profiler::weave(LoadedModule &Mod, ModuleID Id, uin
   il::EncodedBody &B = **Woven;
   if (!Mod.Mirror->remapUserStrings(B.Bytes))
     return LeaveAlone("the woven body does not decode again (a bug in weft)");
-  auto W = std::make_unique<WovenMethod>();
-  W->Bytes = std::move(B.Bytes);
-  // Where each original instruction went, for debuggers and stack traces.
-  W->Map.reserve(B.OffsetMap.size());
-  for (auto [Old, New] : B.OffsetMap)
-    W->Map.push_back(COR_IL_MAP{Old, New, 1});
-  return W;
+  return std::make_unique<WovenMethod>(std::move(B.Bytes), B.OffsetMap);
 }
 
 const WovenMethod *Profiler::weaveOnce(LoadedModule &Mod, ModuleID Id, uint32_t Row, bool *Fresh) {
@@ -799,21 +796,33 @@ bool Profiler::compilationStarted(FunctionID Function) {
   const WovenMethod *W = weaveOnce(*Mod, Module, Row, &Fresh);
   if (!W || !Fresh)
     return false; // the IL is per method definition: set once, for every instantiation
-  StringRef File = sys::path::filename(Mod->Name);
   mdToken Token = metadata::makeToken(metadata::TableId::MethodDef, Row);
   if (std::optional<std::string> Failed = setBody(Module, Token, W->Bytes)) {
-    ++Count.LeftAlone;
-    L->line(File + ": " + Mod->methodName(Row) + " left as it is: " + *Failed);
+    leftAlone(*Mod, Row, *Failed);
     return false;
   }
   ++Count.Rewritten;
-  std::vector<COR_IL_MAP> Map = W->Map; // the runtime's parameter is not const
-  if (!Map.empty())
-    if (HRESULT Hr = Info->SetILInstrumentedCodeMap(Function, 1, ULONG(Map.size()), Map.data());
-        failed(Hr))
-      L->line(File + ": " + Mod->methodName(Row) + ": the runtime refused its IL offset map (" +
-              hresultText(Hr) + "); stack traces may show other lines");
+  giveMap(*Mod, Row, *W, [&](ULONG N, COR_IL_MAP *Map) {
+    return Info->SetILInstrumentedCodeMap(Function, 1, N, Map);
+  });
   return true;
+}
+
+void Profiler::leftAlone(LoadedModule &Mod, uint32_t Row, const Twine &Why) {
+  ++Count.LeftAlone;
+  L->line(sys::path::filename(Mod.Name) + ": " + Mod.methodName(Row) + " left as it is: " + Why);
+}
+
+template <typename Fn>
+void Profiler::giveMap(LoadedModule &Mod, uint32_t Row, const WovenMethod &W, Fn &&Set) {
+  // Where each original instruction went, for debuggers and stack traces.
+  std::vector<COR_IL_MAP> Map = W.Map; // the runtime's parameter is not const
+  if (Map.empty())
+    return;
+  if (HRESULT Hr = Set(ULONG(Map.size()), Map.data()); failed(Hr))
+    L->line(sys::path::filename(Mod.Name) + ": " + Mod.methodName(Row) +
+            ": the runtime refused its IL offset map (" + hresultText(Hr) +
+            "); stack traces may show other lines");
 }
 
 void Profiler::notifyCompiling(bool ReJit, FunctionID Function, bool Woven) {
@@ -876,21 +885,16 @@ HRESULT Profiler::GetReJITParameters(ModuleID ModuleId, mdMethodDef Method,
     const WovenMethod *W = weaveOnce(*Mod, ModuleId, Row, &Fresh);
     if (!W || !Control)
       return S_OK;
-    StringRef File = sys::path::filename(Mod->Name);
     if (HRESULT Hr = Control->SetILFunctionBody(ULONG(W->Bytes.size()), W->Bytes.data());
         failed(Hr)) {
-      ++Count.LeftAlone;
-      L->line(File + ": " + Mod->methodName(Row) + " left as it is: the runtime refused the "
-                                                   "body for its ReJIT (" + hresultText(Hr) + ")");
+      leftAlone(*Mod, Row, "the runtime refused the body for its ReJIT (" + hresultText(Hr) + ")");
       return S_OK;
     }
     Count.Rewritten += Fresh;
     ++Count.ReJitted;
-    std::vector<COR_IL_MAP> Map = W->Map;
-    if (!Map.empty())
-      if (HRESULT Hr = Control->SetILInstrumentedCodeMap(ULONG(Map.size()), Map.data()); failed(Hr))
-        L->line(File + ": " + Mod->methodName(Row) + ": the runtime refused its IL offset map (" +
-                hresultText(Hr) + "); stack traces may show other lines");
+    giveMap(*Mod, Row, *W, [&](ULONG N, COR_IL_MAP *Map) {
+      return Control->SetILInstrumentedCodeMap(N, Map);
+    });
     return S_OK;
   });
 }

@@ -86,6 +86,11 @@ private:
   const WovenMethod *weaveOnce(LoadedModule &Mod, ModuleID ModuleId, uint32_t Row, bool *Fresh);
   /// Weaves method \p Row of \p Mod: null if the passes leave it as it is or a problem does.
   std::unique_ptr<WovenMethod> weave(LoadedModule &Mod, ModuleID ModuleId, uint32_t Row);
+  /// Counts and logs method \p Row of \p Mod left as it was, and why.
+  void leftAlone(LoadedModule &Mod, uint32_t Row, const llvm::Twine &Why);
+  /// Hands \p W's IL offset map over with \p Set (the JIT's or a ReJIT's); logs a refusal.
+  template <typename Fn>
+  void giveMap(LoadedModule &Mod, uint32_t Row, const WovenMethod &W, Fn &&Set);
   /// Asks the runtime, from the ReJIT thread, to compile again the methods of ReadyToRun
   /// module \p Mod that the spec matches and every method that inlined one.
   void requestReJit(ModuleID ModuleId, const std::vector<mdMethodDef> &Methods);

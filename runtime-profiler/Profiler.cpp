@@ -7,6 +7,9 @@
 #include "metadata/Resolver.h"
 #include "pe/Image.h"
 #include "runtime-profiler/EmitMirror.h"
+#include "runtime-profiler/Recorder.h"
+#include "runtime-profiler/TracepointPass.h"
+#include "metadata/Names.h"
 #include "support/Format.h"
 #include "weaver/il/BodyReader.h"
 #include "weaver/passes/Weaver.h"
@@ -18,7 +21,9 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <chrono>
@@ -76,6 +81,18 @@ struct LoadedModule {
   /// The passes finish their module-level code only at the module's end (coverage's counter
   /// count, say): every matching method was woven when the weave began, and Woven has them all.
   bool Whole = false;
+  /// The shared framework's: only tracepoints that name assemblies match in it.
+  bool Framework = false;
+  /// Tracepoints: the tracepoint pass's number in Weave, once added, and each method woven with
+  /// it: its recorder slot, its body, and whether the runtime runs that body (compiled again
+  /// through ReJIT; reverted when no tracepoint names it any more).
+  std::optional<size_t> TracepointPass;
+  struct TracedMethod {
+    uint32_t Slot = 0;
+    std::unique_ptr<WovenMethod> Body;
+    bool Active = false;
+  };
+  std::unordered_map<uint32_t, TracedMethod> Traced;
 
   ~LoadedModule() {
     Weave.reset();
@@ -224,6 +241,12 @@ HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching
     return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   }
   Conf = std::move(*C);
+  SpecPath = setting(SpecVariable, AttachData, Attaching);
+  if (!SpecPath.empty()) {
+    if (auto Text = MemoryBuffer::getFile(SpecPath, /*IsText=*/true))
+      SpecText = (*Text)->getBuffer().str();
+    Traced = Conf.Spec;
+  }
   DWORD Events = COR_PRF_MONITOR_NONE, High = 0;
   if (Conf.Spec)
     Events = COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_ENABLE_REJIT;
@@ -283,6 +306,12 @@ HRESULT Profiler::ProfilerAttachComplete() {
 HRESULT Profiler::Shutdown() {
   return guarded("Shutdown", [&] {
     stopReJitThread();
+    if (Rec) {
+      Rec->stop();
+      L->line("tracepoints: " + Twine(Count.Traced.load()) + " methods compiled with tracepoint "
+              "code, " + Twine(Count.Reverted.load()) + " reverted; records in " + Rec->path() +
+              " (" + Twine(Rec->dropped()) + " dropped)");
+    }
     if (Plugins)
       Plugins->releaseAll();
     if (L && Conf.Spec)
@@ -329,51 +358,26 @@ HRESULT Profiler::ModuleLoadFinished(ModuleID ModuleId, HRESULT HrStatus) {
 
 void Profiler::moduleLoaded(ModuleID Id) {
   ++Count.ModulesSeen;
-  LPCBYTE Base = nullptr;
-  WCHAR Name[1024] = {};
-  ULONG NameLength = 0;
-  AssemblyID Assembly = 0;
-  DWORD Flags = 0;
-  if (HRESULT Hr = Info->GetModuleInfo2(Id, &Base, 1024, &NameLength, Name, &Assembly, &Flags);
-      failed(Hr)) {
-    L->line("a module: GetModuleInfo2 failed (" + hresultText(Hr) + "); its methods stay as they are");
+  {
+    // Tracepoints, now or added later, may name its methods.
+    std::lock_guard<std::mutex> G(ReJits.Lock);
+    AllModules.push_back(Id);
+    NewModules.push_back(Id);
+  }
+  if (Traced && !Traced->tracepoints().empty())
+    ReJits.Wake.notify_one();
+  // --pass and specs without "assembly" rules are for the program's own code.
+  std::shared_ptr<LoadedModule> Mod =
+      readModule(Id, /*Framework=*/!Conf.Spec->namesAssemblies(), /*Notify=*/true);
+  if (!Mod)
+    return;
+  StringRef Path = Mod->Name;
+  Expected<spec::Selection> Sel = spec::select(*Conf.Spec, *Mod->M);
+  if (!Sel) {
+    L->line(Path + ": cannot read the module's metadata: " + toString(Sel.takeError()) +
+            "; its methods stay as they are");
     return;
   }
-  std::string Path = utf8(ArrayRef<WCHAR>(Name, NameLength ? std::min<ULONG>(NameLength, 1024) - 1 : 0));
-  if (Plugins && Plugins->wants(WEFT_ON_MODULE_LOAD))
-    Plugins->moduleLoaded(Id, Path);
-  if ((Flags & (COR_PRF_MODULE_DYNAMIC | COR_PRF_MODULE_RESOURCE)) || !Base)
-    return; // no IL image to read: reflection-emitted or resource-only
-  if (!considered(Path))
-    return;
-  pe::Image::Layout Layout =
-      (Flags & COR_PRF_MODULE_FLAT_LAYOUT) ? pe::Image::Layout::Flat : pe::Image::Layout::Mapped;
-  // A flat image may be shorter than a page: read no header past the file's end.
-  size_t HeaderLimit = 4096;
-  uint64_t FileSize = 0;
-  if (Layout == pe::Image::Layout::Flat && !sys::fs::file_size(Path, FileSize))
-    HeaderLimit = std::min<uint64_t>(HeaderLimit, FileSize);
-  else if (Layout == pe::Image::Layout::Flat)
-    HeaderLimit = 512;
-  auto Mod = std::make_shared<LoadedModule>();
-  Mod->Name = Path;
-  auto Fail = [&](Error E) {
-    L->line(Path + ": cannot read the module's metadata: " + toString(std::move(E)) +
-            "; its methods stay as they are");
-  };
-  Expected<std::unique_ptr<pe::Image>> Img = pe::Image::createLoaded(Base, Layout, Path, HeaderLimit);
-  if (!Img)
-    return Fail(Img.takeError());
-  Mod->Img = std::move(*Img);
-  if (!Mod->Img->isManaged())
-    return Fail(createStringError(inconvertibleErrorCode(), "not a managed image"));
-  auto M = metadata::Module::create(Mod->Img->metadata(), Mod->Img->metadataOffset());
-  if (!M)
-    return Fail(M.takeError());
-  Mod->M = std::move(*M);
-  Expected<spec::Selection> Sel = spec::select(*Conf.Spec, *Mod->M);
-  if (!Sel)
-    return Fail(Sel.takeError());
   uint32_t Matched = 0;
   for (uint32_t Row = 1; Row <= Sel->methodCount(); ++Row)
     Matched += !Sel->passesOf(Row).empty();
@@ -410,6 +414,56 @@ void Profiler::moduleLoaded(ModuleID Id) {
   ReJits.Wake.notify_one();
 }
 
+std::shared_ptr<LoadedModule> Profiler::readModule(ModuleID Id, bool SkipFramework, bool Notify) {
+  LPCBYTE Base = nullptr;
+  WCHAR Name[1024] = {};
+  ULONG NameLength = 0;
+  AssemblyID Assembly = 0;
+  DWORD Flags = 0;
+  if (HRESULT Hr = Info->GetModuleInfo2(Id, &Base, 1024, &NameLength, Name, &Assembly, &Flags);
+      failed(Hr)) {
+    L->line("a module: GetModuleInfo2 failed (" + hresultText(Hr) + "); its methods stay as they are");
+    return nullptr;
+  }
+  std::string Path = utf8(ArrayRef<WCHAR>(Name, NameLength ? std::min<ULONG>(NameLength, 1024) - 1 : 0));
+  if (Notify && Plugins && Plugins->wants(WEFT_ON_MODULE_LOAD))
+    Plugins->moduleLoaded(Id, Path);
+  if ((Flags & (COR_PRF_MODULE_DYNAMIC | COR_PRF_MODULE_RESOURCE)) || !Base)
+    return nullptr; // no IL image to read: reflection-emitted or resource-only
+  bool Framework = false;
+  if (!considered(Path, &Framework) || (Framework && SkipFramework))
+    return nullptr;
+  pe::Image::Layout Layout =
+      (Flags & COR_PRF_MODULE_FLAT_LAYOUT) ? pe::Image::Layout::Flat : pe::Image::Layout::Mapped;
+  // A flat image may be shorter than a page: read no header past the file's end.
+  size_t HeaderLimit = 4096;
+  uint64_t FileSize = 0;
+  if (Layout == pe::Image::Layout::Flat && !sys::fs::file_size(Path, FileSize))
+    HeaderLimit = std::min<uint64_t>(HeaderLimit, FileSize);
+  else if (Layout == pe::Image::Layout::Flat)
+    HeaderLimit = 512;
+  auto Mod = std::make_shared<LoadedModule>();
+  Mod->Name = Path;
+  Mod->Framework = Framework;
+  auto Fail = [&](Error E) -> std::shared_ptr<LoadedModule> {
+    L->line(Path + ": cannot read the module's metadata: " + toString(std::move(E)) +
+            "; its methods stay as they are");
+    return nullptr;
+  };
+  Expected<std::unique_ptr<pe::Image>> Img = pe::Image::createLoaded(Base, Layout, Path, HeaderLimit);
+  if (!Img)
+    return Fail(Img.takeError());
+  Mod->Img = std::move(*Img);
+  if (!Mod->Img->isManaged())
+    return Fail(createStringError(inconvertibleErrorCode(), "not a managed image"));
+  auto M = metadata::Module::create(Mod->Img->metadata(), Mod->Img->metadataOffset());
+  if (!M)
+    return Fail(M.takeError());
+  Mod->M = std::move(*M);
+  Mod->Sel.setMethodCount(Mod->M->rowCount(metadata::TableId::MethodDef));
+  return Mod;
+}
+
 metadata::AssemblyResolver *Profiler::frameworkResolver() {
   std::lock_guard<std::mutex> G(ModulesLock);
   if (!Frameworks && !FrameworkDir.empty())
@@ -417,14 +471,13 @@ metadata::AssemblyResolver *Profiler::frameworkResolver() {
   return Frameworks.get();
 }
 
-bool Profiler::considered(StringRef Path) {
+bool Profiler::considered(StringRef Path, bool *Framework) {
   StringRef Dir = sys::path::parent_path(Path);
   {
     std::lock_guard<std::mutex> G(ModulesLock);
     if (FrameworkDir.empty() && sys::path::filename(Path) == "System.Private.CoreLib.dll")
       FrameworkDir = Dir.str();
-    if (!Conf.Spec->namesAssemblies() && !FrameworkDir.empty() && Dir == FrameworkDir)
-      return false; // --pass and specs without "assembly" rules are for the program's own code
+    *Framework = !FrameworkDir.empty() && Dir == FrameworkDir;
   }
   SmallString<256> Real;
   if (!sys::fs::real_path(Path, Real) && llvm::is_contained(Conf.PassFiles, std::string(Real))) {
@@ -875,6 +928,24 @@ HRESULT Profiler::GetReJITParameters(ModuleID ModuleId, mdMethodDef Method,
   return guarded("GetReJITParameters", [&] {
     if (Detaching)
       return S_OK;
+    if (std::shared_ptr<LoadedModule> T = moduleOf(ModuleId)) {
+      std::lock_guard<std::mutex> G(T->Lock);
+      uint32_t TRow = metadata::tokenRow(Method);
+      auto It = T->Traced.find(TRow);
+      if (It != T->Traced.end() && It->second.Active && It->second.Body && Control) {
+        const WovenMethod &W = *It->second.Body;
+        if (HRESULT Hr = Control->SetILFunctionBody(ULONG(W.Bytes.size()), W.Bytes.data());
+            failed(Hr)) {
+          leftAlone(*T, TRow, "the runtime refused its tracepoint body (" + hresultText(Hr) + ")");
+          return S_OK;
+        }
+        ++Count.ReJitted;
+        giveMap(*T, TRow, W, [&](ULONG N, COR_IL_MAP *Map) {
+          return Control->SetILInstrumentedCodeMap(N, Map);
+        });
+        return S_OK;
+      }
+    }
     auto [Mod, Row] = matched(ModuleId, Method);
     if (!Mod) {
       ++Count.ReJitOthers; // a method that had inlined a matching one: compiled again as it was
@@ -914,10 +985,15 @@ HRESULT Profiler::ReJITError(ModuleID ModuleId, mdMethodDef Method, FunctionID, 
 void Profiler::reJitThread() {
   std::unique_lock<std::mutex> G(ReJits.Lock);
   std::string DetachRequest = detachRequestPath(long(getpid()));
+  // Attached, the thread also looks for `weft detach`'s request, and with a spec file for its
+  // edits, five times a second.
+  bool Polls = Attached || !SpecPath.empty();
   while (true) {
-    auto Ready = [&] { return ReJits.Stop || !ReJits.Pending.empty(); };
-    // Attached, the thread also looks for `weft detach`'s request, five times a second.
-    if (Attached)
+    auto Ready = [&] {
+      return ReJits.Stop || !ReJits.Pending.empty() ||
+             (!NewModules.empty() && Traced && !Traced->tracepoints().empty());
+    };
+    if (Polls)
       ReJits.Wake.wait_for(G, std::chrono::milliseconds(200), Ready);
     else
       ReJits.Wake.wait(G, Ready);
@@ -929,20 +1005,236 @@ void Profiler::reJitThread() {
       detach();
       return; // the runtime unloads the library once the profiler is detached
     }
-    if (ReJits.Pending.empty())
+    if (!ReJits.Pending.empty()) {
+      auto [Id, Methods] = std::move(ReJits.Pending.front());
+      ReJits.Pending.pop_front();
+      G.unlock();
+      try {
+        if (moduleOf(Id))
+          requestReJit(Id, Methods);
+      } catch (...) {
+        L->line("the ReJIT thread: an unexpected error; the methods it was asking for keep "
+                "their code");
+      }
+      G.lock();
       continue;
-    auto [Id, Methods] = std::move(ReJits.Pending.front());
-    ReJits.Pending.pop_front();
+    }
     G.unlock();
     try {
-      if (moduleOf(Id))
-        requestReJit(Id, Methods);
+      bool Edited = !SpecPath.empty() && specEdited();
+      std::vector<ModuleID> Ids;
+      {
+        std::lock_guard<std::mutex> Q(ReJits.Lock);
+        Ids = Edited ? AllModules : NewModules;
+        NewModules.clear();
+      }
+      if (Traced && (Edited || !Traced->tracepoints().empty()) && !Ids.empty())
+        applyTracepoints(Ids);
     } catch (...) {
-      L->line("the ReJIT thread: an unexpected error; the methods it was asking for keep their "
-              "code");
+      L->line("tracepoints: an unexpected error; the methods keep the code they had");
     }
     G.lock();
   }
+}
+
+bool Profiler::specEdited() {
+  auto Text = MemoryBuffer::getFile(SpecPath, /*IsText=*/true);
+  if (!Text || (*Text)->getBuffer() == SpecText)
+    return false; // gone for a moment (an editor replacing it) or unchanged
+  SpecText = (*Text)->getBuffer().str();
+  Expected<spec::Spec> S = spec::Spec::parse(SpecText, SpecPath);
+  if (!S) {
+    L->line("spec edited: " + toString(S.takeError()) + "; the tracepoints in force stay");
+    return false;
+  }
+  Traced = std::make_shared<const spec::Spec>(std::move(*S));
+  std::vector<std::string> Names;
+  for (const spec::Tracepoint &T : Traced->tracepoints())
+    Names.push_back(T.Name + (T.Enabled ? "" : " (disabled)"));
+  L->line("spec edited: tracepoints now " + (Names.empty() ? std::string("none") : join(Names, ", ")) +
+          " (rules and passes stay as they were at the start)");
+  return true;
+}
+
+void Profiler::applyTracepoints(const std::vector<ModuleID> &Ids) {
+  const spec::Spec &S = *Traced;
+  bool NamesAssemblies = false;
+  for (const spec::Tracepoint &T : S.tracepoints())
+    NamesAssemblies |= bool(T.Match.Assembly);
+  if (!Rec && !S.tracepoints().empty()) {
+    SmallString<256> Path(OutputDir);
+    if (Path.empty())
+      sys::fs::current_path(Path);
+    sys::path::append(Path, "weft-tracepoints-" + Twine(getpid()) + ".json");
+    Rec = new Recorder(Info, std::string(Path), *L);
+    L->line("tracepoints: their records go to " + Path);
+  }
+  if (!Rec)
+    return;
+  std::map<ModuleID, std::vector<mdMethodDef>> ReJit;
+  std::vector<ModuleID> RevertModules;
+  std::vector<mdMethodDef> RevertMethods;
+  uint64_t Updated = 0;
+  for (ModuleID Id : Ids) {
+    std::shared_ptr<LoadedModule> Mod = moduleOf(Id);
+    bool Kept = bool(Mod);
+    if (!Mod && !S.tracepoints().empty())
+      Mod = readModule(Id, /*SkipFramework=*/!NamesAssemblies, /*Notify=*/false);
+    if (!Mod)
+      continue;
+    Expected<spec::Selection> Sel = spec::selectTracepoints(S, *Mod->M, Mod->Framework);
+    if (!Sel) {
+      L->line(sys::path::filename(Mod->Name) + ": tracepoints: " + toString(Sel.takeError()));
+      continue;
+    }
+    bool Any = false;
+    std::lock_guard<std::mutex> G(Mod->Lock);
+    for (uint32_t Row = 1; Row <= Sel->methodCount(); ++Row) {
+      auto It = Mod->Traced.find(Row);
+      ArrayRef<uint16_t> Uses = Sel->passesOf(Row);
+      if (Uses.empty()) {
+        if (It != Mod->Traced.end() && It->second.Active) {
+          It->second.Active = false;
+          Rec->setTracepoints(It->second.Slot, {}, 0);
+          RevertModules.push_back(Id);
+          RevertMethods.push_back(metadata::makeToken(metadata::TableId::MethodDef, Row));
+        }
+        continue;
+      }
+      Any = true;
+      if (It == Mod->Traced.end() || !It->second.Body) {
+        if (std::optional<std::string> Why = weaveTraced(*Mod, Id, Row)) {
+          leftAlone(*Mod, Row, "tracepoint: " + *Why);
+          Mod->Traced.erase(Row);
+          continue;
+        }
+        It = Mod->Traced.find(Row);
+      }
+      std::vector<std::string> Enabled;
+      unsigned Depth = 0;
+      for (uint16_t U : Uses)
+        for (const spec::Tracepoint &T : S.tracepoints())
+          if (T.Name == Sel->Uses[U].Options[0].second && T.Enabled) {
+            Enabled.push_back(T.Name);
+            Depth = std::max(Depth, T.Depth);
+          }
+      Rec->setTracepoints(It->second.Slot, Enabled, Depth);
+      if (!It->second.Active) {
+        It->second.Active = true;
+        ReJit[Id].push_back(metadata::makeToken(metadata::TableId::MethodDef, Row));
+      } else {
+        ++Updated;
+      }
+    }
+    if (Any && !Kept) {
+      std::lock_guard<std::mutex> M(ModulesLock);
+      Modules.emplace(Id, Mod);
+    }
+  }
+  uint64_t Added = 0;
+  for (auto &[Id, Methods] : ReJit) {
+    Added += Methods.size();
+    requestReJit(Id, Methods);
+  }
+  if (!RevertMethods.empty()) {
+    std::vector<HRESULT> Status(RevertMethods.size(), S_OK);
+    HRESULT Hr = Info->RequestRevert(ULONG(RevertMethods.size()), RevertModules.data(),
+                                     RevertMethods.data(), Status.data());
+    uint64_t Failed = 0;
+    for (HRESULT H : Status)
+      Failed += failed(H);
+    if (failed(Hr) || Failed)
+      L->line("tracepoints: the runtime refused to revert " +
+              Twine(failed(Hr) ? RevertMethods.size() : Failed) + " methods (" +
+              hresultText(failed(Hr) ? Hr : S_OK) + "); they keep recording nothing");
+    Count.Reverted += RevertMethods.size() - (failed(Hr) ? RevertMethods.size() : Failed);
+  }
+  Count.Traced += Added;
+  if (Added || !RevertMethods.empty() || Updated)
+    L->line("tracepoints: " + Twine(Added) + " methods compiled again with tracepoint code, " +
+            Twine(RevertMethods.size()) + " reverted to their own IL, " + Twine(Updated) +
+            " updated in place");
+}
+
+std::optional<std::string> Profiler::weaveTraced(LoadedModule &Mod, ModuleID Id, uint32_t Row) {
+  if (Mod.Weaving == LoadedModule::State::NotStarted)
+    Mod.Weaving = startWeave(Mod, Id) ? LoadedModule::State::Weaving
+                                      : LoadedModule::State::Refused;
+  if (Mod.Weaving != LoadedModule::State::Weaving)
+    return std::string("the module cannot be woven (the log says why)");
+  if (!Mod.TracepointPass) {
+    auto Slots = [this, &Mod](passes::MethodContext &C) -> std::optional<uint32_t> {
+      const metadata::Module &M = C.module();
+      metadata::NamePrinter Names(M);
+      metadata::GenericContext Ctx{C.declaringType(), C.row()};
+      SlotInfo Info;
+      Info.Method = C.displayName();
+      const metadata::MethodSig &Sig = C.signature();
+      Info.ParamNames.resize(Sig.Params.size());
+      for (uint32_t L : M.methodParams(C.row())) {
+        uint32_t P = M.param(L);
+        uint32_t Seq = M.get(metadata::TableId::Param, P, metadata::ParamCol::Sequence);
+        if (Seq >= 1 && Seq <= Info.ParamNames.size())
+          Info.ParamNames[Seq - 1] =
+              M.getString(M.get(metadata::TableId::Param, P, metadata::ParamCol::Name)).str();
+      }
+      for (size_t I = 0; I < Sig.Params.size(); ++I) {
+        if (Info.ParamNames[I].empty())
+          Info.ParamNames[I] = "A_" + std::to_string(I + 1);
+        std::string T;
+        raw_string_ostream OS(T);
+        Names.type(OS, Sig.Params[I], Ctx);
+        Info.ParamTypes.push_back(OS.str());
+      }
+      raw_string_ostream OS(Info.ReturnType);
+      Names.type(OS, Sig.Return, Ctx);
+      OS.flush();
+      uint32_t Slot = Rec->addSlot(std::move(Info));
+      if (Slot >= Recorder::MaxSlots)
+        return std::nullopt;
+      Mod.Traced[C.row()].Slot = Slot;
+      return Slot;
+    };
+    Expected<size_t> N = Mod.Weave->addPass(makeTracepointPass(*Rec, Slots), "tracepoint");
+    if (!N)
+      return toString(N.takeError());
+    if (std::optional<std::string> Problem = Mod.Mirror->takeProblem()) {
+      Mod.Weaving = LoadedModule::State::Refused;
+      return *Problem;
+    }
+    Mod.TracepointPass = *N;
+  }
+  // The method's own IL, from the image (not what a pass gave it at its first compilation).
+  uint32_t RVA = Mod.M->get(metadata::TableId::MethodDef, Row, metadata::MethodDefCol::RVA);
+  uint64_t Offset = 0;
+  ArrayRef<uint8_t> Bytes = Mod.Img->rvaTail(RVA, &Offset);
+  if (!RVA || Bytes.empty())
+    return std::string("it has no IL body in the image");
+  Expected<il::RawMethodBody> Raw = il::readMethodBody(Bytes, Offset);
+  if (!Raw)
+    return toString(Raw.takeError());
+  Expected<std::optional<il::EncodedBody>> Woven =
+      Mod.Weave->weaveMethod(Row, *Raw, {*Mod.TracepointPass});
+  passes::WeaveOutcome &Out = Mod.Weave->outcome();
+  std::string Skipped = join(Out.Skipped, "; ");
+  Out.Skipped.clear();
+  Out.Notes.clear();
+  if (std::optional<std::string> Problem = Mod.Mirror->takeProblem()) {
+    Mod.Weaving = LoadedModule::State::Refused;
+    consumeError(Woven.takeError());
+    return *Problem;
+  }
+  if (!Woven)
+    return toString(Woven.takeError());
+  if (!*Woven || !Skipped.empty())
+    return Skipped.empty() ? std::string("no pass changed it") : "skipped by " + Skipped;
+  if (std::optional<std::string> Failed = publishAdditions(Mod, Id))
+    return *Failed;
+  il::EncodedBody &B = **Woven;
+  if (!Mod.Mirror->remapUserStrings(B.Bytes))
+    return std::string("the woven body does not decode again (a bug in weft)");
+  Mod.Traced[Row].Body = std::make_unique<WovenMethod>(std::move(B.Bytes), B.OffsetMap);
+  return std::nullopt;
 }
 
 void Profiler::requestReJit(ModuleID Id, const std::vector<mdMethodDef> &Methods) {

@@ -38,6 +38,7 @@ inline constexpr GUID CLSID_WeftProfiler = guid("E56F61AE-E543-4D22-8B50-7334A9E
 
 struct LoadedModule;
 struct WovenMethod;
+class Recorder;
 
 class Profiler final : public CallbackDefaults {
 public:
@@ -115,6 +116,22 @@ private:
   std::optional<std::string> setBody(ModuleID ModuleId, mdToken Method,
                                      llvm::ArrayRef<uint8_t> Bytes);
   std::shared_ptr<LoadedModule> moduleOf(ModuleID ModuleId);
+  /// The module's image and metadata as the runtime loaded them; null (logged if it is a
+  /// problem) when it has none to read, or is the shared framework's and \p SkipFramework says
+  /// so. \p Notify: tell the plugins it loaded.
+  std::shared_ptr<LoadedModule> readModule(ModuleID Id, bool SkipFramework, bool Notify);
+
+  // Tracepoints: the spec's "tracepoints", applied through ReJIT and reverted with
+  // RequestRevert while the program runs; the spec file is watched for edits.
+  /// Re-reads the spec file if it changed: true when another spec is now in force (a spec that
+  /// does not parse is logged and the one in force stays).
+  bool specEdited();
+  /// Brings the methods of \p Ids to what the tracepoints in force say: new matches woven and
+  /// compiled again, methods no longer matched reverted, the others' tracepoints updated.
+  void applyTracepoints(const std::vector<ModuleID> &Ids);
+  /// Weaves method \p Row of \p Mod with its tracepoint code (and its rules' passes); the
+  /// reason if it cannot. Called with the module locked.
+  std::optional<std::string> weaveTraced(LoadedModule &Mod, ModuleID Id, uint32_t Row);
   /// The module and MethodDef row of \p Function if the spec matches it.
   std::pair<std::shared_ptr<LoadedModule>, uint32_t> matched(FunctionID Function,
                                                              ModuleID *ModuleOut = nullptr);
@@ -129,13 +146,23 @@ private:
   bool Attached = false; // loaded into a running process
   std::atomic<bool> Detaching{false};
   std::string OutputDir; // WEFT_OUTPUT_DIR
+  std::string SpecPath;  // the spec file, if the settings name one
+  std::string SpecText;  // its text when last read
+  /// The tracepoints in force come from this spec (edits replace it; the rules stay as they
+  /// were at the start).
+  std::shared_ptr<const spec::Spec> Traced;
+  /// Made with the first tracepoint and never freed: woven code may call it until the end.
+  Recorder *Rec = nullptr;
+  /// Every module loaded, in order (tracepoints added later may name any of them), and those
+  /// loaded since the worker last applied the tracepoints; under ReJits.Lock.
+  std::vector<ModuleID> AllModules, NewModules;
   Config Conf;
   std::unique_ptr<PluginHost> Plugins; // the spec's plugins' hooks, if any has some
   ICorProfilerInfo7 *Info = nullptr;
   unsigned InfoVersion = 0;
-  /// Whether a module is one the spec may instrument (not the framework unless the spec names
-  /// assemblies, never a file the passes use); logs why not.
-  bool considered(llvm::StringRef Path);
+  /// Whether a module is one the spec may instrument (never a file the passes use; logs why
+  /// not); \p Framework says whether it is the shared framework's.
+  bool considered(llvm::StringRef Path, bool *Framework);
 
   /// Finds assemblies in the folder of the runtime's own framework (made once it is known).
   metadata::AssemblyResolver *frameworkResolver();
@@ -150,6 +177,7 @@ private:
     std::atomic<uint64_t> CompiledMatched{0}; // methods the spec matches, counted once each
     std::atomic<uint64_t> Rewritten{0}, Unchanged{0}, LeftAlone{0};
     std::atomic<uint64_t> ReJitRequested{0}, ReJitted{0}, ReJitOthers{0}, ReJitFailed{0};
+    std::atomic<uint64_t> Traced{0}, Reverted{0};
   } Count;
   /// ReJIT is requested from a thread of weft's own, never inside a callback: ReadyToRun modules
   /// queue their matching methods at load.

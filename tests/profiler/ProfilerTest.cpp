@@ -19,6 +19,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/ADT/ScopeExit.h"
 
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <gtest/gtest.h>
@@ -642,43 +643,98 @@ template <typename Fn> bool waitFor(double Seconds, Fn &&Pred) {
 
 size_t countOf(llvm::StringRef Text, llvm::StringRef What) { return Text.count(What); }
 
+/// What tests/ticker prints for tick \p N.
+std::string tickLine(int N) {
+  static const char *Colors[] = {"Red", "Green", "Blue"};
+  char Ratio[32];
+  std::snprintf(Ratio, sizeof Ratio, "%g", N / 4.0);
+  std::string Check = N % 10 == 9 ? "nine " + std::to_string(N) : std::to_string(N);
+  return "tick " + std::to_string(N) + " = " + std::to_string(N * N % 97) + " L" +
+         std::to_string(N) + "/" + Colors[N % 3] + "/" + Ratio + "/c" + std::to_string(N) + " " +
+         Check;
+}
+
+/// tests/ticker running in its own folder until its stop file exists: \p Prefix (empty, or `weft
+/// run ... --`) then `dotnet Ticker.dll STOP`, with the environment's CORECLR_ and DOTNET_
+/// variables left out and \p Extra added.
+struct Ticker {
+  std::string Dir, Out, Err, Stop;
+  llvm::sys::ProcessInfo PI;
+
+  Ticker(llvm::StringRef Name, std::vector<std::string> Prefix, std::vector<std::string> Extra) {
+    std::string Built = llvm::sys::path::parent_path(helperDll("Ticker")).str();
+    Dir = scratchDir(Name);
+    for (const char *F : {"Ticker.dll", "Ticker.runtimeconfig.json"})
+      EXPECT_FALSE(llvm::sys::fs::copy_file(Built + "/" + F, Dir + "/" + F)) << F;
+    Out = Dir + "/out.txt", Err = Dir + "/err.txt", Stop = Dir + "/stop";
+    llvm::ErrorOr<std::string> Dotnet = llvm::sys::findProgramByName("dotnet");
+    EXPECT_TRUE(bool(Dotnet));
+    std::string Program = Prefix.empty() ? Dotnet.get() : Prefix[0];
+    std::vector<std::string> Words = Prefix.empty() ? std::vector<std::string>{"dotnet"} : Prefix;
+    for (std::string W : {std::string("dotnet"), Dir + "/Ticker.dll", Stop})
+      if (!Prefix.empty() || W != "dotnet")
+        Words.push_back(W);
+    std::vector<llvm::StringRef> Args(Words.begin(), Words.end());
+    std::vector<llvm::StringRef> Env;
+    for (char **E = environ; *E; ++E)
+      if (!llvm::StringRef(*E).startswith("CORECLR_") && !llvm::StringRef(*E).startswith("DOTNET_"))
+        Env.push_back(*E);
+    for (const std::string &E : Extra)
+      Env.push_back(E);
+    llvm::Optional<llvm::StringRef> Redirects[] = {llvm::StringRef(""), llvm::StringRef(Out),
+                                                   llvm::StringRef(Err)};
+    std::string Why;
+    PI = llvm::sys::ExecuteNoWait(Program, Args, llvm::ArrayRef(Env), Redirects, 0, &Why);
+    EXPECT_NE(PI.Pid, 0) << Why;
+  }
+  ~Ticker() {
+    if (PI.Pid) {
+      writeFile(Stop, "");
+      llvm::sys::Wait(PI, 30, /*WaitUntilTerminates=*/true);
+    }
+  }
+  size_t ticks() const { return readFile(Out).size() ? countOf(readFile(Out), "\n") : 0; }
+  /// Waits until \p N more ticks were printed.
+  bool waitTicks(size_t N) const {
+    size_t Now = ticks();
+    return waitFor(30, [&] { return ticks() >= Now + N; });
+  }
+  /// Stops it: its exit status.
+  int stop() {
+    writeFile(Stop, "");
+    llvm::sys::ProcessInfo Done = llvm::sys::Wait(PI, 30, /*WaitUntilTerminates=*/true);
+    PI.Pid = 0;
+    return Done.ReturnCode;
+  }
+  /// Checks that it printed what it prints unwoven, and "done"; the number of ticks.
+  size_t expectUnchangedOutput() const {
+    llvm::SmallVector<llvm::StringRef, 64> Lines;
+    std::string Printed = readFile(Out);
+    llvm::StringRef(Printed).split(Lines, '\n', -1, false);
+    EXPECT_GT(Lines.size(), 20u);
+    EXPECT_EQ(Lines.empty() ? "" : Lines.back(), "done");
+    for (size_t N = 0; N + 1 < Lines.size(); ++N)
+      EXPECT_EQ(Lines[N], tickLine(int(N)));
+    return Lines.size() - 1;
+  }
+};
+
 // `weft attach` loads the profiler into a program started without any profiler variables,
 // through the runtime's diagnostics channel: the method the spec names, already compiled and
 // running, is compiled again through ReJIT and its probes record every call from then on, until
 // `weft detach` reverts it (RequestRevert: its own IL again); the program prints what it prints
 // unwoven throughout.
 TEST(ProfilerAttach, ARunningProgramIsInstrumentedFromTheAttachToTheDetach) {
-  std::string Built = llvm::sys::path::parent_path(helperDll("Ticker")).str();
-  std::string Dir = scratchDir("attach");
-  for (const char *F : {"Ticker.dll", "Ticker.runtimeconfig.json"})
-    ASSERT_FALSE(llvm::sys::fs::copy_file(Built + "/" + F, Dir + "/" + F)) << F;
+  std::string ProbeLog = scratchDir("attach-probes") + "/probes.log";
+  Ticker T("attach", {}, {"WEFT_PROBE_LOG=" + ProbeLog});
+  std::string Dir = T.Dir, Out = T.Out, Err = T.Err;
+  llvm::sys::ProcessInfo &PI = T.PI;
   ASSERT_FALSE(llvm::sys::fs::copy_file(probesDll(), Dir + "/Probes.dll"));
-  std::string Spec = Dir + "/weft.json", Out = Dir + "/out.txt", Err = Dir + "/err.txt",
-              Stop = Dir + "/stop", ProbeLog = Dir + "/probes.log", Log = Dir + "/weft.log";
+  std::string Spec = Dir + "/weft.json", Log = Dir + "/weft.log";
   ASSERT_TRUE(writeFile(Spec, "{\"version\": 1, \"rules\": [{\"match\": {\"assembly\": "
                               "\"Ticker\", \"method\": \"Tick\"}, \"passes\": [{\"name\": "
                               "\"entry-exit\", \"options\": {\"probe-assembly\": \"Probes.dll\", "
                               "\"probe-type\": \"Weft.Probes.Recorder\"}}]}]}"));
-  llvm::ErrorOr<std::string> Dotnet = llvm::sys::findProgramByName("dotnet");
-  ASSERT_TRUE(bool(Dotnet));
-  std::string Program = Dir + "/Ticker.dll";
-  std::vector<llvm::StringRef> Args = {"dotnet", Program, Stop};
-  std::string EnvProbe = "WEFT_PROBE_LOG=" + ProbeLog;
-  std::vector<llvm::StringRef> Env;
-  for (char **E = environ; *E; ++E)
-    if (!llvm::StringRef(*E).startswith("CORECLR_") && !llvm::StringRef(*E).startswith("DOTNET_"))
-      Env.push_back(*E);
-  Env.push_back(EnvProbe);
-  llvm::Optional<llvm::StringRef> Redirects[] = {llvm::StringRef(""), llvm::StringRef(Out),
-                                                 llvm::StringRef(Err)};
-  std::string Why;
-  llvm::sys::ProcessInfo PI =
-      llvm::sys::ExecuteNoWait(*Dotnet, Args, llvm::ArrayRef(Env), Redirects, 0, &Why);
-  ASSERT_NE(PI.Pid, 0) << Why;
-  auto StopIt = llvm::make_scope_exit([&] {
-    writeFile(Stop, "");
-    llvm::sys::Wait(PI, 30, /*WaitUntilTerminates=*/true);
-  });
   ASSERT_TRUE(waitFor(30, [&] { return countOf(readFile(Out), "\n") >= 5; })) << readFile(Err);
 
   CommandResult A = run(weftTool(), {"attach", "--pid", std::to_string(PI.Pid), "--spec", Spec,
@@ -694,19 +750,10 @@ TEST(ProfilerAttach, ARunningProgramIsInstrumentedFromTheAttachToTheDetach) {
       << readFile(Log);
   size_t TicksAtDetach = countOf(readFile(Out), "\n");
   ASSERT_TRUE(waitFor(30, [&] { return countOf(readFile(Out), "\n") >= TicksAtDetach + 15; }));
-  StopIt.release();
-  ASSERT_TRUE(writeFile(Stop, ""));
-  llvm::sys::ProcessInfo Done = llvm::sys::Wait(PI, 30, /*WaitUntilTerminates=*/true);
-  EXPECT_EQ(Done.ReturnCode, 0) << readFile(Err);
+  EXPECT_EQ(T.stop(), 0) << readFile(Err);
 
   // The output is what the program prints unwoven.
-  llvm::SmallVector<llvm::StringRef, 64> Lines;
-  std::string Printed = readFile(Out);
-  llvm::StringRef(Printed).split(Lines, '\n', -1, false);
-  ASSERT_GT(Lines.size(), 20u);
-  EXPECT_EQ(Lines.back(), "done");
-  for (size_t N = 0; N + 1 < Lines.size(); ++N)
-    EXPECT_EQ(Lines[N], "tick " + std::to_string(N) + " = " + std::to_string(N * N % 97));
+  size_t Ticks = T.expectUnchangedOutput();
   // The probes saw the calls after the attach: consecutive arguments up to the last tick.
   std::vector<std::string> Recorded = sortedLines(readFile(ProbeLog));
   std::vector<int> Entered;
@@ -719,7 +766,7 @@ TEST(ProfilerAttach, ARunningProgramIsInstrumentedFromTheAttachToTheDetach) {
   ASSERT_GE(Entered.size(), 10u) << readFile(Log);
   EXPECT_GT(Entered.front(), 0); // not from the start: the profiler came later
   EXPECT_LE(Entered.back(), int(TicksAtDetach)); // nor after the detach
-  EXPECT_LT(Entered.back(), int(Lines.size()) - 10);
+  EXPECT_LT(Entered.back(), int(Ticks) - 10);
   for (size_t I = 1; I < Entered.size(); ++I)
     EXPECT_EQ(Entered[I], Entered[I - 1] + 1);
   EXPECT_EQ(countOf(readFile(ProbeLog), "exit Program::Tick -> "), Entered.size());
@@ -746,6 +793,197 @@ TEST(ProfilerAttach, AProcessWithoutADiagnosticsChannelIsAnError) {
   EXPECT_EQ(A.ExitCode, 1);
   EXPECT_NE(A.Err.find("process 999999 has no .NET diagnostics channel"), std::string::npos)
       << A.Err;
+}
+
+// --- tracepoints ---
+
+/// One event of a tracepoint records file.
+struct TraceEvent {
+  std::string Ph, Name;
+  std::vector<std::string> Tracepoints;
+  llvm::json::Object Args;
+};
+
+/// The "B" and "E" events of the records file in \p Dir (each event is one line; the file may be
+/// unfinished while the program runs).
+std::vector<TraceEvent> traceEvents(const std::string &Dir) {
+  std::vector<TraceEvent> Out;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC)) {
+    if (!llvm::StringRef(llvm::sys::path::filename(It->path())).startswith("weft-tracepoints-"))
+      continue;
+    std::string Text = readFile(It->path());
+    llvm::SmallVector<llvm::StringRef, 256> Lines;
+    llvm::StringRef(Text).split(Lines, '\n', -1, false);
+    for (llvm::StringRef L : Lines) {
+      if (!L.startswith("{\"ph\":\"B\"") && !L.startswith("{\"ph\":\"E\""))
+        continue;
+      L.consume_back(",");
+      llvm::Expected<llvm::json::Value> V = llvm::json::parse(L);
+      EXPECT_TRUE(bool(V)) << L.str();
+      if (!V)
+        continue;
+      llvm::json::Object &O = *V->getAsObject();
+      TraceEvent E;
+      E.Ph = O.getString("ph").getValueOr("").str();
+      E.Name = O.getString("name").getValueOr("").str();
+      if (llvm::json::Object *A = O.getObject("args")) {
+        if (llvm::json::Array *T = A->getArray("tracepoints"))
+          for (const llvm::json::Value &N : *T)
+            E.Tracepoints.push_back(N.getAsString().getValueOr("").str());
+        E.Args = std::move(*A);
+      }
+      Out.push_back(std::move(E));
+    }
+  }
+  return Out;
+}
+
+size_t countEvents(const std::string &Dir, llvm::StringRef Ph, llvm::StringRef Name) {
+  size_t N = 0;
+  for (const TraceEvent &E : traceEvents(Dir))
+    N += E.Ph == Ph && E.Name == Name;
+  return N;
+}
+
+/// Replaces \p Path atomically with a spec naming \p Tracepoints (a JSON array's text).
+void writeTracepoints(const std::string &Path, llvm::StringRef Tracepoints) {
+  std::string Temp = Path + ".new";
+  ASSERT_TRUE(writeFile(Temp, "{\"version\": 1, \"rules\": [], \"tracepoints\": " +
+                                  Tracepoints.str() + "}"));
+  ASSERT_FALSE(llvm::sys::fs::rename(Temp, Path));
+}
+
+std::string tracepoint(llvm::StringRef Name, llvm::StringRef Method, bool Enabled = true) {
+  return ("{\"name\": \"" + Name + "\", \"match\": {\"assembly\": \"Ticker\", \"method\": \"" +
+          Method + "\"}, \"enabled\": " + (Enabled ? "true" : "false") + "}")
+      .str();
+}
+
+/// Checks a Describe call's arguments and result against what the program printed for it.
+void expectDescribeRecorded(const TraceEvent &B, const TraceEvent &E) {
+  const llvm::json::Array *A = B.Args.getArray("arguments");
+  ASSERT_TRUE(A && A->size() == 5);
+  const char *Names[] = {"n", "label", "color", "ratio", "order"};
+  const char *Types[] = {"int32", "string", "valuetype Color", "float64", "class Order"};
+  for (size_t I = 0; I < 5; ++I) {
+    EXPECT_EQ((*A)[I].getAsObject()->getString("name"), llvm::Optional<llvm::StringRef>(Names[I]));
+    EXPECT_EQ((*A)[I].getAsObject()->getString("type"), llvm::Optional<llvm::StringRef>(Types[I]));
+  }
+  auto Value = [&](size_t I) { return (*A)[I].getAsObject()->get("value"); };
+  llvm::Optional<int64_t> N = Value(0)->getAsInteger();
+  ASSERT_TRUE(N.hasValue());
+  static const char *Colors[] = {"Red", "Green", "Blue"};
+  EXPECT_EQ(Value(1)->getAsString(), llvm::Optional<llvm::StringRef>("L" + std::to_string(*N)));
+  EXPECT_EQ(Value(2)->getAsString(), llvm::Optional<llvm::StringRef>(Colors[*N % 3]));
+  EXPECT_EQ(Value(3)->getAsNumber(), llvm::Optional<double>(*N / 4.0));
+  const llvm::json::Object *Order = Value(4)->getAsObject();
+  ASSERT_TRUE(Order);
+  EXPECT_EQ(Order->getString("type"), llvm::Optional<llvm::StringRef>("Order"));
+  EXPECT_EQ(Order->getObject("fields")->getInteger("Id"), N);
+  EXPECT_EQ(Order->getObject("fields")->getString("Customer"),
+            llvm::Optional<llvm::StringRef>("c" + std::to_string(*N)));
+  // The result, as the program printed it on the tick's line.
+  const llvm::json::Object *Return = E.Args.getObject("return");
+  ASSERT_TRUE(Return);
+  EXPECT_EQ(Return->getString("type"), llvm::Optional<llvm::StringRef>("string"));
+  std::string Printed = tickLine(int(*N));
+  llvm::StringRef Description = llvm::StringRef(Printed).split(' ').second.split(' ').second.split(' ').second.split(' ').second.split(' ').first;
+  EXPECT_EQ(Return->getString("value"), llvm::Optional<llvm::StringRef>(Description));
+}
+
+// Tracepoints added, combined, disabled, removed and added again by editing the spec while the
+// program runs under `weft run`: each records the calls of the methods it names from then on,
+// with each argument's name, type and value and the result or exception; disabling stops the
+// records, removing reverts the methods (RequestRevert); a broken edit changes nothing; the
+// method no tracepoint names is never touched, and the output stays what it is unwoven.
+TEST(ProfilerTracepoints, EditingTheSpecChangesWhatARunningProgramRecords) {
+  std::string Dir = scratchDir("tracepoints");
+  std::string Spec = Dir + "/weft.json", Log = Dir + "/weft.log";
+  writeTracepoints(Spec, "[]");
+  Ticker T("tracepoints-run", {weftTool(), "run", "--spec", Spec, "--log", Log, "--output-dir",
+                               Dir, "--"}, {});
+  ASSERT_TRUE(T.waitTicks(5)) << readFile(T.Err) << readFile(Log);
+  auto LogHas = [&](llvm::StringRef What) {
+    return waitFor(30, [&] { return readFile(Log).find(What.str()) != std::string::npos; });
+  };
+
+  // Added: Describe records from now on.
+  writeTracepoints(Spec, "[" + tracepoint("describe", "Describe") + "]");
+  ASSERT_TRUE(waitFor(30, [&] { return countEvents(Dir, "E", "Program::Describe") >= 5; }))
+      << readFile(Log);
+  {
+    std::vector<TraceEvent> Events = traceEvents(Dir);
+    size_t Checked = 0;
+    for (size_t I = 0; I + 1 < Events.size(); ++I)
+      if (Events[I].Ph == "B" && Events[I].Name == "Program::Describe") {
+        ASSERT_EQ(Events[I + 1].Ph, "E");
+        EXPECT_EQ(Events[I].Tracepoints, std::vector<std::string>{"describe"});
+        expectDescribeRecorded(Events[I], Events[I + 1]);
+        ++Checked;
+      }
+    EXPECT_GE(Checked, 4u);
+  }
+
+  // A broken edit is refused; the tracepoints in force stay.
+  ASSERT_TRUE(writeFile(Spec, "{\"version\": 1, \"rules\": [], \"tracepoints\": [{\"name\": 3}]}"));
+  ASSERT_TRUE(LogHas("the tracepoints in force stay"));
+  size_t Before = countEvents(Dir, "B", "Program::Describe");
+  ASSERT_TRUE(waitFor(30, [&] { return countEvents(Dir, "B", "Program::Describe") >= Before + 3; }));
+
+  // A second tracepoint on the same method, and one on Check, which throws for every n ending in 9.
+  writeTracepoints(Spec, "[" + tracepoint("describe", "Describe") + ", " +
+                             tracepoint("describe-too", "Describe") + ", " +
+                             tracepoint("check", "Check") + "]");
+  ASSERT_TRUE(waitFor(30, [&] {
+    bool Both = false, Thrown = false;
+    for (const TraceEvent &E : traceEvents(Dir)) {
+      Both |= E.Tracepoints == std::vector<std::string>{"describe", "describe-too"};
+      if (const llvm::json::Object *X = E.Args.getObject("exception"))
+        Thrown |= X->getString("type") == llvm::Optional<llvm::StringRef>(
+                                              "System.InvalidOperationException") &&
+                  X->getObject("fields")->getString("_message").getValueOr("").startswith("nine ");
+    }
+    return Both && Thrown;
+  })) << readFile(Log);
+
+  // Disabled: Describe records nothing more while Check goes on.
+  writeTracepoints(Spec, "[" + tracepoint("describe", "Describe", false) + ", " +
+                             tracepoint("describe-too", "Describe", false) + ", " +
+                             tracepoint("check", "Check") + "]");
+  ASSERT_TRUE(LogHas("0 reverted to their own IL, 2 updated in place"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300)); // what was recorded is written
+  size_t Disabled = countEvents(Dir, "B", "Program::Describe");
+  size_t Checks = countEvents(Dir, "B", "Program::Check");
+  ASSERT_TRUE(T.waitTicks(15));
+  ASSERT_TRUE(waitFor(5, [&] { return countEvents(Dir, "B", "Program::Check") >= Checks + 10; }));
+  EXPECT_EQ(countEvents(Dir, "B", "Program::Describe"), Disabled);
+
+  // Removed: both methods reverted to their own IL; nothing more is recorded.
+  writeTracepoints(Spec, "[]");
+  ASSERT_TRUE(LogHas("0 methods compiled again with tracepoint code, 2 reverted to their own IL"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300)); // what was recorded is written
+  size_t All = traceEvents(Dir).size();
+  ASSERT_TRUE(T.waitTicks(15));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(traceEvents(Dir).size(), All);
+
+  // Added again: compiled again with the body kept, recording again.
+  writeTracepoints(Spec, "[" + tracepoint("describe", "Describe") + "]");
+  size_t Again = countEvents(Dir, "E", "Program::Describe");
+  ASSERT_TRUE(waitFor(30, [&] { return countEvents(Dir, "E", "Program::Describe") >= Again + 3; }))
+      << readFile(Log);
+
+  EXPECT_EQ(T.stop(), 0) << readFile(T.Err);
+  T.expectUnchangedOutput();
+  std::vector<TraceEvent> Events = traceEvents(Dir);
+  for (const TraceEvent &E : Events)
+    EXPECT_TRUE(E.Name == "Program::Describe" || E.Name == "Program::Check") << E.Name;
+  std::string Text = readFile(Log);
+  EXPECT_NE(Text.find("tracepoints: 3 methods compiled with tracepoint code, 2 reverted"),
+            std::string::npos) << Text;
+  EXPECT_NE(Text.find("(0 dropped)"), std::string::npos) << Text;
+  EXPECT_EQ(Text.find("left as it is"), std::string::npos) << Text;
 }
 
 } // namespace

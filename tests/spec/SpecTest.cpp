@@ -142,6 +142,36 @@ TEST(SpecParse, Plugins) {
             "weft.json: plugins[0]: unknown key 'when' (expected path, priority)");
 }
 
+TEST(SpecParse, Tracepoints) {
+  Expected<Spec> S = Spec::parse(R"({"version": 1, "rules": [], "tracepoints": [
+      {"name": "orders", "match": {"type": "Orders", "method": "Place*"}, "depth": 2},
+      {"name": "off", "enabled": false}]})",
+                                 "weft.json");
+  ASSERT_TRUE(bool(S)) << toString(S.takeError());
+  ASSERT_EQ(S->tracepoints().size(), 2u);
+  EXPECT_EQ(S->tracepoints()[0].Name, "orders");
+  EXPECT_EQ(S->tracepoints()[0].Depth, 2u);
+  EXPECT_TRUE(S->tracepoints()[0].Enabled);
+  EXPECT_FALSE(S->tracepoints()[1].Enabled);
+  EXPECT_EQ(S->tracepoints()[1].Depth, 1u);
+  EXPECT_TRUE(S->passUses().empty()); // tracepoints are not rules
+  EXPECT_EQ(parseError(R"({"version": 1, "rules": [], "tracepoints": [{"match": {}}]})"),
+            "weft.json: tracepoints[0]: missing name (a tracepoint is added, changed and removed "
+            "by its name)");
+  EXPECT_EQ(parseError(R"({"version": 1, "rules": [], "tracepoints": [{"name": "a"},
+                           {"name": "a"}]})"),
+            "weft.json: tracepoints[1] 'a': the name is used by tracepoints[0] 'a' too");
+  EXPECT_EQ(parseError(R"({"version": 1, "rules": [], "tracepoints": [{"name": "a", "depth": 9}]})"),
+            "weft.json: tracepoints[0] 'a': depth: expected an integer from 0 to 8, got a number");
+  EXPECT_EQ(parseError(R"({"version": 1, "rules": [], "tracepoints": [{"name": "a",
+                           "passes": []}]})"),
+            "weft.json: tracepoints[0]: unknown key 'passes' (expected name, match, enabled, "
+            "depth)");
+  EXPECT_EQ(parseError(R"({"version": 1, "rules": [], "tracepoints": [{"name": "a",
+                           "match": {"method": "["}}]})").substr(0, 44),
+            "weft.json: tracepoints[0] 'a': match.method:");
+}
+
 TEST(SpecParse, TopLevel) {
   EXPECT_EQ(parseError("[]"), "weft.json: expected an object, got an array");
   EXPECT_EQ(parseError(R"({"rules": []})"),

@@ -28,10 +28,15 @@ public:
       return place(B.create(il::Opcode::Ldc_I4_S, V));
     return place(B.create(il::Opcode::Ldc_I4, V));
   }
+  il::Instr *ldcI8(int64_t V) { return place(B.create(il::Opcode::Ldc_I8, V)); }
   il::Instr *ldloc(uint32_t N) { return var(N, il::Opcode::Ldloc_0, il::Opcode::Ldloc_S); }
   il::Instr *stloc(uint32_t N) { return var(N, il::Opcode::Stloc_0, il::Opcode::Stloc_S); }
   il::Instr *ldarg(uint32_t N) { return var(N, il::Opcode::Ldarg_0, il::Opcode::Ldarg_S); }
   il::Instr *ldloca(uint32_t N) { return indexed(il::Opcode::Ldloca_S, N); }
+
+  /// Places an instruction made elsewhere (a branch target made before the branch).
+  il::Instr *put(il::Instr *I) { return place(I); }
+  il::MethodBody &body() const { return B; }
 
   /// The first instruction placed (null if none yet).
   il::Instr *first() const { return First; }

@@ -35,6 +35,7 @@
 #include "weaver/il/BodyReader.h"
 #include "weaver/il/MethodBody.h"
 #include "weaver/passes/Builtins.h"
+#include "weaver/passes/Arguments.h"
 #include "weaver/passes/Emit.h"
 #include "weaver/passes/Returns.h"
 
@@ -105,18 +106,6 @@ bool cannotThrow(const pe::Image &Img, const Module &M, uint32_t Row) {
     if (il::mayThrow(I->Op))
       return false;
   return true;
-}
-
-bool isReferenceType(const TypeSig &T) {
-  switch (T.Kind) {
-  case ElementType::Class:
-  case ElementType::String:
-  case ElementType::Object:
-  case ElementType::SZArray:
-  case ElementType::Array: return true;
-  case ElementType::GenericInst: return T.Args[0].Kind == ElementType::Class;
-  default: return false;
-  }
 }
 
 /// What the probe calls of one method load from.
@@ -427,47 +416,6 @@ private:
     return Sig;
   }
 
-  /// Pushes a value of type \p T (in local or argument storage just loaded by \p Load) as an
-  /// object: boxed if it is a value type or a generic parameter.
-  void box(MethodContext &C, Emitter &E, const TypeSig &T) {
-    if (!isReferenceType(T))
-      E.tok(il::Opcode::Box, C.typeToken(T));
-  }
-
-  void loadArgument(MethodContext &C, Emitter &E, uint32_t I) {
-    const TypeSig &T = C.signature().Params[I].stripped();
-    uint32_t Arg = I + (C.signature().hasThis() ? 1 : 0);
-    if (T.Kind == ElementType::ByRef) {
-      const TypeSig &Elem = T.element().stripped();
-      if (isOutParam(C, I)) {
-        C.note("out parameter " + Twine(I + 1) + " is passed to the probe as null");
-        E.op(il::Opcode::Ldnull);
-      } else if (C.isByRefLike(Elem)) {
-        C.note("parameter " + Twine(I + 1) +
-               " refers to a by-ref-like value; it is passed to the probe as null");
-        E.op(il::Opcode::Ldnull);
-      } else {
-        E.ldarg(Arg);
-        if (isReferenceType(Elem)) {
-          E.op(il::Opcode::Ldind_Ref);
-        } else {
-          Token Tk = C.typeToken(Elem);
-          E.tok(il::Opcode::Ldobj, Tk);
-          E.tok(il::Opcode::Box, Tk);
-        }
-      }
-      return;
-    }
-    if (C.isByRefLike(T)) {
-      C.note("parameter " + Twine(I + 1) +
-             " is by-ref-like or a pointer and cannot be boxed; it is passed to the probe as "
-             "null");
-      E.op(il::Opcode::Ldnull);
-      return;
-    }
-    E.ldarg(Arg);
-    box(C, E, T);
-  }
 
   /// Calls probe \p P with the arguments it takes.
   void callProbe(MethodContext &C, Emitter &E, const Probe &P, const Frame &X) {
@@ -504,7 +452,7 @@ private:
       for (uint32_t I = 0; I < N; ++I) {
         E.op(il::Opcode::Dup);
         E.ldc(int32_t(I));
-        loadArgument(C, E, I);
+        loadArgumentAsObject(C, E, I);
         E.op(il::Opcode::Stelem_Ref);
       }
       return;
@@ -516,7 +464,7 @@ private:
         return;
       }
       E.ldloc(*X.ValueLocal);
-      box(C, E, R);
+      boxIfValue(C, E, R);
       return;
     }
     case ProbeArg::Exception: E.ldloc(X.ExceptionLocal); return;
@@ -550,17 +498,6 @@ private:
     }
   }
 
-  static bool isOutParam(MethodContext &C, uint32_t I) {
-    const Module &M = C.module();
-    for (uint32_t L : M.methodParams(C.row())) {
-      uint32_t P = M.param(L);
-      if (M.get(TableId::Param, P, ParamCol::Sequence) == I + 1) {
-        uint32_t F = M.get(TableId::Param, P, ParamCol::Flags);
-        return (F & 0x2) && !(F & 0x1);
-      }
-    }
-    return false;
-  }
 
   PassOptions Options;
   Probe Probes[3];

@@ -564,20 +564,32 @@ struct ModuleWeave::Impl {
   Error weaveBatch(uint32_t Begin);
   Expected<std::unique_ptr<OfflineMethodContext>> makeContext(uint32_t Row,
                                                               const il::RawMethodBody &Raw);
-  void runOne(size_t P, size_t I, BatchState &B);
+  void runOne(size_t P, size_t I, BatchState &B, bool Always = false);
   Error settle(size_t P, BatchState &B);
   Error keepEncoded(BatchState &B);
   Expected<std::optional<BodyBytes>> body(uint32_t Row);
   Error finish();
-  Expected<std::optional<il::EncodedBody>> weaveMethod(uint32_t Row, const il::RawMethodBody &Raw);
+  Expected<std::optional<il::EncodedBody>> weaveMethod(uint32_t Row, const il::RawMethodBody &Raw,
+                                                       ArrayRef<size_t> Also);
 
   Error passFailed(size_t P, Error Err) {
     std::string Msg = toString(std::move(Err));
+    if (P >= Sel.Uses.size())
+      return plainError("pass '" + passName(P) + "': " + Msg);
     const spec::PassUse &U = Sel.Uses[P];
     if (!StringRef(Msg).startswith(U.Rule))
       Msg = U.Rule + ": pass '" + U.Pass + "': " + Msg;
     return plainError(Msg);
   }
+  /// Pass \p P's name, and its name with its options.
+  const std::string &passName(size_t P) const {
+    return P < Sel.Uses.size() ? Sel.Uses[P].Pass : Added[P - Sel.Uses.size()];
+  }
+  std::string passKey(size_t P) const {
+    return P < Sel.Uses.size() ? Sel.Uses[P].key() : Added[P - Sel.Uses.size()];
+  }
+  /// The names of the passes given by addPass, after the selection's.
+  std::vector<std::string> Added;
 
   const pe::Image &Img;
   Editor &E;
@@ -757,11 +769,11 @@ Error ModuleWeave::Impl::weaveBatch(uint32_t Begin) {
 }
 
 /// Pass \p P on method \p I of the batch, if it applies (on any thread).
-void ModuleWeave::Impl::runOne(size_t P, size_t I, BatchState &B) {
+void ModuleWeave::Impl::runOne(size_t P, size_t I, BatchState &B, bool Always) {
   if (P >= Passes.size() || !B.Ctx[I])
     return;
   ArrayRef<uint16_t> Uses = Sel.passesOf(B.Rows[I]);
-  if (std::find(Uses.begin(), Uses.end(), uint16_t(P)) == Uses.end())
+  if (!Always && std::find(Uses.begin(), Uses.end(), uint16_t(P)) == Uses.end())
     return;
   OfflineMethodContext &C = *B.Ctx[I];
   C.Skipped = false;
@@ -790,20 +802,20 @@ Error ModuleWeave::Impl::settle(size_t P, BatchState &B) {
       continue;
     OfflineMethodContext &C = *B.Ctx[I];
     if (C.Failure)
-      return plainError("pass '" + Sel.Uses[P].key() + "' failed on " + C.displayName() + ": " +
+      return plainError("pass '" + passKey(P) + "' failed on " + C.displayName() + ": " +
                           *C.Failure);
     if (C.Skipped) {
-      Out.Skipped.push_back(Sel.Uses[P].Pass + ": " + C.displayName() + ": " + C.SkipReason);
+      Out.Skipped.push_back(passName(P) + ": " + C.displayName() + ": " + C.SkipReason);
       B.Ran[I] = 0;
       C.Notes.clear();
       continue;
     }
     for (std::string &N : C.Notes)
-      Out.Notes.push_back(Sel.Uses[P].Pass + ": " + C.displayName() + ": " + N);
+      Out.Notes.push_back(passName(P) + ": " + C.displayName() + ": " + N);
     C.Notes.clear();
     C.Changed = true;
     if (Error Err = C.resolve())
-      return plainError("pass '" + Sel.Uses[P].key() + "' on " + C.displayName() + ": " +
+      return plainError("pass '" + passKey(P) + "' on " + C.displayName() + ": " +
                           toString(std::move(Err)));
     Passes[P]->finishMethod(C);
     C.Marks.clear();
@@ -823,7 +835,7 @@ Error ModuleWeave::Impl::settle(size_t P, BatchState &B) {
       std::string At;
       if (D.ILOffset != il::NoOffset)
         At = " at IL_" + hexstr(D.ILOffset, false, 4) + " (original offset)";
-      return plainError("--verify-each: pass '" + Sel.Uses[P].key() + "' produced bad IL in " +
+      return plainError("--verify-each: pass '" + passKey(P) + "' produced bad IL in " +
                           B.Ctx[I]->displayName() + At + ": " + D.What);
     }
   return Error::success();
@@ -903,8 +915,9 @@ Error ModuleWeave::Impl::keepEncoded(BatchState &B) {
 }
 
 Expected<std::optional<il::EncodedBody>>
-ModuleWeave::Impl::weaveMethod(uint32_t Row, const il::RawMethodBody &Raw) {
-  if (Row == 0 || Row > Sel.methodCount() || Sel.passesOf(Row).empty())
+ModuleWeave::Impl::weaveMethod(uint32_t Row, const il::RawMethodBody &Raw,
+                               ArrayRef<size_t> Also) {
+  if (Row == 0 || Row > Sel.methodCount() || (Sel.passesOf(Row).empty() && Also.empty()))
     return std::nullopt;
   Expected<std::unique_ptr<OfflineMethodContext>> Made = makeContext(Row, Raw);
   if (!Made)
@@ -913,9 +926,12 @@ ModuleWeave::Impl::weaveMethod(uint32_t Row, const il::RawMethodBody &Raw) {
   B.Rows = {Row};
   B.Ctx.push_back(std::move(*Made));
   for (size_t P = 0; P < Passes.size(); ++P) {
+    bool Asked = is_contained(Also, P);
+    if (P >= Sel.Uses.size() && !Asked)
+      continue;
     B.Ran.assign(1, 0);
     B.Micros.assign(1, -1.0f);
-    runOne(P, 0, B);
+    runOne(P, 0, B, Asked);
     if (Error Err = settle(P, B))
       return std::move(Err);
   }
@@ -988,9 +1004,23 @@ Expected<std::unique_ptr<ModuleWeave>> ModuleWeave::start(const pe::Image &Img, 
 Expected<std::optional<BodyBytes>> ModuleWeave::body(uint32_t Row) { return I->body(Row); }
 Error ModuleWeave::finish() { return I->finish(); }
 WeaveOutcome &ModuleWeave::outcome() { return I->Out; }
-Expected<std::optional<il::EncodedBody>> ModuleWeave::weaveMethod(uint32_t Row,
-                                                                  const il::RawMethodBody &Raw) {
-  return I->weaveMethod(Row, Raw);
+Expected<std::optional<il::EncodedBody>>
+ModuleWeave::weaveMethod(uint32_t Row, const il::RawMethodBody &Raw, ArrayRef<size_t> Also) {
+  return I->weaveMethod(Row, Raw, Also);
+}
+
+Expected<size_t> ModuleWeave::addPass(std::unique_ptr<Pass> P, std::string Name) {
+  size_t N = I->Passes.size();
+  I->Passes.push_back(std::move(P));
+  I->Added.push_back(std::move(Name));
+  if (I->Options.MethodTimes)
+    I->Out.MethodMicros.resize(I->Passes.size());
+  if (Error Err = I->Passes[N]->beginModule(I->MC)) {
+    I->Passes.pop_back();
+    I->Added.pop_back();
+    return I->passFailed(N, std::move(Err));
+  }
+  return N;
 }
 
 Error writeSideFiles(WeaveOutcome &Woven, StringRef OutputPath) {

@@ -44,6 +44,8 @@ class AssemblyCache;
 
 namespace weft::passes {
 
+class Pass;
+
 /// Where a woven assembly says so: an empty type `<weft>.Woven`.
 constexpr const char *MarkerNamespace = "<weft>";
 constexpr const char *MarkerName = "Woven";
@@ -129,9 +131,13 @@ public:
   /// The passes on one method whose body \p Raw comes from elsewhere (a runtime about to compile
   /// it), outside the writer's order and on the calling thread: its new body, with the IL offset
   /// map, or nothing when no pass changed it (a pass that skips it is in outcome().Skipped).
-  /// Callers serialize the calls of one module.
-  llvm::Expected<std::optional<il::EncodedBody>> weaveMethod(uint32_t Row,
-                                                             const il::RawMethodBody &Raw);
+  /// Callers serialize the calls of one module. The passes numbered in \p Also (from addPass)
+  /// run after the selected ones, whatever the selection says of the row.
+  llvm::Expected<std::optional<il::EncodedBody>>
+  weaveMethod(uint32_t Row, const il::RawMethodBody &Raw, llvm::ArrayRef<size_t> Also = {});
+  /// A pass outside the selection (the runtime profiler's tracepoints), begun on the module now
+  /// (its beginModule runs here); only weaveMethod applies it, where asked. Its number.
+  llvm::Expected<size_t> addPass(std::unique_ptr<Pass> P, std::string Name);
 
 private:
   struct Impl;

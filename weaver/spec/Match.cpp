@@ -491,11 +491,26 @@ Selection selectEverywhere(Selection Out, ArrayRef<const PassUse *> Uses, const 
 
 } // namespace
 
-Expected<Selection> select(const Spec &S, const Module &M) {
+namespace {
+Expected<Selection> selectRules(ArrayRef<Rule> Rules, const Module &M);
+} // namespace
+
+Expected<Selection> select(const Spec &S, const Module &M) { return selectRules(S.Rules, M); }
+
+Expected<Selection> selectTracepoints(const Spec &S, const Module &M, bool NamedAssemblyOnly) {
+  std::vector<Rule> Rules;
+  for (const Tracepoint &T : S.tracepoints())
+    if (!NamedAssemblyOnly || T.Match.Assembly)
+      Rules.push_back(T.Match);
+  return selectRules(Rules, M);
+}
+
+namespace {
+Expected<Selection> selectRules(ArrayRef<Rule> Rules, const Module &M) {
   // No rule that selects can match this assembly: nothing to learn about its methods (the
   // runtime profiler asks this of every module the runtime loads).
   StringRef Assembly = assemblyName(M);
-  if (llvm::none_of(S.Rules, [&](const Rule &R) {
+  if (llvm::none_of(Rules, [&](const Rule &R) {
         return !R.Exclude && !R.Passes.empty() && (!R.Assembly || R.Assembly->match(Assembly));
       })) {
     Selection Out;
@@ -506,9 +521,9 @@ Expected<Selection> select(const Spec &S, const Module &M) {
   // The distinct uses, in the order the spec first names them, and which of them each rule names.
   std::vector<const PassUse *> Distinct;
   StringMap<uint32_t> ByKey;
-  std::vector<SmallVector<uint32_t, 4>> RuleUses(S.Rules.size());
-  for (size_t I = 0; I < S.Rules.size(); ++I)
-    for (const PassUse &U : S.Rules[I].Passes) {
+  std::vector<SmallVector<uint32_t, 4>> RuleUses(Rules.size());
+  for (size_t I = 0; I < Rules.size(); ++I)
+    for (const PassUse &U : Rules[I].Passes) {
       auto [It, New] = ByKey.try_emplace(U.key(), uint32_t(Distinct.size()));
       if (New)
         Distinct.push_back(&U);
@@ -524,10 +539,10 @@ Expected<Selection> select(const Spec &S, const Module &M) {
   Out.setMethodCount(Methods);
   if (Distinct.empty())
     return std::move(Out);
-  if (std::all_of(S.Rules.begin(), S.Rules.end(), matchesEverything))
+  if (std::all_of(Rules.begin(), Rules.end(), matchesEverything))
     return selectEverywhere(std::move(Out), Distinct, M);
 
-  Matcher X(S.Rules, M);
+  Matcher X(Rules, M);
   std::vector<uint8_t> Mark(Distinct.size(), 0), Used(Distinct.size(), 0);
   SmallVector<uint32_t, 16> Got;
   MethodFacts F;
@@ -536,8 +551,8 @@ Expected<Selection> select(const Spec &S, const Module &M) {
       continue;
     X.facts(Row, F);
     Got.clear();
-    for (size_t I = 0; I < S.Rules.size(); ++I) {
-      if (S.Rules[I].Exclude)
+    for (size_t I = 0; I < Rules.size(); ++I) {
+      if (Rules[I].Exclude)
         continue;
       Expected<bool> Ok = X.matches(I, F);
       if (!Ok)
@@ -554,8 +569,8 @@ Expected<Selection> select(const Spec &S, const Module &M) {
     for (uint32_t U : Got)
       Mark[U] = 0;
     bool Excluded = false;
-    for (size_t I = 0; I < S.Rules.size() && !Excluded; ++I) {
-      if (!S.Rules[I].Exclude)
+    for (size_t I = 0; I < Rules.size() && !Excluded; ++I) {
+      if (!Rules[I].Exclude)
         continue;
       Expected<bool> Ok = X.matches(I, F);
       if (!Ok)
@@ -582,6 +597,7 @@ Expected<Selection> select(const Spec &S, const Module &M) {
     Out.renumber(NewIndex);
   return std::move(Out);
 }
+} // namespace
 
 void Selection::setPasses(uint32_t Row, ArrayRef<uint16_t> Sorted) {
   // Neighbouring methods mostly have the list the last one got.

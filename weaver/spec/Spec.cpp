@@ -263,7 +263,7 @@ public:
       return fail("", "invalid JSON: " + syntaxMessage(toString(Root.takeError())));
     Shape RootShape = ShapeScanner(Text).value();
     Node N{&*Root, &RootShape};
-    if (Error E = expectObject(N, "", {"$schema", "version", "plugins", "rules"}))
+    if (Error E = expectObject(N, "", {"$schema", "version", "plugins", "rules", "tracepoints"}))
       return std::move(E);
 
     if (Node Schema = member(N, "$schema"); Schema && !Schema.V->getAsString())
@@ -291,8 +291,13 @@ public:
         return R.takeError();
       Out.push_back(std::move(*R));
     }
+    if (Node T = member(N, "tracepoints"))
+      if (Error E = parseTracepoints(T))
+        return std::move(E);
     return std::move(Out);
   }
+
+  std::vector<Tracepoint> Tracepoints;
 
 private:
   Error fail(const Twine &Where, const Twine &What) const {
@@ -581,6 +586,55 @@ private:
     return Error::success();
   }
 
+  /// "tracepoints": [{"name": "...", "match": {...}, "enabled": bool, "depth": N}, ...].
+  Error parseTracepoints(Node N) {
+    if (!N.V->getAsArray())
+      return wrongType(N, "tracepoints", "an array");
+    for (size_t I = 0, E = items(N); I != E; ++I) {
+      Node T = item(N, I);
+      Tracepoint Out;
+      Out.Match.Label = "tracepoints[" + std::to_string(I) + "]";
+      if (Error Err = expectObject(T, Out.Match.Label, {"name", "match", "enabled", "depth"}))
+        return Err;
+      Node Name = member(T, "name");
+      Optional<StringRef> S = Name ? Name.V->getAsString() : None;
+      if (!Name)
+        return fail(Out.Match.Label, "missing name (a tracepoint is added, changed and removed "
+                                     "by its name)");
+      if (!S || S->empty())
+        return wrongType(Name, Out.Match.Label + ": name", "a non-empty string");
+      Out.Name = S->str();
+      Out.Match.Label += " '" + Out.Name + "'";
+      for (const Tracepoint &Before : Tracepoints)
+        if (Before.Name == Out.Name)
+          return fail(Out.Match.Label, "the name is used by " + Before.Match.Label + " too");
+      if (Node Match = member(T, "match"))
+        if (Error Err = parseMatch(Match, Out.Match.Label, Out.Match))
+          return Err;
+      if (Node En = member(T, "enabled")) {
+        Optional<bool> B = En.V->getAsBoolean();
+        if (!B)
+          return wrongType(En, Out.Match.Label + ": enabled", "a boolean");
+        Out.Enabled = *B;
+      }
+      if (Node D = member(T, "depth")) {
+        Optional<int64_t> V = D.V->getAsInteger();
+        if (!V || *V < 0 || *V > 8)
+          return wrongType(D, Out.Match.Label + ": depth", "an integer from 0 to 8");
+        Out.Depth = unsigned(*V);
+      }
+      // Matched as a rule naming one pass use of its own, distinct by the tracepoint's name.
+      PassUse U;
+      U.Pass = "tracepoint";
+      U.Options = {{"name", Out.Name}};
+      U.Rule = Out.Match.Label;
+      U.BaseDir = BaseDir;
+      Out.Match.Passes.push_back(std::move(U));
+      Tracepoints.push_back(std::move(Out));
+    }
+    return Error::success();
+  }
+
   Expected<Rule> parseRule(Node N, size_t Index) const {
     Rule R;
     R.Label = "rules[" + std::to_string(Index) + "]";
@@ -644,6 +698,7 @@ Expected<Spec> Spec::parse(StringRef Text, StringRef Path) {
   Spec S;
   S.Rules = std::move(*Rules);
   S.Plugins = std::move(P.Plugins);
+  S.Tracepoints = std::move(P.Tracepoints);
   return std::move(S);
 }
 

@@ -49,6 +49,16 @@ struct Glob {
   std::unique_ptr<std::string> Text;
   llvm::GlobPattern Pattern;
   bool match(llvm::StringRef S) const { return Pattern.match(S); }
+
+  Glob(std::unique_ptr<std::string> T, llvm::GlobPattern P)
+      : Text(std::move(T)), Pattern(std::move(P)) {}
+  Glob(Glob &&) = default;
+  Glob &operator=(Glob &&) = default;
+  /// A copy compiles the pattern again (it compiled once, so it cannot fail).
+  Glob(const Glob &O)
+      : Text(std::make_unique<std::string>(*O.Text)),
+        Pattern(llvm::cantFail(llvm::GlobPattern::create(*Text))) {}
+  Glob &operator=(const Glob &O) { return *this = Glob(O); }
 };
 
 /// What a rule does with one kind of method: match it too, leave it out, or match only it.
@@ -80,6 +90,17 @@ struct PluginUse {
   int64_t Priority = 0;
 };
 
+/// A tracepoint ("tracepoints"): methods the runtime profiler records the calls of, with their
+/// arguments, while the program runs (docs/profiler.md). Its rule matches as a rule does and
+/// names one pass use, "tracepoint" with the option name=Name.
+struct Tracepoint {
+  std::string Name;
+  Rule Match;
+  bool Enabled = true;
+  /// How many levels of an object argument's fields are recorded (0: its type name only).
+  unsigned Depth = 1;
+};
+
 class Spec {
 public:
   Spec();
@@ -101,12 +122,15 @@ public:
   /// The plugins the spec names, in priority order: load them before checking the passes.
   const std::vector<PluginUse> &plugins() const { return Plugins; }
   std::vector<std::string> pluginPaths() const;
+  /// The tracepoints, in the file's order (the offline weaver does not use them).
+  const std::vector<Tracepoint> &tracepoints() const { return Tracepoints; }
 
 private:
   friend struct Selection;
   friend llvm::Expected<struct Selection> select(const Spec &S, const metadata::Module &M);
   std::vector<Rule> Rules;
   std::vector<PluginUse> Plugins;
+  std::vector<Tracepoint> Tracepoints;
 };
 
 /// A pass use written as on the command line: `name` or `name:key=value,key=value` (`--pass`).
@@ -142,6 +166,11 @@ private:
 
 /// Matches every MethodDef of \p M against the rules.
 llvm::Expected<Selection> select(const Spec &S, const metadata::Module &M);
+/// Matches every MethodDef of \p M against the tracepoints: each use is one tracepoint's
+/// ("tracepoint", name=N). With \p NamedAssemblyOnly, only tracepoints that choose assemblies
+/// by name take part (the runtime profiler's rule for the shared framework's modules).
+llvm::Expected<Selection> selectTracepoints(const Spec &S, const metadata::Module &M,
+                                            bool NamedAssemblyOnly);
 
 } // namespace weft::spec
 

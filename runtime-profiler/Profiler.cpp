@@ -1266,6 +1266,9 @@ void Profiler::detach() {
   std::vector<mdMethodDef> Methods;
   {
     std::lock_guard<std::mutex> G(ReJits.Lock);
+    std::sort(ReJits.Requested.begin(), ReJits.Requested.end());
+    ReJits.Requested.erase(std::unique(ReJits.Requested.begin(), ReJits.Requested.end()),
+                           ReJits.Requested.end());
     for (auto [Id, Method] : ReJits.Requested)
       if (moduleOf(Id))
         Modules.push_back(Id), Methods.push_back(Method);

@@ -986,4 +986,50 @@ TEST(ProfilerTracepoints, EditingTheSpecChangesWhatARunningProgramRecords) {
   EXPECT_EQ(Text.find("left as it is"), std::string::npos) << Text;
 }
 
+// The same through `weft attach`, on a program started without any profiler variables: a
+// tracepoint added by editing the spec records, removing it reverts the method, adding it again
+// records again, and `weft detach` ends it all; the output is unchanged throughout.
+TEST(ProfilerTracepoints, AnAttachedProfilerFollowsTheSpecUntilTheDetach) {
+  Ticker T("tracepoints-attach", {}, {});
+  std::string Spec = T.Dir + "/weft.json", Log = T.Dir + "/weft.log";
+  writeTracepoints(Spec, "[]");
+  ASSERT_TRUE(T.waitTicks(5)) << readFile(T.Err);
+  CommandResult A = run(weftTool(), {"attach", "--pid", std::to_string(T.PI.Pid), "--spec", Spec,
+                                     "--log", Log, "--output-dir", T.Dir});
+  ASSERT_EQ(A.ExitCode, 0) << A.Err;
+  auto LogHas = [&](llvm::StringRef What) {
+    return waitFor(30, [&] { return readFile(Log).find(What.str()) != std::string::npos; });
+  };
+  ASSERT_TRUE(LogHas("modules were loaded before the profiler attached"));
+
+  writeTracepoints(Spec, "[" + tracepoint("describe", "Describe") + "]");
+  ASSERT_TRUE(waitFor(30, [&] { return countEvents(T.Dir, "E", "Program::Describe") >= 3; }))
+      << readFile(Log);
+  std::vector<TraceEvent> Events = traceEvents(T.Dir);
+  for (size_t I = 0; I + 1 < Events.size(); ++I)
+    if (Events[I].Ph == "B")
+      expectDescribeRecorded(Events[I], Events[I + 1]);
+
+  writeTracepoints(Spec, "[]");
+  ASSERT_TRUE(LogHas("1 reverted to their own IL"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300)); // what was recorded is written
+  size_t Removed = traceEvents(T.Dir).size();
+  ASSERT_TRUE(T.waitTicks(10));
+  EXPECT_EQ(traceEvents(T.Dir).size(), Removed);
+
+  writeTracepoints(Spec, "[" + tracepoint("describe", "Describe") + "]");
+  ASSERT_TRUE(waitFor(30, [&] { return countEvents(T.Dir, "E", "Program::Describe") >= Removed / 2 + 3; }))
+      << readFile(Log);
+
+  CommandResult D = run(weftTool(), {"detach", "--pid", std::to_string(T.PI.Pid)});
+  ASSERT_EQ(D.ExitCode, 0) << D.Err;
+  ASSERT_TRUE(LogHas("detach: done"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  size_t Detached = traceEvents(T.Dir).size();
+  ASSERT_TRUE(T.waitTicks(10));
+  EXPECT_EQ(traceEvents(T.Dir).size(), Detached);
+  EXPECT_EQ(T.stop(), 0) << readFile(T.Err);
+  T.expectUnchangedOutput();
+}
+
 } // namespace

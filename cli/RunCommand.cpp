@@ -43,6 +43,7 @@ struct RunOptions {
   std::vector<std::string> Passes;
   std::string LogFile;
   std::string OutputDir;
+  std::string Gc;          // garbage collections on the timeline, at this level
   bool Verbose = false;
   std::vector<std::string> Command;
   int Pid = 0;             // attach
@@ -141,6 +142,7 @@ std::string attachData(const RunOptions &O, const std::string &PassList) {
   Add(prof::LogVariable, O.LogFile.empty() ? "" : absolute(O.LogFile));
   Add(prof::OutputDirVariable, O.OutputDir.empty() ? "" : absolute(O.OutputDir));
   Add(prof::VerboseVariable, O.Verbose ? "1" : "");
+  Add(prof::GcVariable, O.Gc);
   return D;
 }
 
@@ -267,6 +269,12 @@ void addProfilerOptions(CLI::App &Sub, RunOptions &O) {
                  "Write what weave writes beside its output (coverage maps) into this folder "
                  "(default: the program's current directory)")
       ->type_name("DIR");
+  Sub.add_option("--gc", O.Gc,
+                 "Put garbage collections on the timeline (weft-timeline-PID.json): "
+                 "informational (collections, pauses, heap sizes) or verbose (also allocation "
+                 "ticks)")
+      ->type_name("LEVEL")
+      ->check(CLI::IsMember({"informational", "verbose"}));
   Sub.add_flag("-v,--verbose", O.Verbose,
                "Also log each method a pass leaves alone, and why (WEFT_VERBOSE=1)");
 }
@@ -312,6 +320,8 @@ Runner addRunCommand(CLI::App &App) {
       setenv(prof::OutputDirVariable, absolute(O->OutputDir).c_str(), 1);
     if (O->Verbose)
       setenv(prof::VerboseVariable, "1", 1);
+    if (!O->Gc.empty())
+      setenv(prof::GcVariable, O->Gc.c_str(), 1);
     return runCommand(O->Command);
   };
 }

@@ -25,6 +25,8 @@ inline constexpr const char VerboseVariable[] = "WEFT_VERBOSE"; // 1: also what 
 /// Where the files `weave` writes beside its output go (a coverage map: MODULE.dll.coverage.json);
 /// default: the program's current directory.
 inline constexpr const char OutputDirVariable[] = "WEFT_OUTPUT_DIR";
+/// Garbage collections on the timeline, at this level: informational or verbose.
+inline constexpr const char GcVariable[] = "WEFT_GC";
 
 /// The file `weft detach` writes to ask the profiler attached to process \p Pid to revert what it
 /// did and detach; the profiler removes it when it takes the request. In TMPDIR (or /tmp), as

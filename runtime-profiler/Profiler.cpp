@@ -7,6 +7,7 @@
 #include "metadata/Resolver.h"
 #include "pe/Image.h"
 #include "runtime-profiler/EmitMirror.h"
+#include "runtime-profiler/GcEvents.h"
 #include "runtime-profiler/Recorder.h"
 #include "runtime-profiler/TracepointPass.h"
 #include "metadata/Names.h"
@@ -176,6 +177,7 @@ Profiler::Profiler() = default;
 
 Profiler::~Profiler() {
   stopReJitThread();
+  Gc.reset();
   if (Info)
     Info->Release();
 }
@@ -248,6 +250,16 @@ HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching
     Traced = Conf.Spec;
   }
   DWORD Events = COR_PRF_MONITOR_NONE, High = 0;
+  if (std::string Level = setting(GcVariable, AttachData, Attaching); !Level.empty()) {
+    Expected<uint32_t> L2 = GcEvents::parseLevel(Level);
+    if (!L2) {
+      L->line("declined on " + Runtime + ": " + toString(L2.takeError()) +
+              "; nothing is instrumented");
+      return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+    }
+    Gc = std::make_unique<GcEvents>(Info, InfoVersion, recorder(), *L, *L2);
+    High |= COR_PRF_HIGH_BASIC_GC | COR_PRF_HIGH_MONITOR_EVENT_PIPE;
+  }
   if (Conf.Spec)
     Events = COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_ENABLE_REJIT;
   // A profiler that attaches may not watch cache searches: code compiled ahead of time is then
@@ -270,6 +282,8 @@ HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching
   }
   if (Conf.Spec)
     ReJits.Thread = std::thread([this] { reJitThread(); });
+  if (Gc)
+    Gc->startSession();
   L->line(Twine(Attaching ? "attached to the running process, " : "attached to ") + Runtime +
           " through ICorProfilerInfo" + Twine(InfoVersion) + "; " + Conf.Source);
   return S_OK;
@@ -306,9 +320,11 @@ HRESULT Profiler::ProfilerAttachComplete() {
 HRESULT Profiler::Shutdown() {
   return guarded("Shutdown", [&] {
     stopReJitThread();
+    if (Gc)
+      Gc->stop();
     if (Rec) {
       Rec->stop();
-      L->line("tracepoints: " + Twine(Count.Traced.load()) + " methods compiled with tracepoint "
+      L->line("timeline: " + Twine(Count.Traced.load()) + " methods compiled with tracepoint "
               "code, " + Twine(Count.Reverted.load()) + " reverted; records in " + Rec->path() +
               " (" + Twine(Rec->dropped()) + " dropped)");
     }
@@ -907,6 +923,8 @@ HRESULT Profiler::ReJITCompilationStarted(FunctionID FunctionId, ReJITID, BOOL) 
 
 HRESULT Profiler::GarbageCollectionStarted(int Count, BOOL *Collected, COR_PRF_GC_REASON Reason) {
   return guarded("GarbageCollectionStarted", [&] {
+    if (Gc && Collected && Count >= 0)
+      Gc->started(Count, Collected, Reason);
     if (Plugins && Collected && Count >= 0) {
       std::vector<int> Gens(Collected, Collected + Count);
       Plugins->garbageCollectionStarted(uint32_t(Reason), Gens);
@@ -917,8 +935,20 @@ HRESULT Profiler::GarbageCollectionStarted(int Count, BOOL *Collected, COR_PRF_G
 
 HRESULT Profiler::GarbageCollectionFinished() {
   return guarded("GarbageCollectionFinished", [&] {
+    if (Gc)
+      Gc->finished();
     if (Plugins)
       Plugins->garbageCollectionFinished();
+    return S_OK;
+  });
+}
+
+HRESULT Profiler::EventPipeEventDelivered(EVENTPIPE_PROVIDER, DWORD EventId, DWORD Version,
+                                          ULONG, LPCBYTE, ULONG Size, LPCBYTE Data, LPCGUID,
+                                          LPCGUID, ThreadID, ULONG, UINT_PTR *) {
+  return guarded("EventPipeEventDelivered", [&] {
+    if (Gc && Data)
+      Gc->delivered(EventId, Version, Data, Size);
     return S_OK;
   });
 }
@@ -1061,14 +1091,8 @@ void Profiler::applyTracepoints(const std::vector<ModuleID> &Ids) {
   bool NamesAssemblies = false;
   for (const spec::Tracepoint &T : S.tracepoints())
     NamesAssemblies |= bool(T.Match.Assembly);
-  if (!Rec && !S.tracepoints().empty()) {
-    SmallString<256> Path(OutputDir);
-    if (Path.empty())
-      sys::fs::current_path(Path);
-    sys::path::append(Path, "weft-tracepoints-" + Twine(getpid()) + ".json");
-    Rec = new Recorder(Info, std::string(Path), *L);
-    L->line("tracepoints: their records go to " + Path);
-  }
+  if (!S.tracepoints().empty())
+    recorder();
   if (!Rec)
     return;
   std::map<ModuleID, std::vector<mdMethodDef>> ReJit;
@@ -1154,6 +1178,19 @@ void Profiler::applyTracepoints(const std::vector<ModuleID> &Ids) {
     L->line("tracepoints: " + Twine(Added) + " methods compiled again with tracepoint code, " +
             Twine(RevertMethods.size()) + " reverted to their own IL, " + Twine(Updated) +
             " updated in place");
+}
+
+Recorder &Profiler::recorder() {
+  std::lock_guard<std::mutex> G(ModulesLock);
+  if (!Rec) {
+    SmallString<256> Path(OutputDir);
+    if (Path.empty())
+      sys::fs::current_path(Path);
+    sys::path::append(Path, "weft-timeline-" + Twine(getpid()) + ".json");
+    Rec = new Recorder(Info, std::string(Path), *L);
+    L->line("timeline: records go to " + Path);
+  }
+  return *Rec;
 }
 
 std::optional<std::string> Profiler::weaveTraced(LoadedModule &Mod, ModuleID Id, uint32_t Row) {

@@ -39,6 +39,7 @@ inline constexpr GUID CLSID_WeftProfiler = guid("E56F61AE-E543-4D22-8B50-7334A9E
 struct LoadedModule;
 struct WovenMethod;
 class Recorder;
+class GcEvents;
 
 class Profiler final : public CallbackDefaults {
 public:
@@ -70,6 +71,11 @@ public:
   HRESULT GarbageCollectionStarted(int GenerationCount, BOOL *GenerationCollected,
                                    COR_PRF_GC_REASON Reason) override;
   HRESULT GarbageCollectionFinished() override;
+  HRESULT EventPipeEventDelivered(EVENTPIPE_PROVIDER Provider, DWORD EventId, DWORD EventVersion,
+                                  ULONG MetadataBlobSize, LPCBYTE MetadataBlob,
+                                  ULONG EventDataSize, LPCBYTE EventData, LPCGUID ActivityId,
+                                  LPCGUID RelatedActivityId, ThreadID EventThread,
+                                  ULONG StackFrameCount, UINT_PTR *StackFrames) override;
 
 private:
   HRESULT initialize(IUnknown *ProfilerInfoUnk, llvm::StringRef AttachData, bool Attaching);
@@ -153,6 +159,11 @@ private:
   std::shared_ptr<const spec::Spec> Traced;
   /// Made with the first tracepoint and never freed: woven code may call it until the end.
   Recorder *Rec = nullptr;
+  /// The recorder, made now if it was not (its file is weft-timeline-PID.json in the output
+  /// folder).
+  Recorder &recorder();
+  /// Garbage collections on the timeline (--gc), if asked for.
+  std::unique_ptr<GcEvents> Gc;
   /// Every module loaded, in order (tracepoints added later may name any of them), and those
   /// loaded since the worker last applied the tracepoints; under ReJits.Lock.
   std::vector<ModuleID> AllModules, NewModules;

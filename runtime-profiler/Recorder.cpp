@@ -21,7 +21,7 @@ namespace weft::prof {
 
 namespace {
 
-enum Kind : uint8_t { Enter = 1, Value = 2, Leave = 3 };
+enum Kind : uint8_t { Enter = 1, Value = 2, Leave = 3, Note = 4 };
 
 /// A record's fixed part, followed by its text.
 struct RecordHead {
@@ -245,21 +245,29 @@ ThreadRing *Recorder::ring() {
   return Mine.Ring;
 }
 
-void Recorder::record(uint8_t K, uint32_t SlotIndex, const std::string &Text) {
+uint64_t Recorder::now() const {
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now() - Start)
+                      .count());
+}
+
+void Recorder::note(uint64_t Nanos, const std::string &Members) {
+  record(Note, 0, Members, Nanos);
+}
+
+void Recorder::record(uint8_t K, uint32_t SlotIndex, const std::string &Text, uint64_t Nanos) {
   if (Stopped.load(std::memory_order_relaxed))
     return;
   ThreadRing &R = *ring();
   RecordHead H{};
   H.Kind = K;
   H.Slot = SlotIndex;
-  size_t Len = std::min(Text.size(), MaxText + 64);
+  size_t Len = std::min(Text.size(), K == Note ? MaxText * 4 : MaxText + 64);
   H.Size = uint32_t(sizeof H + Len);
-  H.Nanos = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                         std::chrono::steady_clock::now() - Start)
-                         .count());
+  H.Nanos = Nanos;
   uint64_t Head = R.Head.load(std::memory_order_relaxed);
   uint64_t Free = ThreadRing::Capacity - (Head - R.Tail.load(std::memory_order_acquire));
-  if (R.Dropping && (K != Enter || Free < ThreadRing::Capacity / 2)) {
+  if (R.Dropping && (K == Value || K == Leave || Free < ThreadRing::Capacity / 2)) {
     R.Dropped.fetch_add(1, std::memory_order_relaxed);
     return;
   }
@@ -282,13 +290,13 @@ void Recorder::record(uint8_t K, uint32_t SlotIndex, const std::string &Text) {
 void Recorder::enter(uint32_t SlotIndex) {
   Recorder *R = Active.load(std::memory_order_acquire);
   if (Slot *S = R ? R->slot(SlotIndex) : nullptr)
-    R->record(Enter, SlotIndex, *std::atomic_load(&S->Names));
+    R->record(Enter, SlotIndex, *std::atomic_load(&S->Names), R->now());
 }
 
 void Recorder::leave(uint32_t SlotIndex) {
   Recorder *R = Active.load(std::memory_order_acquire);
   if (R && R->slot(SlotIndex))
-    R->record(Leave, SlotIndex, std::string());
+    R->record(Leave, SlotIndex, std::string(), R->now());
 }
 
 void Recorder::value(uint32_t SlotIndex, uint32_t Index, void *Object) {
@@ -306,7 +314,7 @@ void Recorder::value(uint32_t SlotIndex, uint32_t Index, void *Object) {
   // The index leads the text, four hex digits.
   char Lead[8];
   std::snprintf(Lead, sizeof Lead, "%04x", Index & 0xFFFF);
-  R->record(Value, SlotIndex, Lead + Text);
+  R->record(Value, SlotIndex, Lead + Text, R->now());
 }
 
 const Recorder::ClassDesc *Recorder::describe(ClassID Class) {
@@ -590,12 +598,18 @@ void Recorder::drain(bool Final) {
       StringRef Body(reinterpret_cast<const char *>(Bytes.data()) + Pos + sizeof H,
                      H.Size - sizeof H);
       Pos += H.Size;
+      char Ts[64];
+      std::snprintf(Ts, sizeof Ts, "%.3f", double(H.Nanos) / 1000.0);
+      if (H.Kind == Note) {
+        Flush(R);
+        Text += "{" + Body.str() + ",\"pid\":" + std::to_string(Pid) +
+                ",\"tid\":" + std::to_string(R.Tid) + ",\"ts\":" + Ts + "},\n";
+        continue;
+      }
       Slot *Sl = slot(H.Slot);
       if (!Sl)
         continue;
       const SlotInfo *S = &Sl->Info;
-      char Ts[64];
-      std::snprintf(Ts, sizeof Ts, "%.3f", double(H.Nanos) / 1000.0);
       std::string Common = ",\"pid\":" + std::to_string(Pid) + ",\"tid\":" + std::to_string(R.Tid) +
                            ",\"ts\":" + Ts + ",\"cat\":\"tracepoint\",\"name\":";
       if (H.Kind == Enter || H.Kind == Leave) {

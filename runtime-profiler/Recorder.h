@@ -67,6 +67,12 @@ public:
   uint64_t dropped() const;
   const std::string &path() const { return Path; }
 
+  /// Nanoseconds since the recorder began (the timeline's clock).
+  uint64_t now() const;
+  /// An event of the runtime's on the timeline, on the calling thread, at \p Nanos:
+  /// \p Members are its JSON members but pid, tid and ts ("ph", "name", "cat", "args", ...).
+  void note(uint64_t Nanos, const std::string &Members);
+
   // The entry points the woven code calls (their addresses are in its IL).
   static void enter(uint32_t Slot);
   static void value(uint32_t Slot, uint32_t Index, void *Object);
@@ -76,7 +82,7 @@ private:
   struct Slot;
   struct ClassDesc;
   ThreadRing *ring();
-  void record(uint8_t Kind, uint32_t Slot, const std::string &Text);
+  void record(uint8_t Kind, uint32_t Slot, const std::string &Text, uint64_t Nanos);
   void writerLoop();
   void drain(bool Final);
   /// \p Object as JSON (null, a number, a string, {"type": ..., "fields": {...}}).

@@ -810,7 +810,7 @@ std::vector<TraceEvent> traceEvents(const std::string &Dir) {
   std::vector<TraceEvent> Out;
   std::error_code EC;
   for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC)) {
-    if (!llvm::StringRef(llvm::sys::path::filename(It->path())).startswith("weft-tracepoints-"))
+    if (!llvm::StringRef(llvm::sys::path::filename(It->path())).startswith("weft-timeline-"))
       continue;
     std::string Text = readFile(It->path());
     llvm::SmallVector<llvm::StringRef, 256> Lines;
@@ -980,7 +980,7 @@ TEST(ProfilerTracepoints, EditingTheSpecChangesWhatARunningProgramRecords) {
   for (const TraceEvent &E : Events)
     EXPECT_TRUE(E.Name == "Program::Describe" || E.Name == "Program::Check") << E.Name;
   std::string Text = readFile(Log);
-  EXPECT_NE(Text.find("tracepoints: 3 methods compiled with tracepoint code, 2 reverted"),
+  EXPECT_NE(Text.find("timeline: 3 methods compiled with tracepoint code, 2 reverted"),
             std::string::npos) << Text;
   EXPECT_NE(Text.find("(0 dropped)"), std::string::npos) << Text;
   EXPECT_EQ(Text.find("left as it is"), std::string::npos) << Text;
@@ -1030,6 +1030,85 @@ TEST(ProfilerTracepoints, AnAttachedProfilerFollowsTheSpecUntilTheDetach) {
   EXPECT_EQ(traceEvents(T.Dir).size(), Detached);
   EXPECT_EQ(T.stop(), 0) << readFile(T.Err);
   T.expectUnchangedOutput();
+}
+
+// --- garbage collections ---
+
+/// The number after \p Key in \p Text (as "Key N"), or -1.
+long long numberAfter(llvm::StringRef Text, llvm::StringRef Key) {
+  size_t At = Text.find(Key);
+  if (At == llvm::StringRef::npos)
+    return -1;
+  long long N = -1;
+  llvm::StringRef Rest = Text.drop_front(At + Key.size()).ltrim();
+  return Rest.consumeInteger(10, N) ? -1 : N;
+}
+
+// `weft run --gc verbose` on a program that collects and allocates known amounts: the GC
+// callbacks count exactly the collections the runtime counts per generation
+// (GC.CollectionCount), each on the timeline with its generation, reason and the heap's sizes
+// before and after; the EventPipe session decodes a GCStart and a GCHeapStats for each, and
+// allocation ticks that account for what the program allocated. The timeline is one valid JSON
+// document at exit.
+TEST(ProfilerGc, CollectionsAndAllocationsAreReportedAsTheRuntimeCountsThem) {
+  std::string Dir = scratchDir("gc-events");
+  Ran R = weftRun("gc-events", {"--gc", "verbose", "--output-dir", Dir},
+                  {"dotnet", helperDll("GcProgram")});
+  ASSERT_EQ(R.R.ExitCode, 0) << R.R.Err;
+  long long Gen[3] = {numberAfter(R.R.Out, "gen0"), numberAfter(R.R.Out, "gen1"),
+                      numberAfter(R.R.Out, "gen2")};
+  long long Allocated = numberAfter(R.R.Out, "allocated");
+  ASSERT_GE(Gen[2], 3) << R.R.Out;
+  ASSERT_GT(Allocated, 96ll << 20) << R.R.Out;
+  llvm::StringRef Text = R.Log;
+  Text = Text.substr(Text.find("gc: ")); // the counts' line
+  long long Condemned[3] = {numberAfter(Text, "condemned generation 0:"),
+                            numberAfter(Text, ", 1:"), numberAfter(Text, ", 2:")};
+  // GC.CollectionCount(g) counts the collections of generation g or older.
+  EXPECT_EQ(Condemned[0] + Condemned[1] + Condemned[2], Gen[0]) << Text;
+  EXPECT_EQ(Condemned[1] + Condemned[2], Gen[1]) << Text;
+  EXPECT_EQ(Condemned[2], Gen[2]) << Text;
+  EXPECT_GE(numberAfter(Text, "; "), 8) << Text; // the program's GC.Collect calls, induced
+  EXPECT_GE(numberAfter(Text, "from EventPipe"), Gen[0]) << Text;
+  EXPECT_GE(numberAfter(Text, "pauses,"), Gen[0]) << Text;
+  long long TickBytes = numberAfter(Text, "allocation ticks for");
+  EXPECT_GE(TickBytes, Allocated * 9 / 10) << Text;
+  EXPECT_LE(TickBytes, Allocated * 12 / 10 + (8 << 20)) << Text;
+
+  // The timeline: one document; a "GC genN" event per collection with plausible sizes.
+  std::string Timeline;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
+    if (llvm::sys::path::filename(It->path()).startswith("weft-timeline-"))
+      Timeline = readFile(It->path());
+  llvm::Expected<llvm::json::Value> Doc = llvm::json::parse(Timeline);
+  ASSERT_TRUE(bool(Doc)) << llvm::toString(Doc.takeError());
+  long long Collections[3] = {0, 0, 0}, HeapStats = 0, LastLoh = 0;
+  double LastTs = -1;
+  for (const llvm::json::Value &E : *Doc->getAsObject()->getArray("traceEvents")) {
+    const llvm::json::Object &O = *E.getAsObject();
+    llvm::StringRef Name = O.getString("name").getValueOr("");
+    const llvm::json::Object *Args = O.getObject("args");
+    if (Name.startswith("GC gen")) {
+      llvm::Optional<int64_t> G = Args->getInteger("generation");
+      ASSERT_TRUE(G && *G >= 0 && *G <= 2);
+      ++Collections[*G];
+      EXPECT_GE(O.getNumber("dur").getValueOr(-1), 0);
+      if (O.getNumber("ts").getValueOr(-1) > LastTs) {
+        LastTs = O.getNumber("ts").getValueOr(-1);
+        LastLoh = Args->getObject("after")->getInteger("loh").getValueOr(0);
+      }
+    }
+    HeapStats += Name == "GCHeapStats";
+  }
+  EXPECT_EQ(Collections[0], Condemned[0]);
+  EXPECT_EQ(Collections[1], Condemned[1]);
+  EXPECT_EQ(Collections[2], Condemned[2]);
+  EXPECT_GE(HeapStats, Gen[0]);
+  // The 64 arrays of 1 MiB the program keeps are in the large object heap after its last
+  // collection (the latest to begin: events are written thread by thread).
+  EXPECT_GE(LastLoh, 64ll << 20);
+  EXPECT_LT(LastLoh, 80ll << 20);
 }
 
 } // namespace

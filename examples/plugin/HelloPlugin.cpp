@@ -87,5 +87,6 @@ void registerPasses(PassRegistry &R) {
 } // namespace
 
 extern "C" WEFT_PLUGIN_EXPORT weftPluginInfo weftGetPluginInfo(void) {
-  return {WEFT_PLUGIN_API_VERSION, "weft-example-hello", "1.0", registerPasses};
+  return {WEFT_PLUGIN_API_VERSION, "weft-example-hello", "1.0", registerPasses,
+          /*Runtime=*/nullptr};
 }

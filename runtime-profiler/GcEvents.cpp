@@ -1,5 +1,6 @@
 //===- runtime-profiler/GcEvents.cpp --------------------------------------===//
 #include "runtime-profiler/GcEvents.h"
+#include "runtime-profiler/EventPipeSink.h"
 #include "runtime-profiler/Log.h"
 #include "runtime-profiler/Recorder.h"
 
@@ -8,6 +9,8 @@
 #include "llvm/Support/ConvertUTF.h"
 
 #include <cstring>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 using namespace llvm;
 
@@ -78,6 +81,8 @@ std::string sizesJson(const std::vector<uint64_t> &Sizes) {
   return Out + "}";
 }
 
+uint32_t currentThread() { return uint32_t(syscall(SYS_gettid)); }
+
 std::string micros(uint64_t Nanos) {
   char Buf[32];
   std::snprintf(Buf, sizeof Buf, "%.3f", double(Nanos) / 1000.0);
@@ -98,8 +103,8 @@ Expected<uint32_t> GcEvents::parseLevel(StringRef Text) {
 }
 
 GcEvents::GcEvents(ICorProfilerInfo7 *Info, unsigned InfoVersion, Recorder &R, Log &L,
-                   uint32_t Level)
-    : Info(Info), InfoVersion(InfoVersion), R(R), L(L), Level(Level) {}
+                   uint32_t Level, EventPipeSink *Sink)
+    : Info(Info), InfoVersion(InfoVersion), R(R), L(L), Level(Level), Sink(Sink) {}
 
 void GcEvents::startSession() {
   if (InfoVersion < 12) {
@@ -151,12 +156,22 @@ void GcEvents::finished() {
     ++Collections[O.Generation];
   Induced += O.Induced;
   uint64_t End = R.now();
+  std::vector<uint64_t> After = sizes();
+  if (Sink && Sink->wants(EventPipeSink::GcKeyword)) {
+    uint64_t Before = 0, Total = 0;
+    for (uint64_t B : O.Before)
+      Before += B;
+    for (uint64_t A : After)
+      Total += A;
+    Sink->collection(uint32_t(O.Generation), O.Induced ? "induced" : "other",
+                     double(End - O.StartNanos) / 1000.0, Before, Total, currentThread());
+  }
   R.note(O.StartNanos,
          "\"ph\":\"X\",\"cat\":\"gc\",\"name\":\"GC gen" + std::to_string(O.Generation) +
              "\",\"dur\":" + micros(End - O.StartNanos) + ",\"args\":{\"generation\":" +
              std::to_string(O.Generation) + ",\"reason\":\"" +
              (O.Induced ? "induced" : "other") + "\",\"before\":" + sizesJson(O.Before) +
-             ",\"after\":" + sizesJson(sizes()) + "}");
+             ",\"after\":" + sizesJson(After) + "}");
 }
 
 void GcEvents::delivered(DWORD Id, DWORD Version, const uint8_t *Data, ULONG Size) {

@@ -33,6 +33,7 @@
 
 namespace weft::prof {
 
+class EventPipeSink;
 class Log;
 class Recorder;
 
@@ -41,7 +42,8 @@ public:
   /// The level named by WEFT_GC ("informational" or "verbose"); an error for anything else.
   static llvm::Expected<uint32_t> parseLevel(llvm::StringRef Text);
 
-  GcEvents(ICorProfilerInfo7 *Info, unsigned InfoVersion, Recorder &R, Log &L, uint32_t Level);
+  GcEvents(ICorProfilerInfo7 *Info, unsigned InfoVersion, Recorder &R, Log &L, uint32_t Level,
+           EventPipeSink *Sink);
   /// Starts the EventPipe session (a runtime without ICorProfilerInfo12 has none: logged).
   void startSession();
   void started(int Count, const BOOL *Collected, COR_PRF_GC_REASON Reason);
@@ -59,6 +61,7 @@ private:
   Recorder &R;
   Log &L;
   uint32_t Level;
+  EventPipeSink *Sink;
   EVENTPIPE_SESSION Session = 0;
   std::mutex Lock;
   struct Open {

@@ -7,6 +7,7 @@
 #include "metadata/Resolver.h"
 #include "pe/Image.h"
 #include "runtime-profiler/EmitMirror.h"
+#include "runtime-profiler/EventPipeSink.h"
 #include "runtime-profiler/GcEvents.h"
 #include "runtime-profiler/Recorder.h"
 #include "runtime-profiler/TracepointPass.h"
@@ -257,7 +258,8 @@ HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching
               "; nothing is instrumented");
       return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
-    Gc = std::make_unique<GcEvents>(Info, InfoVersion, recorder(), *L, *L2);
+    Recorder &R = recorder(); // makes Sink too
+    Gc = std::make_unique<GcEvents>(Info, InfoVersion, R, *L, *L2, Sink);
     High |= COR_PRF_HIGH_BASIC_GC | COR_PRF_HIGH_MONITOR_EVENT_PIPE;
   }
   if (Conf.Spec)
@@ -1188,7 +1190,9 @@ Recorder &Profiler::recorder() {
       sys::fs::current_path(Path);
     sys::path::append(Path, "weft-timeline-" + Twine(getpid()) + ".json");
     Rec = new Recorder(Info, std::string(Path), *L);
-    L->line("timeline: records go to " + Path);
+    Sink = new EventPipeSink(Info, InfoVersion, *L);
+    Rec->setSink(Sink);
+    L->line("timeline: records go to " + Path + " and to the Weft EventPipe provider");
   }
   return *Rec;
 }

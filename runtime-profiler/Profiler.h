@@ -40,6 +40,7 @@ struct LoadedModule;
 struct WovenMethod;
 class Recorder;
 class GcEvents;
+class EventPipeSink;
 
 class Profiler final : public CallbackDefaults {
 public:
@@ -159,6 +160,9 @@ private:
   std::shared_ptr<const spec::Spec> Traced;
   /// Made with the first tracepoint and never freed: woven code may call it until the end.
   Recorder *Rec = nullptr;
+  /// The Weft EventPipe provider, made with the recorder and never freed either (the runtime
+  /// may call its callback until the end).
+  EventPipeSink *Sink = nullptr;
   /// The recorder, made now if it was not (its file is weft-timeline-PID.json in the output
   /// folder).
   Recorder &recorder();

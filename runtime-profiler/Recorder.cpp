@@ -1,9 +1,11 @@
 //===- runtime-profiler/Recorder.cpp --------------------------------------===//
 #include "runtime-profiler/Recorder.h"
+#include "runtime-profiler/EventPipeSink.h"
 #include "runtime-profiler/Log.h"
 #include "runtime-profiler/MetaData.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/ConvertUTF.h"
@@ -143,6 +145,9 @@ struct ThreadRing {
   /// The writer's own: the event being built (its values may come in the next drain).
   std::string Pending;
   bool PendingEnter = false, PendingFirstValue = true;
+  /// The same event's parts, for the EventPipe provider: method, tracepoints, and its values as
+  /// JSON (the arguments' array, or the result's object).
+  std::string PendingMethod, PendingNames, PendingJson;
 };
 
 namespace {
@@ -583,6 +588,9 @@ void Recorder::drain(bool Final) {
       return;
     Text += R.Pending + (R.PendingEnter ? "]}},\n" : "}},\n");
     R.Pending.clear();
+    if (Sink && Sink->wants(EventPipeSink::TracepointKeyword))
+      Sink->tracepoint(R.PendingEnter, R.PendingMethod, R.PendingNames,
+                       R.PendingJson + (R.PendingEnter ? "]" : "}"), R.Tid);
   };
   for (ThreadRing *RP : Now) {
     ThreadRing &R = *RP;
@@ -621,6 +629,9 @@ void Recorder::drain(bool Final) {
         R.Pending += ",\"args\":{";
         if (R.PendingEnter)
           R.Pending += "\"tracepoints\":" + Body.str() + ",\"arguments\":[";
+        R.PendingMethod = S->Method;
+        R.PendingNames = R.PendingEnter ? Body.str() : "";
+        R.PendingJson = R.PendingEnter ? "[" : "{";
         continue;
       }
       if (R.Pending.empty() || Body.size() < 4)
@@ -631,6 +642,12 @@ void Recorder::drain(bool Final) {
       if (!R.PendingFirstValue)
         R.Pending += ',';
       R.PendingFirstValue = false;
+      size_t Mark = R.Pending.size(); // what is added next goes to the provider's JSON too
+      auto Mirror = llvm::make_scope_exit([&] {
+        if (R.PendingJson.size() > 1)
+          R.PendingJson += ',';
+        R.PendingJson.append(R.Pending, Mark, std::string::npos);
+      });
       if (R.PendingEnter) {
         R.Pending += "{\"name\":";
         appendJsonString(R.Pending, Index < S->ParamNames.size() ? S->ParamNames[Index] : "?");

@@ -35,6 +35,7 @@
 
 namespace weft::prof {
 
+class EventPipeSink;
 class Log;
 struct ThreadRing;
 
@@ -66,6 +67,9 @@ public:
   void stop();
   uint64_t dropped() const;
   const std::string &path() const { return Path; }
+
+  /// Where tracepoint records also go, as events of the Weft EventPipe provider.
+  void setSink(EventPipeSink *S) { Sink = S; }
 
   /// Nanoseconds since the recorder began (the timeline's clock).
   uint64_t now() const;
@@ -99,6 +103,7 @@ private:
   std::string Path;
   Log &L;
   std::FILE *Out = nullptr;
+  EventPipeSink *Sink = nullptr;
   uint32_t Pid = 0;
   std::chrono::steady_clock::time_point Start;
   std::unique_ptr<uint8_t[]> Flags;

@@ -1111,4 +1111,116 @@ TEST(ProfilerGc, CollectionsAndAllocationsAreReportedAsTheRuntimeCountsThem) {
   EXPECT_LT(LastLoh, 80ll << 20);
 }
 
+// --- the Weft EventPipe provider ---
+
+/// The Weft events of the .nettrace file \p Path, as tests/nettrace prints them: each a map of
+/// its fields, "event" holding its name.
+std::vector<std::map<std::string, std::string>> weftEvents(const std::string &Path) {
+  CommandResult R = run("dotnet", {helperDll("NettraceDump"), Path, "Weft"}, {}, 120);
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  std::vector<std::map<std::string, std::string>> Out;
+  llvm::SmallVector<llvm::StringRef, 256> Lines;
+  llvm::StringRef(R.Out).split(Lines, '\n', -1, false);
+  for (llvm::StringRef L : Lines) {
+    llvm::SmallVector<llvm::StringRef, 8> Fields;
+    L.split(Fields, '\t');
+    std::map<std::string, std::string> E{{"event", Fields[0].str()}};
+    for (size_t I = 1; I < Fields.size(); ++I)
+      E[Fields[I].split('=').first.str()] = Fields[I].split('=').second.str();
+    Out.push_back(std::move(E));
+  }
+  return Out;
+}
+
+/// `dotnet-trace collect` (the NuGet tool) on process \p Pid for two seconds with \p Providers.
+std::string collectTrace(const std::string &Dir, long Pid, const std::string &Providers) {
+  std::string Out = Dir + "/" + Providers.substr(0, Providers.find(':')) + "-" +
+                    std::to_string(std::hash<std::string>()(Providers) % 1000) + ".nettrace";
+  CommandResult R = run(binaryDir() + "/tools/dotnet-trace",
+                        {"collect", "-p", std::to_string(Pid), "--providers", Providers,
+                         "--duration", "00:00:00:02", "-o", Out},
+                        {}, 120);
+  EXPECT_EQ(R.ExitCode, 0) << R.Out << R.Err;
+  return Out;
+}
+
+// dotnet-trace sessions receive what the timeline records as events of the Weft provider: with
+// the tracepoint keyword, each call's enter and leave with the method, tracepoints, arguments and
+// result as the program printed them, nested per thread as the calls were (Describe around
+// Paint); with the GC keyword, the program's induced collections; each keyword only when a
+// session asks for it.
+TEST(ProfilerEventPipe, DotnetTraceReceivesTheWeftProvidersEvents) {
+  std::string Dir = scratchDir("eventpipe");
+  std::string Spec = Dir + "/weft.json", Log = Dir + "/weft.log";
+  writeTracepoints(Spec, "[" + tracepoint("describe", "Describe") + ", " +
+                             tracepoint("paint", "Paint") + ", " + tracepoint("check", "Check") +
+                             "]");
+  Ticker T("eventpipe-run", {weftTool(), "run", "--spec", Spec, "--gc", "informational", "--log",
+                             Log, "--output-dir", Dir, "--"}, {});
+  ASSERT_TRUE(T.waitTicks(5)) << readFile(T.Err) << readFile(Log);
+  // The dotnet process is weft run's child.
+  long Pid = 0;
+  ASSERT_TRUE(waitFor(30, [&] {
+    std::string Text = readFile(Log);
+    size_t At = Text.find("weft-profiler[");
+    return At != std::string::npos &&
+           !llvm::StringRef(Text).substr(At + 14).consumeInteger(10, Pid);
+  }));
+  ASSERT_TRUE(waitFor(30, [&] { return countEvents(Dir, "E", "Program::Describe") >= 2; }));
+
+  std::vector<std::map<std::string, std::string>> Calls =
+      weftEvents(collectTrace(Dir, Pid, "Weft:0x1:4"));
+  std::map<std::string, std::vector<std::string>> Stacks; // by thread
+  size_t Describes = 0, Nested = 0;
+  for (size_t I = 0; I < Calls.size(); ++I) {
+    std::map<std::string, std::string> &E = Calls[I];
+    EXPECT_NE(E["event"], "Weft/GarbageCollection"); // not asked for
+    std::vector<std::string> &Stack = Stacks[E["ThreadId"]];
+    if (E["event"] == "Weft/TracepointEnter") {
+      Nested += E["Method"] == "Program::Paint" && !Stack.empty() &&
+                Stack.back() == "Program::Describe";
+      Stack.push_back(E["Method"]);
+      if (E["Method"] == "Program::Describe" && I + 3 < Calls.size()) {
+        // Describe(n, ...): its arguments and its result as printed for tick n.
+        llvm::Expected<llvm::json::Value> Args = llvm::json::parse(E["Arguments"]);
+        ASSERT_TRUE(bool(Args)) << E["Arguments"];
+        int64_t N = (*Args->getAsArray())[0].getAsObject()->getInteger("value").getValueOr(-1);
+        ASSERT_GE(N, 0) << E["Arguments"];
+        EXPECT_EQ(E["Tracepoints"], "[\"describe\"]");
+        EXPECT_NE(E["Arguments"].find("\"value\":\"L" + std::to_string(N) + "\""),
+                  std::string::npos) << E["Arguments"];
+        std::map<std::string, std::string> &Leave = Calls[I + 3]; // after Paint's two
+        EXPECT_EQ(Leave["event"], "Weft/TracepointLeave");
+        EXPECT_EQ(Leave["Method"], "Program::Describe");
+        std::string Line = tickLine(int(N));
+        std::string Description = llvm::StringRef(Line).split(' ').second.split(' ').second
+                                      .split(' ').second.split(' ').second.split(' ').first.str();
+        EXPECT_NE(Leave["Result"].find("\"value\":\"" + Description + "\""), std::string::npos)
+            << Leave["Result"];
+        ++Describes;
+      }
+    } else if (E["event"] == "Weft/TracepointLeave") {
+      if (Stack.empty())
+        continue; // a call under way when the session began
+      EXPECT_EQ(Stack.back(), E["Method"]);
+      Stack.pop_back();
+    }
+  }
+  EXPECT_GE(Describes, 20u);
+  EXPECT_GE(Nested, 20u);
+
+  // The GC keyword alone: the collections the program induces every 25 ticks, no call.
+  std::vector<std::map<std::string, std::string>> Collections =
+      weftEvents(collectTrace(Dir, Pid, "Weft:0x2:4"));
+  size_t Induced = 0;
+  for (std::map<std::string, std::string> &E : Collections) {
+    EXPECT_EQ(E["event"], "Weft/GarbageCollection");
+    Induced += E["Generation"] == "2" && E["Reason"] == "induced";
+    EXPECT_GT(std::atoll(E["HeapAfter"].c_str()), 0);
+  }
+  EXPECT_GE(Induced, 2u);
+  EXPECT_EQ(T.stop(), 0) << readFile(T.Err);
+  T.expectUnchangedOutput();
+}
+
 } // namespace

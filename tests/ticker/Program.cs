@@ -1,7 +1,8 @@
-// Each 20 ms, calls Tick(n), Describe(...) with arguments of several kinds and Check(n), which
-// throws for every n ending in 9, and prints "tick n = value description check", until the file
-// named by its argument exists; then prints "done". Its output is the same whether or not a
-// profiler is attached.
+// Each 20 ms, calls Tick(n), Describe(...) with arguments of several kinds (which calls
+// Paint(color)) and Check(n), which throws for every n ending in 9, and prints "tick n = value
+// description check", collecting the garbage every 25 ticks, until the file named by its
+// argument exists; then prints "done". Its output is the same whether or not a profiler is
+// attached.
 using System.Globalization;
 using System.Runtime.CompilerServices;
 
@@ -21,7 +22,10 @@ static class Program
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static string Describe(int n, string label, Color color, double ratio, Order order) =>
-        label + "/" + color + "/" + ratio.ToString(CultureInfo.InvariantCulture) + "/" + order.Customer;
+        label + "/" + Paint(color) + "/" + ratio.ToString(CultureInfo.InvariantCulture) + "/" + order.Customer;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static string Paint(Color color) => color.ToString();
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static int Check(int n)
@@ -41,6 +45,8 @@ static class Program
             try { check = Check(n).ToString(CultureInfo.InvariantCulture); }
             catch (InvalidOperationException e) { check = e.Message; }
             Console.WriteLine($"tick {n} = {Tick(n)} {description} {check}");
+            if (n % 25 == 24)
+                GC.Collect();
             Console.Out.Flush();
             Thread.Sleep(20);
         }

@@ -1,0 +1,57 @@
+//===- runtime-profiler/EventPipeSink.h - weft's EventPipe provider -*- C++ -*-===//
+//
+// The provider "Weft", made through the profiling API (ICorProfilerInfo14::
+// EventPipeCreateProvider2, with a callback, or ICorProfilerInfo12::EventPipeCreateProvider),
+// so that `dotnet-trace collect --providers Weft:KEYWORDS:LEVEL` and DiagnosticsClient sessions
+// receive what the timeline records:
+//
+//   id 1  TracepointEnter  keyword 0x1  Method, Tracepoints, Arguments (JSON), ThreadId
+//   id 2  TracepointLeave  keyword 0x1  Method, Result (JSON: "return" or "exception"), ThreadId
+//   id 3  GarbageCollection keyword 0x2 Generation, Reason, DurationMicroseconds, HeapBefore,
+//                                       HeapAfter, ThreadId
+//
+// All at level 4 (informational). What a session enables, the callback keeps: nothing is
+// formatted for the provider while no session asks for a keyword.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_RUNTIME_PROFILER_EVENTPIPESINK_H
+#define WEFT_RUNTIME_PROFILER_EVENTPIPESINK_H
+
+#include "runtime-profiler/CorProfiler.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace weft::prof {
+
+class Log;
+
+class EventPipeSink {
+public:
+  static constexpr uint64_t TracepointKeyword = 0x1, GcKeyword = 0x2;
+
+  /// Makes the provider and its events; none (logged) on a runtime without ICorProfilerInfo12.
+  EventPipeSink(ICorProfilerInfo7 *Info, unsigned InfoVersion, Log &L);
+  /// Whether a session asks for events of \p Keyword now.
+  bool wants(uint64_t Keyword) const;
+  void tracepoint(bool Enter, llvm::StringRef Method, llvm::StringRef Tracepoints,
+                  llvm::StringRef Json, uint32_t Tid);
+  void collection(uint32_t Generation, llvm::StringRef Reason, double Micros, uint64_t Before,
+                  uint64_t After, uint32_t Tid);
+
+private:
+  static void enabled(const UINT8 *SourceId, UINT32 IsEnabled, UINT8 Level, UINT64 Any,
+                      UINT64 All, COR_PRF_FILTER_DATA *Filter, void *Data);
+  ICorProfilerInfo12 *Info = nullptr;
+  EVENTPIPE_PROVIDER Provider = 0;
+  EVENTPIPE_EVENT Enter = 0, Leave = 0, Collection = 0;
+  /// The keywords sessions ask for; all of them when the runtime has no callback to say.
+  std::atomic<uint64_t> Keywords{0};
+};
+
+} // namespace weft::prof
+
+#endif

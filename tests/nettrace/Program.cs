@@ -1,0 +1,32 @@
+// NettraceDump FILE [PROVIDER]: one line per event of PROVIDER (every provider without it):
+// "Provider/Event<TAB>name=value<TAB>..." with the payload's fields in order. Exit 1 if the file
+// does not parse.
+using Microsoft.Diagnostics.Tracing;
+
+static class Program
+{
+    static int Main(string[] args)
+    {
+        string? only = args.Length > 1 ? args[1] : null;
+        try
+        {
+            using var source = new EventPipeEventSource(args[0]);
+            source.Dynamic.All += e =>
+            {
+                if (only != null && e.ProviderName != only)
+                    return;
+                var fields = new List<string> { e.ProviderName + "/" + e.EventName };
+                for (int i = 0; i < e.PayloadNames.Length; i++)
+                    fields.Add(e.PayloadNames[i] + "=" + Convert.ToString(e.PayloadValue(i), System.Globalization.CultureInfo.InvariantCulture));
+                Console.WriteLine(string.Join("\t", fields));
+            };
+            source.Process();
+            return 0;
+        }
+        catch (Exception e)
+        {
+            Console.Error.WriteLine("NettraceDump: " + args[0] + ": " + e.Message);
+            return 1;
+        }
+    }
+}

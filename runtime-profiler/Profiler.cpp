@@ -327,8 +327,9 @@ HRESULT Profiler::Shutdown() {
     if (Rec) {
       Rec->stop();
       L->line("timeline: " + Twine(Count.Traced.load()) + " methods compiled with tracepoint "
-              "code, " + Twine(Count.Reverted.load()) + " reverted; records in " + Rec->path() +
-              " (" + Twine(Rec->dropped()) + " dropped)");
+              "code, " + Twine(Count.Reverted.load()) + " reverted; " + Twine(Rec->calls()) +
+              " calls recorded; records in " + Rec->path() + " (" + Twine(Rec->dropped()) +
+              " dropped)");
     }
     if (Plugins)
       Plugins->releaseAll();

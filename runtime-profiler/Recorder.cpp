@@ -11,7 +11,9 @@
 #include "llvm/Support/ConvertUTF.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cinttypes>
 #include <cstring>
 #include <sys/syscall.h>
@@ -78,32 +80,39 @@ template <typename T> T readAt(uintptr_t Address) {
 }
 
 /// A primitive of element type \p Type at \p Address, as JSON; false if it is not one.
-bool formatPrimitive(std::string &Out, uint8_t Type, uintptr_t Address) {
+template <typename T> void appendNumber(std::string &Out, T V) {
   char Buf[64];
+  std::to_chars_result R = std::to_chars(Buf, Buf + sizeof Buf, V);
+  StringRef Text(Buf, size_t(R.ptr - Buf));
+  // JSON has no NaN or infinities: those go as strings.
+  if constexpr (std::is_floating_point_v<T>)
+    if (!std::isfinite(V)) {
+      appendJsonString(Out, Text);
+      return;
+    }
+  Out.append(Text.data(), Text.size());
+}
+
+/// A primitive of element type \p Type at \p Address, as JSON (shortest round-trip text for
+/// floating point); false if it is not one.
+bool formatPrimitive(std::string &Out, uint8_t Type, uintptr_t Address) {
   switch (Type) {
   case 0x02: Out += readAt<uint8_t>(Address) ? "true" : "false"; return true;
-  case 0x03: std::snprintf(Buf, sizeof Buf, "%u", unsigned(readAt<uint16_t>(Address))); break;
-  case 0x04: std::snprintf(Buf, sizeof Buf, "%d", int(readAt<int8_t>(Address))); break;
-  case 0x05: std::snprintf(Buf, sizeof Buf, "%u", unsigned(readAt<uint8_t>(Address))); break;
-  case 0x06: std::snprintf(Buf, sizeof Buf, "%d", int(readAt<int16_t>(Address))); break;
-  case 0x07: std::snprintf(Buf, sizeof Buf, "%u", unsigned(readAt<uint16_t>(Address))); break;
-  case 0x08: std::snprintf(Buf, sizeof Buf, "%" PRId32, readAt<int32_t>(Address)); break;
-  case 0x09: std::snprintf(Buf, sizeof Buf, "%" PRIu32, readAt<uint32_t>(Address)); break;
+  case 0x03:
+  case 0x07: appendNumber(Out, readAt<uint16_t>(Address)); return true;
+  case 0x04: appendNumber(Out, int(readAt<int8_t>(Address))); return true;
+  case 0x05: appendNumber(Out, unsigned(readAt<uint8_t>(Address))); return true;
+  case 0x06: appendNumber(Out, readAt<int16_t>(Address)); return true;
+  case 0x08: appendNumber(Out, readAt<int32_t>(Address)); return true;
+  case 0x09: appendNumber(Out, readAt<uint32_t>(Address)); return true;
   case 0x0A:
-  case 0x18: std::snprintf(Buf, sizeof Buf, "%" PRId64, readAt<int64_t>(Address)); break;
+  case 0x18: appendNumber(Out, readAt<int64_t>(Address)); return true;
   case 0x0B:
-  case 0x19: std::snprintf(Buf, sizeof Buf, "%" PRIu64, readAt<uint64_t>(Address)); break;
-  case 0x0C: std::snprintf(Buf, sizeof Buf, "%.9g", double(readAt<float>(Address))); break;
-  case 0x0D: std::snprintf(Buf, sizeof Buf, "%.17g", readAt<double>(Address)); break;
+  case 0x19: appendNumber(Out, readAt<uint64_t>(Address)); return true;
+  case 0x0C: appendNumber(Out, readAt<float>(Address)); return true;
+  case 0x0D: appendNumber(Out, readAt<double>(Address)); return true;
   default: return false;
   }
-  StringRef Text(Buf);
-  // JSON has no NaN or infinities: those go as strings.
-  if (Text.contains_insensitive("nan") || Text.contains_insensitive("inf"))
-    appendJsonString(Out, Text);
-  else
-    Out += Text.str();
-  return true;
 }
 
 int64_t readInteger(uint8_t Type, uintptr_t Address) {
@@ -136,7 +145,7 @@ struct ThreadRing {
   static constexpr size_t Capacity = size_t(1) << 20;
   std::unique_ptr<uint8_t[]> Data{new uint8_t[Capacity]};
   std::atomic<uint64_t> Head{0}, Tail{0};
-  std::atomic<uint64_t> Dropped{0};
+  std::atomic<uint64_t> Dropped{0}, Calls{0}; // written by the thread alone
   std::atomic<bool> Gone{false};
   uint32_t Tid = 0;
   /// The thread's own: after a drop, its records are dropped until a call begins with half the
@@ -164,7 +173,8 @@ thread_local RingHandle Mine;
 
 struct Recorder::Slot {
   SlotInfo Info;
-  std::shared_ptr<const std::string> Names = std::make_shared<const std::string>("[]");
+  /// The enabled tracepoints' names as JSON; replaced, never freed (a call may be reading it).
+  std::atomic<const std::string *> Names{new std::string("[]")};
   std::atomic<unsigned> Depth{0};
 };
 
@@ -233,7 +243,7 @@ void Recorder::setTracepoints(uint32_t Index, const std::vector<std::string> &En
   Slot *S = slot(Index);
   if (!S)
     return;
-  std::atomic_store(&S->Names, std::make_shared<const std::string>(std::move(Names)));
+  S->Names.store(new std::string(std::move(Names)), std::memory_order_release);
   S->Depth.store(Depth, std::memory_order_relaxed);
   reinterpret_cast<std::atomic<uint8_t> *>(&Flags[Index])
       ->store(Enabled.empty() ? 0 : 1, std::memory_order_release);
@@ -273,13 +283,13 @@ void Recorder::record(uint8_t K, uint32_t SlotIndex, const std::string &Text, ui
   uint64_t Head = R.Head.load(std::memory_order_relaxed);
   uint64_t Free = ThreadRing::Capacity - (Head - R.Tail.load(std::memory_order_acquire));
   if (R.Dropping && (K == Value || K == Leave || Free < ThreadRing::Capacity / 2)) {
-    R.Dropped.fetch_add(1, std::memory_order_relaxed);
+    R.Dropped.store(R.Dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     return;
   }
   R.Dropping = false;
   if (H.Size > Free) {
     R.Dropping = true;
-    R.Dropped.fetch_add(1, std::memory_order_relaxed);
+    R.Dropped.store(R.Dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     return;
   }
   auto Put = [&](uint64_t At, const void *Bytes, size_t N) {
@@ -294,8 +304,11 @@ void Recorder::record(uint8_t K, uint32_t SlotIndex, const std::string &Text, ui
 
 void Recorder::enter(uint32_t SlotIndex) {
   Recorder *R = Active.load(std::memory_order_acquire);
-  if (Slot *S = R ? R->slot(SlotIndex) : nullptr)
-    R->record(Enter, SlotIndex, *std::atomic_load(&S->Names), R->now());
+  if (Slot *S = R ? R->slot(SlotIndex) : nullptr) {
+    ThreadRing &Ring = *R->ring();
+    Ring.Calls.store(Ring.Calls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    R->record(Enter, SlotIndex, *S->Names.load(std::memory_order_acquire), R->now());
+  }
 }
 
 void Recorder::leave(uint32_t SlotIndex) {
@@ -310,6 +323,12 @@ void Recorder::value(uint32_t SlotIndex, uint32_t Index, void *Object) {
   if (!S)
     return;
   unsigned Depth = S->Depth.load(std::memory_order_relaxed);
+  ThreadRing &Ring = *R->ring();
+  if (Ring.Dropping) { // its call was dropped: so is the value, unformatted
+    Ring.Dropped.store(Ring.Dropped.load(std::memory_order_relaxed) + 1,
+                       std::memory_order_relaxed);
+    return;
+  }
   std::string Text;
   try {
     R->formatObject(Text, reinterpret_cast<uintptr_t>(Object), Depth);
@@ -319,10 +338,26 @@ void Recorder::value(uint32_t SlotIndex, uint32_t Index, void *Object) {
   // The index leads the text, four hex digits.
   char Lead[8];
   std::snprintf(Lead, sizeof Lead, "%04x", Index & 0xFFFF);
-  R->record(Value, SlotIndex, Lead + Text, R->now());
+  R->record(Value, SlotIndex, Lead + Text, 0); // a value has its call's time
 }
 
 const Recorder::ClassDesc *Recorder::describe(ClassID Class) {
+  // Descriptions are never freed: each thread keeps the ones it used last, without a lock.
+  struct Cached {
+    ClassID Class;
+    const ClassDesc *Desc;
+  };
+  thread_local Cached Recent[64] = {};
+  Cached &Hit = Recent[(Class >> 4) % 64];
+  if (Hit.Class == Class && Hit.Desc)
+    return Hit.Desc;
+  const ClassDesc *D = describeSlow(Class);
+  if (D)
+    Hit = {Class, D};
+  return D;
+}
+
+const Recorder::ClassDesc *Recorder::describeSlow(ClassID Class) {
   std::unique_lock<std::mutex> G(ClassesLock);
   if (auto It = Classes.find(Class); It != Classes.end())
     return It->second.get();
@@ -676,11 +711,20 @@ void Recorder::drain(bool Final) {
     if (R.Gone.load(std::memory_order_acquire) && R.Head.load() == R.Tail.load() &&
         R.Pending.empty() && !Final) {
       DroppedGone += R.Dropped.load();
+      CallsGone += R.Calls.load();
       It = Rings.erase(It);
     } else {
       ++It;
     }
   }
+}
+
+uint64_t Recorder::calls() const {
+  uint64_t N = CallsGone.load();
+  std::lock_guard<std::mutex> G(const_cast<std::mutex &>(RingsLock));
+  for (const auto &R : Rings)
+    N += R->Calls.load();
+  return N;
 }
 
 uint64_t Recorder::dropped() const {

@@ -66,6 +66,8 @@ public:
   /// Writes what is left, closes the file (with the counts); later records are dropped.
   void stop();
   uint64_t dropped() const;
+  /// Calls entered into a method with an enabled tracepoint (recorded or dropped).
+  uint64_t calls() const;
   const std::string &path() const { return Path; }
 
   /// Where tracepoint records also go, as events of the Weft EventPipe provider.
@@ -96,6 +98,7 @@ private:
   /// What the recorder knows of \p Class: described by the writer thread (the runtime answers
   /// there), waited for (half a second at most) when first seen; null if it took too long.
   const ClassDesc *describe(ClassID Class);
+  const ClassDesc *describeSlow(ClassID Class);
   const ClassDesc *describeNow(ClassID Class);
   const ClassDesc *keep(ClassID Class, std::unique_ptr<ClassDesc> D);
 
@@ -120,7 +123,7 @@ private:
   std::condition_variable Described;
   std::mutex RingsLock;
   std::vector<std::unique_ptr<ThreadRing>> Rings;
-  std::atomic<uint64_t> DroppedGone{0}; // of rings already freed
+  std::atomic<uint64_t> DroppedGone{0}, CallsGone{0}; // of rings already freed
   std::atomic<bool> Stopped{false};
   std::mutex WakeLock;
   std::condition_variable Wake;

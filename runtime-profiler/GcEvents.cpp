@@ -175,6 +175,11 @@ void GcEvents::finished() {
 }
 
 void GcEvents::delivered(DWORD Id, DWORD Version, const uint8_t *Data, ULONG Size) {
+  // The GC keyword brings more events than these (per-heap histories, marks, joins...): they
+  // are let go at once.
+  if (Id != GCStart && Id != GCEnd && Id != GCRestartEEEnd && Id != GCHeapStats &&
+      Id != GCSuspendEEBegin && Id != GCAllocationTick)
+    return;
   Payload P{Data, Size};
   uint64_t Now = R.now();
   std::lock_guard<std::mutex> G(Lock);

@@ -44,6 +44,7 @@ struct RunOptions {
   std::string LogFile;
   std::string OutputDir;
   std::string Gc;          // garbage collections on the timeline, at this level
+  bool Lttng = false;      // timeline records also as LTTng-UST events
   bool Verbose = false;
   std::vector<std::string> Command;
   int Pid = 0;             // attach
@@ -143,6 +144,7 @@ std::string attachData(const RunOptions &O, const std::string &PassList) {
   Add(prof::OutputDirVariable, O.OutputDir.empty() ? "" : absolute(O.OutputDir));
   Add(prof::VerboseVariable, O.Verbose ? "1" : "");
   Add(prof::GcVariable, O.Gc);
+  Add(prof::LttngVariable, O.Lttng ? "1" : "");
   return D;
 }
 
@@ -275,6 +277,9 @@ void addProfilerOptions(CLI::App &Sub, RunOptions &O) {
                  "ticks)")
       ->type_name("LEVEL")
       ->check(CLI::IsMember({"informational", "verbose"}));
+  Sub.add_flag("--lttng", O.Lttng,
+               "Also emit the timeline's records as LTTng-UST events (provider weft; needs "
+               "libweft_lttng.so, built where LTTng-UST is installed)");
   Sub.add_flag("-v,--verbose", O.Verbose,
                "Also log each method a pass leaves alone, and why (WEFT_VERBOSE=1)");
 }
@@ -322,6 +327,8 @@ Runner addRunCommand(CLI::App &App) {
       setenv(prof::VerboseVariable, "1", 1);
     if (!O->Gc.empty())
       setenv(prof::GcVariable, O->Gc.c_str(), 1);
+    if (O->Lttng)
+      setenv(prof::LttngVariable, "1", 1);
     return runCommand(O->Command);
   };
 }

@@ -18,6 +18,7 @@
 #define WEFT_RUNTIME_PROFILER_EVENTPIPESINK_H
 
 #include "runtime-profiler/CorProfiler.h"
+#include "runtime-profiler/EventSink.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -29,7 +30,7 @@ namespace weft::prof {
 
 class Log;
 
-class EventPipeSink {
+class EventPipeSink final : public EventSink {
 public:
   static constexpr uint64_t TracepointKeyword = 0x1, GcKeyword = 0x2;
 
@@ -37,10 +38,12 @@ public:
   EventPipeSink(ICorProfilerInfo7 *Info, unsigned InfoVersion, Log &L);
   /// Whether a session asks for events of \p Keyword now.
   bool wants(uint64_t Keyword) const;
+  bool wantsTracepoints() const override { return wants(TracepointKeyword); }
+  bool wantsCollections() const override { return wants(GcKeyword); }
   void tracepoint(bool Enter, llvm::StringRef Method, llvm::StringRef Tracepoints,
-                  llvm::StringRef Json, uint32_t Tid);
+                  llvm::StringRef Json, uint32_t Tid) override;
   void collection(uint32_t Generation, llvm::StringRef Reason, double Micros, uint64_t Before,
-                  uint64_t After, uint32_t Tid);
+                  uint64_t After, uint32_t Tid) override;
 
 private:
   static void enabled(const UINT8 *SourceId, UINT32 IsEnabled, UINT8 Level, UINT64 Any,

@@ -1,6 +1,6 @@
 //===- runtime-profiler/GcEvents.cpp --------------------------------------===//
 #include "runtime-profiler/GcEvents.h"
-#include "runtime-profiler/EventPipeSink.h"
+#include "runtime-profiler/EventSink.h"
 #include "runtime-profiler/Log.h"
 #include "runtime-profiler/Recorder.h"
 
@@ -103,8 +103,8 @@ Expected<uint32_t> GcEvents::parseLevel(StringRef Text) {
 }
 
 GcEvents::GcEvents(ICorProfilerInfo7 *Info, unsigned InfoVersion, Recorder &R, Log &L,
-                   uint32_t Level, EventPipeSink *Sink)
-    : Info(Info), InfoVersion(InfoVersion), R(R), L(L), Level(Level), Sink(Sink) {}
+                   uint32_t Level, std::vector<EventSink *> Sinks)
+    : Info(Info), InfoVersion(InfoVersion), R(R), L(L), Level(Level), Sinks(std::move(Sinks)) {}
 
 void GcEvents::startSession() {
   if (InfoVersion < 12) {
@@ -157,15 +157,16 @@ void GcEvents::finished() {
   Induced += O.Induced;
   uint64_t End = R.now();
   std::vector<uint64_t> After = sizes();
-  if (Sink && Sink->wants(EventPipeSink::GcKeyword)) {
-    uint64_t Before = 0, Total = 0;
-    for (uint64_t B : O.Before)
-      Before += B;
-    for (uint64_t A : After)
-      Total += A;
-    Sink->collection(uint32_t(O.Generation), O.Induced ? "induced" : "other",
-                     double(End - O.StartNanos) / 1000.0, Before, Total, currentThread());
-  }
+  for (EventSink *Sink : Sinks)
+    if (Sink->wantsCollections()) {
+      uint64_t Before = 0, Total = 0;
+      for (uint64_t B : O.Before)
+        Before += B;
+      for (uint64_t A : After)
+        Total += A;
+      Sink->collection(uint32_t(O.Generation), O.Induced ? "induced" : "other",
+                       double(End - O.StartNanos) / 1000.0, Before, Total, currentThread());
+    }
   R.note(O.StartNanos,
          "\"ph\":\"X\",\"cat\":\"gc\",\"name\":\"GC gen" + std::to_string(O.Generation) +
              "\",\"dur\":" + micros(End - O.StartNanos) + ",\"args\":{\"generation\":" +

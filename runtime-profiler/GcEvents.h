@@ -33,7 +33,7 @@
 
 namespace weft::prof {
 
-class EventPipeSink;
+class EventSink;
 class Log;
 class Recorder;
 
@@ -43,7 +43,7 @@ public:
   static llvm::Expected<uint32_t> parseLevel(llvm::StringRef Text);
 
   GcEvents(ICorProfilerInfo7 *Info, unsigned InfoVersion, Recorder &R, Log &L, uint32_t Level,
-           EventPipeSink *Sink);
+           std::vector<EventSink *> Sinks);
   /// Starts the EventPipe session (a runtime without ICorProfilerInfo12 has none: logged).
   void startSession();
   void started(int Count, const BOOL *Collected, COR_PRF_GC_REASON Reason);
@@ -61,7 +61,7 @@ private:
   Recorder &R;
   Log &L;
   uint32_t Level;
-  EventPipeSink *Sink;
+  std::vector<EventSink *> Sinks;
   EVENTPIPE_SESSION Session = 0;
   std::mutex Lock;
   struct Open {

@@ -27,6 +27,8 @@ inline constexpr const char VerboseVariable[] = "WEFT_VERBOSE"; // 1: also what 
 inline constexpr const char OutputDirVariable[] = "WEFT_OUTPUT_DIR";
 /// Garbage collections on the timeline, at this level: informational or verbose.
 inline constexpr const char GcVariable[] = "WEFT_GC";
+/// 1: timeline records also go to LTTng-UST (libweft_lttng.so beside the profiler).
+inline constexpr const char LttngVariable[] = "WEFT_LTTNG";
 
 /// The file `weft detach` writes to ask the profiler attached to process \p Pid to revert what it
 /// did and detach; the profiler removes it when it takes the request. In TMPDIR (or /tmp), as

@@ -8,6 +8,7 @@
 #include "pe/Image.h"
 #include "runtime-profiler/EmitMirror.h"
 #include "runtime-profiler/EventPipeSink.h"
+#include "runtime-profiler/LttngSink.h"
 #include "runtime-profiler/GcEvents.h"
 #include "runtime-profiler/Recorder.h"
 #include "runtime-profiler/TracepointPass.h"
@@ -229,6 +230,7 @@ HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching
   L = std::make_unique<Log>(setting(LogVariable, AttachData, Attaching));
   Verbose = setting(VerboseVariable, AttachData, Attaching) == "1";
   OutputDir = setting(OutputDirVariable, AttachData, Attaching);
+  WantsLttng = setting(LttngVariable, AttachData, Attaching) == "1";
   InfoVersion = Unk ? newestInfo(Unk, &Info) : 0;
   if (!InfoVersion) {
     L->line("declined: the runtime offers no ICorProfilerInfo7 or later (weft needs .NET Core 3.0 "
@@ -258,8 +260,8 @@ HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching
               "; nothing is instrumented");
       return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
-    Recorder &R = recorder(); // makes Sink too
-    Gc = std::make_unique<GcEvents>(Info, InfoVersion, R, *L, *L2, Sink);
+    Recorder &R = recorder(); // makes the sinks too
+    Gc = std::make_unique<GcEvents>(Info, InfoVersion, R, *L, *L2, Sinks);
     High |= COR_PRF_HIGH_BASIC_GC | COR_PRF_HIGH_MONITOR_EVENT_PIPE;
   }
   if (Conf.Spec)
@@ -1192,7 +1194,12 @@ Recorder &Profiler::recorder() {
     sys::path::append(Path, "weft-timeline-" + Twine(getpid()) + ".json");
     Rec = new Recorder(Info, std::string(Path), *L);
     Sink = new EventPipeSink(Info, InfoVersion, *L);
-    Rec->setSink(Sink);
+    Sinks.push_back(Sink);
+    if (WantsLttng)
+      if (std::unique_ptr<EventSink> Lttng = openLttngSink(*L))
+        Sinks.push_back(Lttng.release());
+    for (EventSink *S : Sinks)
+      Rec->addSink(S);
     L->line("timeline: records go to " + Path + " and to the Weft EventPipe provider");
   }
   return *Rec;

@@ -41,6 +41,7 @@ struct WovenMethod;
 class Recorder;
 class GcEvents;
 class EventPipeSink;
+class EventSink;
 
 class Profiler final : public CallbackDefaults {
 public:
@@ -163,6 +164,9 @@ private:
   /// The Weft EventPipe provider, made with the recorder and never freed either (the runtime
   /// may call its callback until the end).
   EventPipeSink *Sink = nullptr;
+  /// Where timeline records also go: the provider, and LTTng with WEFT_LTTNG=1 (never freed).
+  std::vector<EventSink *> Sinks;
+  bool WantsLttng = false;
   /// The recorder, made now if it was not (its file is weft-timeline-PID.json in the output
   /// folder).
   Recorder &recorder();

@@ -1,6 +1,6 @@
 //===- runtime-profiler/Recorder.cpp --------------------------------------===//
 #include "runtime-profiler/Recorder.h"
-#include "runtime-profiler/EventPipeSink.h"
+#include "runtime-profiler/EventSink.h"
 #include "runtime-profiler/Log.h"
 #include "runtime-profiler/MetaData.h"
 
@@ -623,9 +623,10 @@ void Recorder::drain(bool Final) {
       return;
     Text += R.Pending + (R.PendingEnter ? "]}},\n" : "}},\n");
     R.Pending.clear();
-    if (Sink && Sink->wants(EventPipeSink::TracepointKeyword))
-      Sink->tracepoint(R.PendingEnter, R.PendingMethod, R.PendingNames,
-                       R.PendingJson + (R.PendingEnter ? "]" : "}"), R.Tid);
+    for (EventSink *Sink : Sinks)
+      if (Sink->wantsTracepoints())
+        Sink->tracepoint(R.PendingEnter, R.PendingMethod, R.PendingNames,
+                         R.PendingJson + (R.PendingEnter ? "]" : "}"), R.Tid);
   };
   for (ThreadRing *RP : Now) {
     ThreadRing &R = *RP;

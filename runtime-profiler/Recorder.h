@@ -35,7 +35,7 @@
 
 namespace weft::prof {
 
-class EventPipeSink;
+class EventSink;
 class Log;
 struct ThreadRing;
 
@@ -70,8 +70,8 @@ public:
   uint64_t calls() const;
   const std::string &path() const { return Path; }
 
-  /// Where tracepoint records also go, as events of the Weft EventPipe provider.
-  void setSink(EventPipeSink *S) { Sink = S; }
+  /// Where tracepoint records also go (the Weft EventPipe provider, LTTng).
+  void addSink(EventSink *S) { Sinks.push_back(S); }
 
   /// Nanoseconds since the recorder began (the timeline's clock).
   uint64_t now() const;
@@ -106,7 +106,7 @@ private:
   std::string Path;
   Log &L;
   std::FILE *Out = nullptr;
-  EventPipeSink *Sink = nullptr;
+  std::vector<EventSink *> Sinks;
   uint32_t Pid = 0;
   std::chrono::steady_clock::time_point Start;
   std::unique_ptr<uint8_t[]> Flags;

@@ -1223,4 +1223,61 @@ TEST(ProfilerEventPipe, DotnetTraceReceivesTheWeftProvidersEvents) {
   T.expectUnchangedOutput();
 }
 
+// --- LTTng ---
+
+// With --lttng, where LTTng-UST is installed and a session can run (lttng-tools; a session
+// daemon, which `lttng create` starts), the timeline's records are also LTTng-UST events of the
+// provider weft: the calls' enter and leave with arguments and results as the program printed
+// them, and its induced collections. Skipped, saying why, where that cannot run.
+TEST(ProfilerLttng, TimelineRecordsAreLttngEventsWhereASessionCanRun) {
+  if (!llvm::sys::fs::exists(binaryDir() + "/cli/libweft_lttng.so"))
+    GTEST_SKIP() << "libweft_lttng.so was not built (LTTng-UST is not installed)";
+  llvm::ErrorOr<std::string> Lttng = llvm::sys::findProgramByName("lttng");
+  llvm::ErrorOr<std::string> Babeltrace = llvm::sys::findProgramByName("babeltrace2");
+  if (!Lttng || !Babeltrace)
+    GTEST_SKIP() << "lttng or babeltrace2 is not installed (./dev setup installs them)";
+  std::string Dir = scratchDir("lttng");
+  std::string Session = "weft-test-" + std::to_string(getpid());
+  CommandResult Created = run(*Lttng, {"create", Session, "--output=" + Dir + "/trace"});
+  if (Created.ExitCode != 0)
+    GTEST_SKIP() << "no LTTng session can run here: " << Created.Out << Created.Err;
+  auto Destroy = llvm::make_scope_exit([&] { run(*Lttng, {"destroy", Session}); });
+  ASSERT_EQ(run(*Lttng, {"enable-event", "--session=" + Session, "--userspace", "weft:*"}).ExitCode, 0);
+  ASSERT_EQ(run(*Lttng, {"start", Session}).ExitCode, 0);
+
+  std::string Spec = Dir + "/weft.json", Log = Dir + "/weft.log";
+  writeTracepoints(Spec, "[" + tracepoint("describe", "Describe") + "]");
+  {
+    Ticker T("lttng-run", {weftTool(), "run", "--spec", Spec, "--lttng", "--gc", "informational",
+                           "--log", Log, "--output-dir", Dir, "--"}, {});
+    ASSERT_TRUE(T.waitTicks(60)) << readFile(T.Err) << readFile(Log);
+    EXPECT_EQ(T.stop(), 0) << readFile(T.Err);
+    T.expectUnchangedOutput();
+  }
+  ASSERT_EQ(run(*Lttng, {"stop", Session}).ExitCode, 0);
+  EXPECT_NE(readFile(Log).find("lttng: the provider 'weft' is registered"), std::string::npos)
+      << readFile(Log);
+  CommandResult Read = run(*Babeltrace, {Dir + "/trace"}, {}, 120);
+  ASSERT_EQ(Read.ExitCode, 0) << Read.Err;
+  size_t Enters = 0, Leaves = 0, Induced = 0;
+  llvm::SmallVector<llvm::StringRef, 512> Lines;
+  llvm::StringRef(Read.Out).split(Lines, '\n', -1, false);
+  for (llvm::StringRef L : Lines) {
+    if (L.contains("weft:tracepoint_enter") && L.contains("method = \"Program::Describe\"")) {
+      // arguments = "[{\"name\":\"n\",\"type\":\"int32\",\"value\":N},{...\"value\":\"LN\"}..."
+      llvm::StringRef Rest = L.split("\\\"value\\\":").second;
+      int N = -1;
+      ASSERT_FALSE(Rest.consumeInteger(10, N)) << L.str();
+      EXPECT_TRUE(L.contains("\\\"value\\\":\\\"L" + std::to_string(N) + "\\\"")) << L.str();
+      ++Enters;
+    }
+    Leaves += L.contains("weft:tracepoint_leave") && L.contains("Program::Describe");
+    Induced += L.contains("weft:collection") && L.contains("generation = 2") &&
+               L.contains("reason = \"induced\"");
+  }
+  EXPECT_GE(Enters, 40u) << Read.Out.substr(0, 2000);
+  EXPECT_GE(Leaves, 40u);
+  EXPECT_GE(Induced, 2u);
+}
+
 } // namespace

@@ -189,6 +189,9 @@ struct Recorder::ClassDesc {
     std::vector<uint8_t> Sig;
   };
   std::vector<Field> Fields; // instance fields, the base classes' first
+  /// A value type: its field offsets count from its value, which a box has after the method
+  /// table pointer.
+  bool ValueType = false;
 };
 
 Recorder::Recorder(ICorProfilerInfo7 *Info, std::string P, Log &L)
@@ -427,6 +430,8 @@ const Recorder::ClassDesc *Recorder::describeNow(ClassID Class) {
         D->Kind = ClassDesc::Kinds::String;
     } else if (Level == 1 && TypeName == "System.Enum") {
       D->Kind = ClassDesc::Kinds::Enum;
+    } else if (Level == 1 && TypeName == "System.ValueType") {
+      D->ValueType = true;
     }
     std::vector<ClassDesc::Field> Own;
     std::vector<COR_FIELD_OFFSET> Offsets(256);
@@ -479,8 +484,11 @@ const Recorder::ClassDesc *Recorder::describeNow(ClassID Class) {
     C = Parent;
   }
   for (auto Level = Levels.rbegin(); Level != Levels.rend(); ++Level)
-    for (ClassDesc::Field &F : *Level)
+    for (ClassDesc::Field &F : *Level) {
+      if (D->ValueType)
+        F.Offset += sizeof(void *);
       D->Fields.push_back(std::move(F));
+    }
   return keep(Class, std::move(D));
 }
 

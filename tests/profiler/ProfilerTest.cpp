@@ -1032,6 +1032,58 @@ TEST(ProfilerTracepoints, AnAttachedProfilerFollowsTheSpecUntilTheDetach) {
   T.expectUnchangedOutput();
 }
 
+/// The corpus programs every one of whose methods gets a tracepoint: value types passed and
+/// returned (boxed with their fields), records, generics, exceptions, closures, iterators and
+/// unsafe code in CI; every C# program with WEFT_FULL=1 (F# programs bring FSharp.Core's
+/// thousands of methods).
+std::vector<std::string> tracepointPrograms() {
+  if (!llvm::sys::Process::GetEnv("WEFT_FULL"))
+    return {"StructsAndSpans", "Records", "Generics", "Exceptions", "Closures", "Iterators",
+            "Unsafe"};
+  std::vector<std::string> All;
+  for (const std::string &P : corpusPrograms())
+    if (!llvm::StringRef(P).startswith("FSharp") && P != "CallHeavy")
+      All.push_back(P);
+  return All;
+}
+
+class TracepointsEverywhere : public ::testing::TestWithParam<std::string> {};
+
+// A tracepoint on every method of a corpus program, recording objects two levels deep: the
+// program prints what it prints unwoven and exits as it does, no method is left as it was, and
+// the timeline is one valid JSON document holding as many leaves as enters (unless a full ring
+// dropped records: BigMethod's loops). (A recorder that read an object wrongly would take the
+// process down.)
+TEST_P(TracepointsEverywhere, TheProgramRunsAsItDoes) {
+  std::string Name = GetParam();
+  std::string Dir = scratchDir("tp-all-" + Name);
+  std::string Spec = Dir + "/weft.json";
+  writeTracepoints(Spec, "[{\"name\": \"all\", \"depth\": 2, \"match\": {\"assembly\": \"" + Name +
+                             "\"}}]");
+  Ran R = weftRun("tp-all-" + Name, {"--spec", Spec, "--output-dir", Dir},
+                  {"dotnet", corpusDll(Name)});
+  EXPECT_EQ(R.R.ExitCode, 0) << R.R.Err;
+  EXPECT_EQ(R.R.Out, expectedOutput(Name));
+  EXPECT_EQ(R.Log.find("left as it is"), std::string::npos) << R.Log;
+  EXPECT_NE(R.Log.find("calls recorded"), std::string::npos) << R.Log;
+  std::string Timeline;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
+    if (llvm::sys::path::filename(It->path()).startswith("weft-timeline-"))
+      Timeline = readFile(It->path());
+  llvm::Expected<llvm::json::Value> Doc = llvm::json::parse(Timeline);
+  ASSERT_TRUE(bool(Doc)) << llvm::toString(Doc.takeError());
+  EXPECT_EQ(countEvents(Dir, "B", ""), 0u);
+  size_t Enters = 0, Leaves = 0;
+  for (const TraceEvent &E : traceEvents(Dir))
+    (E.Ph == "B" ? Enters : Leaves) += 1;
+  if (R.Log.find("(0 dropped)") != std::string::npos) // a full ring drops records unpaired
+    EXPECT_EQ(Enters, Leaves);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, TracepointsEverywhere, ::testing::ValuesIn(tracepointPrograms()),
+                         [](const auto &Info) { return Info.param; });
+
 // --- garbage collections ---
 
 /// The number after \p Key in \p Text (as "Key N"), or -1.

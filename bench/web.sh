@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# A minimal API under load (bench/webapi: GET /search filters 2,000 products), beside itself
+# instrumented, in one run: wrk (2 threads, 16 connections on loopback) for 5 s after 2 s of
+# warm-up, each configuration in turn, two rounds; requests per second of each round.
+#   - unwoven;
+#   - the app's assembly woven offline with `trace`, and with `coverage`;
+#   - under `weft run` with a tracepoint on Catalog.Search (query, limit and the result, objects
+#     one level deep), enabled and disabled;
+#   - under `weft run --gc informational` (the GC callbacks and an EventPipe session).
+# The server and wrk share this machine's cores.
+#
+#   bench/web.sh [BUILD_DIR]      (default: build; needs wrk: ./dev setup installs it)
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+build="$(cd "${1:-$here/../build}" && pwd)"
+weft="$build/cli/weft"
+command -v wrk >/dev/null || { echo "wrk is needed (./dev setup installs it)" >&2; exit 1; }
+[[ -x "$weft" ]] || { echo "missing $weft: build weft first" >&2; exit 1; }
+out="$(mktemp -d)"
+server=""
+trap '[[ -n "$server" ]] && kill "$server" 2>/dev/null; rm -rf "$out"' EXIT
+dotnet build "$here/webapi/WebApi.csproj" -c Release --artifacts-path "$out/build" -nologo -v:q \
+  >/dev/null
+app="$out/build/bin/WebApi/release"
+for pass in trace coverage; do
+  cp -r "$app" "$out/$pass"
+  "$weft" weave "$app/WebApi.dll" -o "$out/$pass/WebApi.dll" --pass "$pass" >/dev/null
+done
+tracepoint() { # NAME ENABLED
+  echo "{\"version\": 1, \"rules\": [], \"tracepoints\": [{\"name\": \"search\", \"match\": {
+    \"assembly\": \"WebApi\", \"type\": \"Catalog\", \"method\": \"Search\"}, \"enabled\": $2}]}" \
+    >"$out/$1.json"
+}
+tracepoint on true
+tracepoint off false
+port=5391
+declare -A configs=(
+  ["unwoven"]="dotnet $app/WebApi.dll"
+  ["woven with trace"]="env WEFT_TRACE_FILE=$out/trace.json dotnet $out/trace/WebApi.dll"
+  ["woven with coverage"]="env WEFT_COVERAGE_FILE=$out/hits dotnet $out/coverage/WebApi.dll"
+  ["tracepoint on Search, enabled"]="$weft run --spec $out/on.json --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
+  ["tracepoint on Search, disabled"]="$weft run --spec $out/off.json --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
+  ["--gc informational"]="$weft run --gc informational --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
+)
+order=("unwoven" "woven with trace" "woven with coverage" "tracepoint on Search, enabled"
+       "tracepoint on Search, disabled" "--gc informational")
+echo "machine: $(nproc) cores, $(uname -m); $(dotnet --list-runtimes | grep AspNetCore.App | tail -1)"
+declare -A results
+for round in 1 2; do
+  for name in "${order[@]}"; do
+    url="http://127.0.0.1:$port"
+    ${configs[$name]} --urls "$url" >"$out/server.log" 2>&1 &
+    server=$!
+    until curl -sf "$url/health" >/dev/null; do sleep 0.1; done
+    wrk -t2 -c16 -d2s "$url/search?q=oak" >/dev/null
+    rps=$(wrk -t2 -c16 -d5s "$url/search?q=oak" | awk '/Requests\/sec/ {print $2}')
+    # The process under weft run is dotnet, weft's child: stop the whole group.
+    pkill -P "$server" 2>/dev/null || true
+    kill "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+    server=""
+    results["$name"]+=" $rps"
+    port=$((port + 1))
+  done
+done
+for name in "${order[@]}"; do
+  printf '  %-34s requests/s:%s\n' "$name" "${results[$name]}"
+done

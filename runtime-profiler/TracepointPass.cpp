@@ -96,19 +96,8 @@ public:
       callValue(H, Recorder::Thrown, [&] { H.ldloc(ExceptionLocal); });
     });
     H.op(il::Opcode::Rethrow);
-    il::Instr *HandlerFirst = H.first();
-    for (il::ExceptionRegion &Rg : B.Regions) {
-      if (!Rg.TryEnd || Rg.TryEnd == X.End)
-        Rg.TryEnd = HandlerFirst;
-      if (!Rg.HandlerEnd || Rg.HandlerEnd == X.End)
-        Rg.HandlerEnd = HandlerFirst;
-    }
-    il::ExceptionRegion Catch;
-    Catch.Kind = il::RegionKind::Catch;
-    Catch.TryStart = CoreFirst;
-    Catch.TryEnd = Catch.HandlerStart = HandlerFirst;
-    Catch.HandlerEnd = X.End;
-    Catch.CatchType = ExceptionType;
+    size_t Catch = protectBody(B, CoreFirst, H.first(), X.End, il::RegionKind::Catch,
+                               ExceptionType);
 
     // Exit, at the head of the epilogue.
     if (X.Epilogue) {
@@ -126,9 +115,8 @@ public:
       for (il::Instr *I : B.instructions())
         if (I->Target == X.Epilogue && I != ExitFirst)
           I->Target = ExitFirst;
-      Catch.HandlerEnd = ExitFirst;
+      B.Regions[Catch].HandlerEnd = ExitFirst;
     }
-    B.Regions.push_back(Catch);
     return Error::success();
   }
 

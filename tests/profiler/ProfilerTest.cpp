@@ -804,15 +804,21 @@ struct TraceEvent {
   llvm::json::Object Args;
 };
 
+/// The text of the timeline file in \p Dir.
+std::string timelineText(const std::string &Dir) {
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
+    if (llvm::sys::path::filename(It->path()).startswith("weft-timeline-"))
+      return readFile(It->path());
+  return "";
+}
+
 /// The "B" and "E" events of the records file in \p Dir (each event is one line; the file may be
 /// unfinished while the program runs).
 std::vector<TraceEvent> traceEvents(const std::string &Dir) {
   std::vector<TraceEvent> Out;
-  std::error_code EC;
-  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC)) {
-    if (!llvm::StringRef(llvm::sys::path::filename(It->path())).startswith("weft-timeline-"))
-      continue;
-    std::string Text = readFile(It->path());
+  {
+    std::string Text = timelineText(Dir);
     llvm::SmallVector<llvm::StringRef, 256> Lines;
     llvm::StringRef(Text).split(Lines, '\n', -1, false);
     for (llvm::StringRef L : Lines) {
@@ -1066,19 +1072,15 @@ TEST_P(TracepointsEverywhere, TheProgramRunsAsItDoes) {
   EXPECT_EQ(R.R.Out, expectedOutput(Name));
   EXPECT_EQ(R.Log.find("left as it is"), std::string::npos) << R.Log;
   EXPECT_NE(R.Log.find("calls recorded"), std::string::npos) << R.Log;
-  std::string Timeline;
-  std::error_code EC;
-  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
-    if (llvm::sys::path::filename(It->path()).startswith("weft-timeline-"))
-      Timeline = readFile(It->path());
-  llvm::Expected<llvm::json::Value> Doc = llvm::json::parse(Timeline);
+  llvm::Expected<llvm::json::Value> Doc = llvm::json::parse(timelineText(Dir));
   ASSERT_TRUE(bool(Doc)) << llvm::toString(Doc.takeError());
   EXPECT_EQ(countEvents(Dir, "B", ""), 0u);
   size_t Enters = 0, Leaves = 0;
   for (const TraceEvent &E : traceEvents(Dir))
     (E.Ph == "B" ? Enters : Leaves) += 1;
-  if (R.Log.find("(0 dropped)") != std::string::npos) // a full ring drops records unpaired
+  if (R.Log.find("(0 dropped)") != std::string::npos) { // a full ring drops records unpaired
     EXPECT_EQ(Enters, Leaves);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, TracepointsEverywhere, ::testing::ValuesIn(tracepointPrograms()),
@@ -1128,12 +1130,7 @@ TEST(ProfilerGc, CollectionsAndAllocationsAreReportedAsTheRuntimeCountsThem) {
   EXPECT_LE(TickBytes, Allocated * 12 / 10 + (8 << 20)) << Text;
 
   // The timeline: one document; a "GC genN" event per collection with plausible sizes.
-  std::string Timeline;
-  std::error_code EC;
-  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
-    if (llvm::sys::path::filename(It->path()).startswith("weft-timeline-"))
-      Timeline = readFile(It->path());
-  llvm::Expected<llvm::json::Value> Doc = llvm::json::parse(Timeline);
+  llvm::Expected<llvm::json::Value> Doc = llvm::json::parse(timelineText(Dir));
   ASSERT_TRUE(bool(Doc)) << llvm::toString(Doc.takeError());
   long long Collections[3] = {0, 0, 0}, HeapStats = 0, LastLoh = 0;
   double LastTs = -1;

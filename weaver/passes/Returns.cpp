@@ -336,4 +336,22 @@ llvm::Expected<SingleExit> makeSingleExit(MethodContext &C, bool Wrap,
   return Out;
 }
 
+size_t protectBody(il::MethodBody &B, il::Instr *TryFirst, il::Instr *HandlerFirst,
+                   il::Instr *End, il::RegionKind Kind, uint32_t CatchType) {
+  for (il::ExceptionRegion &R : B.Regions) {
+    if (!R.TryEnd || R.TryEnd == End)
+      R.TryEnd = HandlerFirst;
+    if (!R.HandlerEnd || R.HandlerEnd == End)
+      R.HandlerEnd = HandlerFirst;
+  }
+  il::ExceptionRegion R;
+  R.Kind = Kind;
+  R.TryStart = TryFirst;
+  R.TryEnd = R.HandlerStart = HandlerFirst;
+  R.HandlerEnd = End;
+  R.CatchType = CatchType;
+  B.Regions.push_back(R);
+  return B.Regions.size() - 1;
+}
+
 } // namespace weft::passes

@@ -83,6 +83,14 @@ std::optional<size_t> wrapStart(MethodContext &C, std::string &WhyNot);
 llvm::Expected<SingleExit> makeSingleExit(MethodContext &C, bool Wrap,
                                           llvm::function_ref<void(Emitter &)> StubExit = {});
 
+/// Makes the method's code from \p TryFirst up to \p HandlerFirst a try block whose handler
+/// (\p Kind, catching \p CatchType for a catch) runs from \p HandlerFirst to \p End (what the
+/// pass placed between the body and SingleExit::End). The method's own regions that reached the
+/// end of the code, or \p End, now stop where the handler begins. Returns the new region's
+/// index in B.Regions.
+size_t protectBody(il::MethodBody &B, il::Instr *TryFirst, il::Instr *HandlerFirst,
+                   il::Instr *End, il::RegionKind Kind, uint32_t CatchType = 0);
+
 } // namespace weft::passes
 
 #endif

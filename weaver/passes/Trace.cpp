@@ -198,20 +198,7 @@ public:
     Fin.tok(il::Opcode::Call, InterlockedIncrement);
     Fin.op(il::Opcode::Pop);
     Fin.op(il::Opcode::Endfinally);
-    il::Instr *FinFirst = Fin.first();
-    // The method's regions that reached the end of the code stop before the finally block.
-    for (il::ExceptionRegion &R : B.Regions) {
-      if (!R.TryEnd || R.TryEnd == X.End)
-        R.TryEnd = FinFirst;
-      if (!R.HandlerEnd || R.HandlerEnd == X.End)
-        R.HandlerEnd = FinFirst;
-    }
-    il::ExceptionRegion R;
-    R.Kind = il::RegionKind::Finally;
-    R.TryStart = CoreFirst;
-    R.TryEnd = R.HandlerStart = FinFirst;
-    R.HandlerEnd = X.End;
-    B.Regions.push_back(R);
+    protectBody(B, CoreFirst, Fin.first(), X.End, il::RegionKind::Finally);
     // The counter index is given in row order in finishMethod.
     C.Marks = {Index1, Index2};
     return Error::success();

@@ -186,7 +186,8 @@ TEST(SpecParse, TopLevel) {
   EXPECT_EQ(parseError(R"({"version": 1, "rules": {}})"),
             "weft.json: rules: expected an array, got an object");
   EXPECT_EQ(parseError(R"({"version": 1, "rules": [], "rule": []})"),
-            "weft.json: unknown key 'rule' (expected $schema, version, plugins, rules)");
+            "weft.json: unknown key 'rule' (expected $schema, version, plugins, rules, "
+            "tracepoints)");
   EXPECT_EQ(parseError(R"({"version": 1, "rules": [], "version": 1})"),
             "weft.json: duplicate key 'version'");
   EXPECT_EQ(parseError(R"({"$schema": 3, "version": 1, "rules": []})"),

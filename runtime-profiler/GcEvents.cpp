@@ -63,16 +63,6 @@ struct Payload {
   }
 };
 
-std::string jsonString(StringRef S) {
-  std::string Out = "\"";
-  for (char C : S)
-    if (C == '"' || C == '\\')
-      Out += std::string("\\") + C;
-    else if (uint8_t(C) >= 0x20)
-      Out += C;
-  return Out + "\"";
-}
-
 std::string sizesJson(const std::vector<uint64_t> &Sizes) {
   static const char *Names[] = {"gen0", "gen1", "gen2", "loh", "poh"};
   std::string Out = "{";
@@ -246,10 +236,12 @@ void GcEvents::delivered(DWORD Id, DWORD Version, const uint8_t *Data, ULONG Siz
     }
     ++Ticks;
     TickBytes += Amount64;
+    std::string TypeJson;
+    appendJsonString(TypeJson, Type);
     static const char *Kinds[] = {"small", "large", "pinned"};
     R.note(Now, "\"ph\":\"i\",\"s\":\"t\",\"cat\":\"gc\",\"name\":\"GCAllocationTick\",\"args\":{"
                 "\"bytes\":" + std::to_string(Amount64) + ",\"kind\":\"" +
-                    (Kind < 3 ? Kinds[Kind] : "other") + "\",\"type\":" + jsonString(Type) + "}");
+                    (Kind < 3 ? Kinds[Kind] : "other") + "\",\"type\":" + TypeJson + "}");
     return;
   }
   default: return;

@@ -1,5 +1,9 @@
 //===- runtime-profiler/Log.cpp -------------------------------------------===//
 #include "runtime-profiler/Log.h"
+
+#include "llvm/Support/ConvertUTF.h"
+
+#include <cstdio>
 #include "support/Format.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -48,5 +52,36 @@ void Log::line(const Twine &Line) {
 }
 
 std::string hresultText(HRESULT Hr) { return "HRESULT 0x" + hexstr(uint32_t(Hr), false, 8); }
+
+std::string utf8(llvm::ArrayRef<WCHAR> Text) {
+  std::string Out;
+  llvm::ArrayRef<llvm::UTF16> Units(reinterpret_cast<const llvm::UTF16 *>(Text.data()),
+                                    Text.size());
+  if (!llvm::convertUTF16ToUTF8String(Units, Out))
+    Out = "<text not UTF-16>";
+  return Out;
+}
+
+void appendJsonString(std::string &Out, llvm::StringRef S) {
+  Out += '"';
+  for (char C : S) {
+    switch (C) {
+    case '"': Out += "\\\""; break;
+    case '\\': Out += "\\\\"; break;
+    case '\n': Out += "\\n"; break;
+    case '\r': Out += "\\r"; break;
+    case '\t': Out += "\\t"; break;
+    default:
+      if (uint8_t(C) < 0x20) {
+        char Buf[8];
+        std::snprintf(Buf, sizeof Buf, "\\u%04x", unsigned(uint8_t(C)));
+        Out += Buf;
+      } else {
+        Out += C;
+      }
+    }
+  }
+  Out += '"';
+}
 
 } // namespace weft::prof

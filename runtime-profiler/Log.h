@@ -10,6 +10,8 @@
 
 #include "runtime-profiler/CorProfiler.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 
 #include <string>
@@ -35,6 +37,12 @@ private:
 
 /// "HRESULT 0x80131375", for messages.
 std::string hresultText(HRESULT Hr);
+
+/// UTF-16 text from the runtime (names, paths) as UTF-8; a marker if it is not UTF-16.
+std::string utf8(llvm::ArrayRef<WCHAR> Text);
+
+/// Appends \p S to \p Out as a JSON string (quoted, escaped).
+void appendJsonString(std::string &Out, llvm::StringRef S);
 
 } // namespace weft::prof
 

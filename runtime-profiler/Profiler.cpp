@@ -118,14 +118,6 @@ struct LoadedModule {
 
 namespace {
 
-std::string utf8(ArrayRef<WCHAR> Text) {
-  std::string Out;
-  ArrayRef<UTF16> Units(reinterpret_cast<const UTF16 *>(Text.data()), Text.size());
-  if (!convertUTF16ToUTF8String(Units, Out))
-    Out = "<name not UTF-16>";
-  return Out;
-}
-
 /// The newest ICorProfilerInfo the runtime answers, from 15 down to 7 (ApplyMetadata, .NET Core
 /// 3.0 and later); 0 if it answers none of them.
 unsigned newestInfo(IUnknown *Unk, ICorProfilerInfo7 **Out) {

@@ -43,36 +43,6 @@ constexpr size_t MaxText = 4096;
 /// finish after the runtime shut the profiler down).
 std::atomic<Recorder *> Active{nullptr};
 
-void appendJsonString(std::string &Out, StringRef S) {
-  Out += '"';
-  for (char C : S) {
-    switch (C) {
-    case '"': Out += "\\\""; break;
-    case '\\': Out += "\\\\"; break;
-    case '\n': Out += "\\n"; break;
-    case '\r': Out += "\\r"; break;
-    case '\t': Out += "\\t"; break;
-    default:
-      if (uint8_t(C) < 0x20) {
-        char Buf[8];
-        std::snprintf(Buf, sizeof Buf, "\\u%04x", unsigned(uint8_t(C)));
-        Out += Buf;
-      } else {
-        Out += C;
-      }
-    }
-  }
-  Out += '"';
-}
-
-std::string utf8(ArrayRef<WCHAR> Text) {
-  std::string Out;
-  ArrayRef<UTF16> Units(reinterpret_cast<const UTF16 *>(Text.data()), Text.size());
-  if (!convertUTF16ToUTF8String(Units, Out))
-    Out = "?";
-  return Out;
-}
-
 template <typename T> T readAt(uintptr_t Address) {
   T V;
   std::memcpy(&V, reinterpret_cast<const void *>(Address), sizeof V);

@@ -243,6 +243,7 @@ HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching
     if (auto Text = MemoryBuffer::getFile(SpecPath, /*IsText=*/true))
       SpecText = (*Text)->getBuffer().str();
     Traced = Conf.Spec;
+    HasTracepoints = Traced && !Traced->tracepoints().empty();
   }
   DWORD Events = COR_PRF_MONITOR_NONE, High = 0;
   if (std::string Level = setting(GcVariable, AttachData, Attaching); !Level.empty()) {
@@ -377,7 +378,7 @@ void Profiler::moduleLoaded(ModuleID Id) {
     AllModules.push_back(Id);
     NewModules.push_back(Id);
   }
-  if (Traced && !Traced->tracepoints().empty())
+  if (HasTracepoints)
     ReJits.Wake.notify_one();
   // --pass and specs without "assembly" rules are for the program's own code.
   std::shared_ptr<LoadedModule> Mod =
@@ -1075,6 +1076,7 @@ bool Profiler::specEdited() {
     return false;
   }
   Traced = std::make_shared<const spec::Spec>(std::move(*S));
+  HasTracepoints = !Traced->tracepoints().empty();
   std::vector<std::string> Names;
   for (const spec::Tracepoint &T : Traced->tracepoints())
     Names.push_back(T.Name + (T.Enabled ? "" : " (disabled)"));
@@ -1203,6 +1205,9 @@ std::optional<std::string> Profiler::weaveTraced(LoadedModule &Mod, ModuleID Id,
                                       : LoadedModule::State::Refused;
   if (Mod.Weaving != LoadedModule::State::Weaving)
     return std::string("the module cannot be woven (the log says why)");
+  if (Mod.Whole && !Mod.Sel.passesOf(Row).empty())
+    return std::string("its rules' passes finished the module at its end (coverage, trace): "
+                       "they cannot weave it again");
   if (!Mod.TracepointPass) {
     auto Slots = [this, &Mod](passes::MethodContext &C) -> std::optional<uint32_t> {
       const metadata::Module &M = C.module();

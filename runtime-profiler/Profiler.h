@@ -158,7 +158,9 @@ private:
   std::string SpecText;  // its text when last read
   /// The tracepoints in force come from this spec (edits replace it; the rules stay as they
   /// were at the start).
-  std::shared_ptr<const spec::Spec> Traced;
+  std::shared_ptr<const spec::Spec> Traced; // the profiler's thread's alone, once it runs
+  /// Whether Traced has tracepoints, for the callbacks' threads.
+  std::atomic<bool> HasTracepoints{false};
   /// Made with the first tracepoint and never freed: woven code may call it until the end.
   Recorder *Rec = nullptr;
   /// The Weft EventPipe provider, made with the recorder and never freed either (the runtime

@@ -1160,6 +1160,28 @@ TEST(ProfilerGc, CollectionsAndAllocationsAreReportedAsTheRuntimeCountsThem) {
   EXPECT_LT(LastLoh, 80ll << 20);
 }
 
+// A tracepoint on a method that coverage (a pass that finishes its module at the module's end)
+// already wove is refused and logged: the method keeps coverage's body, and the program runs as
+// it does.
+TEST(ProfilerTracepoints, AMethodAWholeModulePassWoveIsLeftToIt) {
+  std::string Dir = scratchDir("tracepoints-coverage");
+  std::string Spec = Dir + "/weft.json", Log = Dir + "/weft.log";
+  ASSERT_TRUE(writeFile(Spec, "{\"version\": 1, \"rules\": [{\"match\": {\"assembly\": \"Ticker\"}, "
+                              "\"passes\": [\"coverage\"]}], \"tracepoints\": [" +
+                              tracepoint("describe", "Describe") + "]}"));
+  Ticker T("tracepoints-coverage-run", {weftTool(), "run", "--spec", Spec, "--log", Log,
+                                        "--output-dir", Dir, "--"},
+           {"WEFT_COVERAGE_FILE=" + Dir + "/hits"});
+  ASSERT_TRUE(waitFor(30, [&] {
+    return readFile(Log).find("tracepoint: its rules' passes finished the module") !=
+           std::string::npos;
+  })) << readFile(Log);
+  ASSERT_TRUE(T.waitTicks(25));
+  EXPECT_EQ(T.stop(), 0) << readFile(T.Err);
+  T.expectUnchangedOutput();
+  EXPECT_EQ(countEvents(Dir, "B", "Program::Describe"), 0u);
+}
+
 // --- the Weft EventPipe provider ---
 
 /// The Weft events of the .nettrace file \p Path, as tests/nettrace prints them: each a map of

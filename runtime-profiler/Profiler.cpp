@@ -20,6 +20,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/ConvertUTF.h"
@@ -372,14 +373,18 @@ HRESULT Profiler::ModuleLoadFinished(ModuleID ModuleId, HRESULT HrStatus) {
 
 void Profiler::moduleLoaded(ModuleID Id) {
   ++Count.ModulesSeen;
-  {
-    // Tracepoints, now or added later, may name its methods.
-    std::lock_guard<std::mutex> G(ReJits.Lock);
-    AllModules.push_back(Id);
-    NewModules.push_back(Id);
-  }
-  if (HasTracepoints)
-    ReJits.Wake.notify_one();
+  // Tracepoints, now or added later, may name its methods: the profiler's thread learns of the
+  // module once what the rules make of it is in place (it would otherwise read the module a
+  // second time, and two weaves would add to the runtime's metadata).
+  auto Queue = make_scope_exit([&] {
+    {
+      std::lock_guard<std::mutex> G(ReJits.Lock);
+      AllModules.push_back(Id);
+      NewModules.push_back(Id);
+    }
+    if (HasTracepoints)
+      ReJits.Wake.notify_one();
+  });
   // --pass and specs without "assembly" rules are for the program's own code.
   std::shared_ptr<LoadedModule> Mod =
       readModule(Id, /*Framework=*/!Conf.Spec->namesAssemblies(), /*Notify=*/true);

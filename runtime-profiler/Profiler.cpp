@@ -1192,8 +1192,7 @@ Recorder &Profiler::recorder() {
       sys::fs::current_path(Path);
     sys::path::append(Path, "weft-timeline-" + Twine(getpid()) + ".json");
     Rec = new Recorder(Info, std::string(Path), *L);
-    Sink = new EventPipeSink(Info, InfoVersion, *L);
-    Sinks.push_back(Sink);
+    Sinks.push_back(new EventPipeSink(Info, InfoVersion, *L));
     if (WantsLttng)
       if (std::unique_ptr<EventSink> Lttng = openLttngSink(*L))
         Sinks.push_back(Lttng.release());

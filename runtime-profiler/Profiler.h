@@ -40,7 +40,6 @@ struct LoadedModule;
 struct WovenMethod;
 class Recorder;
 class GcEvents;
-class EventPipeSink;
 class EventSink;
 
 class Profiler final : public CallbackDefaults {
@@ -163,10 +162,9 @@ private:
   std::atomic<bool> HasTracepoints{false};
   /// Made with the first tracepoint and never freed: woven code may call it until the end.
   Recorder *Rec = nullptr;
-  /// The Weft EventPipe provider, made with the recorder and never freed either (the runtime
-  /// may call its callback until the end).
-  EventPipeSink *Sink = nullptr;
-  /// Where timeline records also go: the provider, and LTTng with WEFT_LTTNG=1 (never freed).
+  /// Where timeline records also go, made with the recorder and never freed either (the runtime
+  /// may call the EventPipe provider's callback until the end): the Weft provider, and LTTng
+  /// with WEFT_LTTNG=1.
   std::vector<EventSink *> Sinks;
   bool WantsLttng = false;
   /// The recorder, made now if it was not (its file is weft-timeline-PID.json in the output

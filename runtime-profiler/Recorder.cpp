@@ -698,21 +698,17 @@ void Recorder::drain(bool Final) {
   }
 }
 
-uint64_t Recorder::calls() const {
-  uint64_t N = CallsGone.load();
-  std::lock_guard<std::mutex> G(const_cast<std::mutex &>(RingsLock));
+uint64_t Recorder::total(std::atomic<uint64_t> ThreadRing::*Field,
+                         const std::atomic<uint64_t> &Gone) const {
+  uint64_t N = Gone.load();
+  std::lock_guard<std::mutex> G(RingsLock);
   for (const auto &R : Rings)
-    N += R->Calls.load();
+    N += ((*R).*Field).load();
   return N;
 }
 
-uint64_t Recorder::dropped() const {
-  uint64_t N = DroppedGone.load();
-  std::lock_guard<std::mutex> G(const_cast<std::mutex &>(RingsLock));
-  for (const auto &R : Rings)
-    N += R->Dropped.load();
-  return N;
-}
+uint64_t Recorder::calls() const { return total(&ThreadRing::Calls, CallsGone); }
+uint64_t Recorder::dropped() const { return total(&ThreadRing::Dropped, DroppedGone); }
 
 void Recorder::stop() {
   if (Stopped.exchange(true))

@@ -121,7 +121,9 @@ private:
   std::unordered_map<ClassID, std::unique_ptr<ClassDesc>> Classes;
   std::vector<ClassID> Asked; // for the writer to describe
   std::condition_variable Described;
-  std::mutex RingsLock;
+  mutable std::mutex RingsLock;
+  /// Gone, plus \p Field summed over the rings still held.
+  uint64_t total(std::atomic<uint64_t> ThreadRing::*Field, const std::atomic<uint64_t> &Gone) const;
   std::vector<std::unique_ptr<ThreadRing>> Rings;
   std::atomic<uint64_t> DroppedGone{0}, CallsGone{0}; // of rings already freed
   std::atomic<bool> Stopped{false};

@@ -3,7 +3,9 @@
 # instrumented, in one run: wrk (2 threads, 16 connections on loopback) for 5 s after 2 s of
 # warm-up, each configuration in turn, two rounds; requests per second of each round.
 #   - unwoven;
-#   - the app's assembly woven offline with `trace`, and with `coverage`;
+#   - the app's assembly woven offline with `trace` (timeline mode: every call on the timeline, up
+#     to its 1,000,000-call limit; and summary mode: counts and sampled times), and with
+#     `coverage`;
 #   - under `weft run` with a tracepoint on Catalog.Search (query, limit and the result, objects
 #     one level deep), enabled and disabled;
 #   - under `weft run --gc informational` (the GC callbacks and an EventPipe session).
@@ -22,9 +24,10 @@ trap '[[ -n "$server" ]] && kill "$server" 2>/dev/null; rm -rf "$out"' EXIT
 dotnet build "$here/webapi/WebApi.csproj" -c Release --artifacts-path "$out/build" -nologo -v:q \
   >/dev/null
 app="$out/build/bin/WebApi/release"
-for pass in trace coverage; do
-  cp -r "$app" "$out/$pass"
-  "$weft" weave "$app/WebApi.dll" -o "$out/$pass/WebApi.dll" --pass "$pass" >/dev/null
+for woven in trace=trace trace-summary=trace:mode=summary coverage=coverage; do
+  dir="$out/${woven%%=*}"
+  cp -r "$app" "$dir"
+  "$weft" weave "$app/WebApi.dll" -o "$dir/WebApi.dll" --pass "${woven#*=}" >/dev/null
 done
 tracepoint() { # NAME ENABLED
   echo "{\"version\": 1, \"rules\": [], \"tracepoints\": [{\"name\": \"search\", \"match\": {
@@ -37,12 +40,13 @@ port=5391
 declare -A configs=(
   ["unwoven"]="dotnet $app/WebApi.dll"
   ["woven with trace"]="env WEFT_TRACE_FILE=$out/trace.json dotnet $out/trace/WebApi.dll"
+  ["woven with trace, summary"]="env WEFT_TRACE_FILE=$out/trace.json dotnet $out/trace-summary/WebApi.dll"
   ["woven with coverage"]="env WEFT_COVERAGE_FILE=$out/hits dotnet $out/coverage/WebApi.dll"
   ["tracepoint on Search, enabled"]="$weft run --spec $out/on.json --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
   ["tracepoint on Search, disabled"]="$weft run --spec $out/off.json --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
   ["--gc informational"]="$weft run --gc informational --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
 )
-order=("unwoven" "woven with trace" "woven with coverage" "tracepoint on Search, enabled"
+order=("unwoven" "woven with trace" "woven with trace, summary" "woven with coverage" "tracepoint on Search, enabled"
        "tracepoint on Search, disabled" "--gc informational")
 echo "machine: $(nproc) cores, $(uname -m); $(dotnet --list-runtimes | grep AspNetCore.App | tail -1)"
 declare -A results

@@ -20,6 +20,7 @@
 #include "tests/support/Golden.h"
 #include "tests/support/MixedModeImage.h"
 #include "tests/support/PtrTablesImage.h"
+#include "tests/support/Weave.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -226,15 +227,7 @@ TracedRun traceRun(StringRef Input, StringRef Folder, StringRef Name) {
   test::CommandResult Run = test::run("dotnet", {T.Woven}, {"WEFT_TRACE_FILE=" + Trace}, 120);
   EXPECT_EQ(Run.ExitCode, 0) << Run.Err;
   T.Printed = Run.Out;
-  SmallVector<StringRef, 0> Lines;
-  std::string Table = test::readFile(Trace + ".txt");
-  StringRef(Table).split(Lines, '\n', -1, false);
-  for (size_t I = 1; I < Lines.size(); ++I) {
-    SmallVector<StringRef, 3> Cells; // calls, inclusive time, method
-    Lines[I].split(Cells, '\t');
-    if (Cells.size() == 3)
-      T.Calls.push_back((Cells[0] + "\t" + Cells[2]).str());
-  }
+  T.Calls = test::traceTableCalls(test::readFile(Trace + ".txt"));
   std::sort(T.Calls.begin(), T.Calls.end());
   return T;
 }

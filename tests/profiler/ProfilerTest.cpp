@@ -307,15 +307,7 @@ TEST_P(RuntimeWeave, CoverageHitsAreTheOfflineWeaves) {
 TEST_P(RuntimeWeave, TraceCountsTheOfflineWeavesCalls) {
   BothWays B = runBothWays("trace", GetParam(), "\"trace\"", "WEFT_TRACE_FILE", "trace.json");
   auto Counts = [](llvm::StringRef Table) {
-    llvm::SmallVector<llvm::StringRef, 64> Lines;
-    Table.split(Lines, '\n', -1, false);
-    std::vector<std::string> Out;
-    for (llvm::StringRef L : Lines) {
-      llvm::SmallVector<llvm::StringRef, 3> Cols;
-      L.split(Cols, '\t');
-      if (Cols.size() == 3)
-        Out.push_back(Cols[0].str() + "\t" + Cols[2].str());
-    }
+    std::vector<std::string> Out = traceTableCalls(Table);
     std::sort(Out.begin(), Out.end());
     return Out;
   };

@@ -5,6 +5,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <gtest/gtest.h>
+
 using namespace llvm;
 
 namespace weft::test {
@@ -14,6 +16,24 @@ std::string helperDll(StringRef Project) {
   sys::path::append(P, Project.lower(), "bin", Project);
   sys::path::append(P, "debug", Project + ".dll");
   return std::string(P);
+}
+
+std::vector<std::string> traceTableCalls(StringRef Table) {
+  SmallVector<StringRef, 0> Lines;
+  Table.split(Lines, '\n', -1, false);
+  std::vector<std::string> Out;
+  EXPECT_FALSE(Lines.empty()) << "the trace's table is empty";
+  if (Lines.empty())
+    return Out;
+  EXPECT_EQ(Lines[0], "calls\tinclusive_us\texclusive_us\tmethod");
+  for (StringRef L : ArrayRef<StringRef>(Lines).drop_front()) {
+    SmallVector<StringRef, 4> Cells;
+    L.split(Cells, '\t');
+    EXPECT_EQ(Cells.size(), 4u) << L.str();
+    if (Cells.size() == 4)
+      Out.push_back((Cells[0] + "\t" + Cells[3]).str());
+  }
+  return Out;
 }
 
 std::string probesDll() { return helperDll("Probes"); }

@@ -46,6 +46,10 @@ std::string probeOption(llvm::StringRef Type);
 /// empty probes instead of the recording ones.
 bool makesManyCalls(llvm::StringRef Program);
 
+/// The rows of the trace pass's table (calls, inclusive and exclusive microseconds, method) as
+/// "calls<tab>method", in the table's order; a header other than the table's is a failure.
+std::vector<std::string> traceTableCalls(llvm::StringRef Table);
+
 /// One way of weaving a program with the built-in passes: a label for test names and the
 /// arguments of `weft weave` for a program (the probe kind depends on it: makesManyCalls).
 struct PassCase {

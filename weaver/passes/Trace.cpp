@@ -1,28 +1,36 @@
 //===- weaver/passes/Trace.cpp - trace ------------------------------------===//
 //
-// A probe built into the module, needing no user assembly: each woven method counts its calls and
-// the time spent in it (inclusive, from Stopwatch timestamps), and at process exit the module
-// writes a Chrome trace-event JSON file (one complete event per method that ran, its duration the
-// method's total time; Perfetto and chrome://tracing open it) and a summary table next to it.
+// A probe built into the module, needing no user assembly: every woven method reports its entry
+// and exit to the trace runtime (weaver/passes/trace-runtime, C#), which keeps per-thread counts,
+// inclusive and exclusive times and a timeline of the calls, and writes them as Chrome trace
+// events (Perfetto opens them) and a summary table.
 //
 //   [constructor prefix up to the base constructor call]
-//   start = Stopwatch.GetTimestamp()
+//   id = <weft>.Trace::Base + K;  start = calli Enter(id)
 //   .try { body; every ret: stloc v; leave EXIT }
-//   finally { Interlocked.Add(ref Ticks[K], GetTimestamp() - start);
-//             Interlocked.Increment(ref Calls[K]) }
+//   finally { calli Leave(id, start) }
 //   EXIT: ldloc v; ret
 //
 // A tail call moves out of the try block to a stub after the epilogue (weaver/passes/Returns.h),
 // so the time counted ends at the call: the callee's time is its own.
 //
-// The counters live in the type `<weft>.Trace`, whose static constructor also registers the
-// writer for AppDomain.ProcessExit; `<weft>.Trace::Flush()` writes the files at any time.
+// The runtime's bytes travel in the module as a base64 string. The static constructor of the
+// hidden type `<weft>.Trace` loads them once per process (the AppDomain keeps the loaded runtime
+// for the other woven modules), registers the module's method names and takes the addresses of
+// the runtime's functions; until it has, and if it cannot, Enter and Leave are functions of the
+// hidden type that do nothing, and the program runs as it would. `<weft>.Trace::Flush()` writes
+// the files at any time.
 //
 //===----------------------------------------------------------------------===//
 #include "weaver/passes/Builtins.h"
 #include "weaver/passes/Emit.h"
 #include "weaver/passes/Returns.h"
 
+#include "metadata/Module.h"
+#include "pe/Image.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Base64.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -31,6 +39,41 @@ using namespace weft::metadata;
 namespace weft::passes {
 
 namespace {
+
+/// The trace runtime, as the build compiled it.
+const uint8_t RuntimeImage[] = {
+#include "trace-runtime/TraceRuntimeImage.inc"
+};
+
+/// The runtime as a woven module carries it: its references' versions lowered to 0.0.0.0, so
+/// that whatever runtime the program runs on (older than the SDK that compiled it) binds them.
+Expected<std::string> runtimeBase64() {
+  std::vector<uint8_t> Bytes(std::begin(RuntimeImage), std::end(RuntimeImage));
+  Expected<std::unique_ptr<pe::Image>> Img = pe::Image::create(ArrayRef<uint8_t>(Bytes));
+  if (!Img)
+    return Img.takeError();
+  Expected<std::unique_ptr<Module>> M = Module::create((*Img)->metadata(), (*Img)->metadataOffset());
+  if (!M)
+    return M.takeError();
+  for (uint32_t Row = 1; Row <= (*M)->rowCount(TableId::AssemblyRef); ++Row) {
+    uint64_t At = (*M)->rowOffset(TableId::AssemblyRef, Row, AssemblyRefCol::MajorVersion);
+    if (At + 8 > Bytes.size())
+      return plainError("the trace runtime's assembly references are out of place");
+    std::fill_n(Bytes.begin() + At, 8, 0);
+  }
+  return encodeBase64(Bytes);
+}
+
+const std::string &embeddedRuntime(std::string &Problem) {
+  static const std::pair<std::string, std::string> Made = [] {
+    Expected<std::string> B = runtimeBase64();
+    if (!B)
+      return std::make_pair(std::string(), "the trace runtime cannot be read: " + toString(B.takeError()));
+    return std::make_pair(std::move(*B), std::string());
+  }();
+  Problem = Made.second;
+  return Made.first;
+}
 
 std::vector<uint8_t> methodSig(bool HasThis, uint8_t Return, std::vector<uint8_t> Params,
                                unsigned Count) {
@@ -41,23 +84,15 @@ std::vector<uint8_t> methodSig(bool HasThis, uint8_t Return, std::vector<uint8_t
   return Sig;
 }
 
-std::vector<uint8_t> classSig(Token T) {
-  std::vector<uint8_t> Sig{uint8_t(ElementType::Class)};
+std::vector<uint8_t> classSig(Token T, ElementType Kind = ElementType::Class) {
+  std::vector<uint8_t> Sig{uint8_t(Kind)};
   appendTypeDefOrRefEncoded(Sig, T);
   return Sig;
 }
 
-/// Escapes a method name for a JSON string (names may hold quotes in generic arguments).
-std::string jsonEscaped(StringRef S) {
-  std::string Out;
-  for (char C : S) {
-    if (C == '"' || C == '\\')
-      Out += '\\';
-    if (uint8_t(C) < 0x20)
-      continue;
-    Out += C;
-  }
-  return Out;
+std::vector<uint8_t> joined(std::vector<uint8_t> A, const std::vector<uint8_t> &B) {
+  A.insert(A.end(), B.begin(), B.end());
+  return A;
 }
 
 class Trace final : public Pass {
@@ -65,99 +100,11 @@ public:
   explicit Trace(const PassOptions &O) : Options(O) {}
 
   Error beginModule(ModuleContext &MC) override {
-    auto Core = [&](StringRef Ns, StringRef N) { return MC.coreType(Ns, N); };
-    Expected<Token> Object = Core("System", "Object");
-    Expected<Token> Stopwatch = Core("System.Diagnostics", "Stopwatch");
-    Expected<Token> Interlocked =
-        MC.frameworkType("System.Threading", "System.Threading", "Interlocked");
-    Expected<Token> AppDomain = Core("System", "AppDomain");
-    Expected<Token> EventHandler = Core("System", "EventHandler");
-    Expected<Token> EventArgs = Core("System", "EventArgs");
-    Expected<Token> String = Core("System", "String");
-    Expected<Token> Split = Core("System", "StringSplitOptions");
-    Expected<Token> Builder = Core("System.Text", "StringBuilder");
-    Expected<Token> Environment = Core("System", "Environment");
-    Expected<Token> File = Core("System.IO", "File");
-    for (Expected<Token> *T : {&Object, &Stopwatch, &Interlocked, &AppDomain, &EventHandler,
-                               &EventArgs, &String, &Split, &Builder, &Environment, &File})
-      if (!*T)
-        return T->takeError();
-    ObjectType = *Object;
-
-    const uint8_t I8 = uint8_t(ElementType::I8), Str = uint8_t(ElementType::String),
-                  Void = uint8_t(ElementType::Void), Obj = uint8_t(ElementType::Object);
-    GetTimestamp = MC.memberRef(*Stopwatch, "GetTimestamp", methodSig(false, I8, {}, 0));
-    // Stopwatch.Frequency is a static readonly field.
-    Frequency = MC.memberRef(*Stopwatch, "Frequency", {uint8_t(SigField), I8});
-    InterlockedAdd = MC.memberRef(*Interlocked, "Add",
-                                  methodSig(false, I8, {uint8_t(ElementType::ByRef), I8, I8}, 2));
-    InterlockedIncrement = MC.memberRef(*Interlocked, "Increment",
-                                        methodSig(false, I8, {uint8_t(ElementType::ByRef), I8}, 1));
-    {
-      std::vector<uint8_t> Sig{uint8_t(SigDefault), 0};
-      std::vector<uint8_t> Ret = classSig(*AppDomain);
-      Sig.insert(Sig.end(), Ret.begin(), Ret.end());
-      CurrentDomain = MC.memberRef(*AppDomain, "get_CurrentDomain", Sig);
-    }
-    AddProcessExit = MC.memberRef(*AppDomain, "add_ProcessExit",
-                                  methodSig(true, Void, classSig(*EventHandler), 1));
-    HandlerCtor = MC.memberRef(*EventHandler, ".ctor",
-                               methodSig(true, Void, {Obj, uint8_t(ElementType::I)}, 2));
-    {
-      std::vector<uint8_t> P{uint8_t(ElementType::Char), uint8_t(ElementType::ValueType)};
-      appendTypeDefOrRefEncoded(P, *Split);
-      std::vector<uint8_t> Sig{uint8_t(SigHasThis), 2, uint8_t(ElementType::SZArray), Str};
-      Sig.insert(Sig.end(), P.begin(), P.end());
-      StringSplit = MC.memberRef(*String, "Split", Sig);
-    }
-    BuilderCtor = MC.memberRef(*Builder, ".ctor", methodSig(true, Void, {}, 0));
-    BuilderType = *Builder;
-    {
-      std::vector<uint8_t> Ret = classSig(*Builder);
-      auto Append = [&](uint8_t Param) {
-        std::vector<uint8_t> Sig{uint8_t(SigHasThis), 1};
-        Sig.insert(Sig.end(), Ret.begin(), Ret.end());
-        Sig.push_back(Param);
-        return MC.memberRef(*Builder, "Append", Sig);
-      };
-      AppendString = Append(Str);
-      AppendInt64 = Append(I8);
-    }
-    ObjectToString = MC.memberRef(*Object, "ToString", methodSig(true, Str, {}, 0));
-    GetEnv = MC.memberRef(*Environment, "GetEnvironmentVariable", methodSig(false, Str, {Str}, 1));
-    WriteAllText = MC.memberRef(*File, "WriteAllText", methodSig(false, Void, {Str, Str}, 2));
-    StringConcat = MC.memberRef(*String, "Concat", methodSig(false, Str, {Str, Str}, 2));
-
-    // The hidden type: counters, the static constructor, the exit handler and Flush.
-    std::string Name = "Trace";
-    if (MC.module().findTypeDef("<weft>", Name))
-      Name += "'";
-    Type = MC.addType(0x00100181, "<weft>", Name, ObjectType); // public abstract sealed
-    std::vector<uint8_t> Int64Array{uint8_t(SigField), uint8_t(ElementType::SZArray), I8};
-    Expected<Token> C = MC.addField(Type, 0x0016, "Calls", Int64Array); // public static
-    Expected<Token> T = MC.addField(Type, 0x0016, "Ticks", Int64Array);
-    if (!C || !T)
-      return C ? T.takeError() : C.takeError();
-    Calls = *C;
-    Ticks = *T;
-    // private static specialname rtspecialname .cctor; public static Flush;
-    // private static OnExit(object, EventArgs)
-    Expected<Token> Cctor = MC.addMethod(Type, 0x1891, 0, ".cctor", methodSig(false, Void, {}, 0));
-    Expected<Token> Flush = MC.addMethod(Type, 0x0096, 0, "Flush", methodSig(false, Void, {}, 0));
-    std::vector<uint8_t> OnExitParams{Obj};
-    std::vector<uint8_t> EA = classSig(*EventArgs);
-    OnExitParams.insert(OnExitParams.end(), EA.begin(), EA.end());
-    Expected<Token> OnExit =
-        MC.addMethod(Type, 0x0091, 0, "OnExit", methodSig(false, Void, OnExitParams, 2));
-    if (!Cctor || !Flush || !OnExit) {
-      consumeError(Cctor.takeError());
-      consumeError(Flush.takeError());
-      return OnExit.takeError();
-    }
-    CctorMethod = *Cctor;
-    FlushMethod = *Flush;
-    OnExitMethod = *OnExit;
-    return Error::success();
+    if (Error E = readOptions())
+      return E;
+    if (Error E = referenceFramework(MC))
+      return E;
+    return addHiddenType(MC);
   }
 
   Error runOnMethod(MethodContext &C) override {
@@ -176,31 +123,29 @@ public:
     }
     SingleExit X = *Exit;
     il::Instr *CoreFirst = B.instructions()[*Start]; // after what makeSingleExit inserted
+    uint32_t IdLocal = C.addLocal({uint8_t(ElementType::I4)});
     uint32_t StartLocal = C.addLocal({uint8_t(ElementType::I8)});
 
     Emitter Head(B, CoreFirst);
-    Head.tok(il::Opcode::Call, GetTimestamp);
+    Head.tok(il::Opcode::Ldsfld, Base);
+    il::Instr *Index = Head.ldc(0);
+    Head.op(il::Opcode::Add);
+    Head.op(il::Opcode::Dup);
+    Head.stloc(IdLocal);
+    Head.tok(il::Opcode::Ldsfld, EnterFn);
+    Head.tok(il::Opcode::Calli, EnterSig);
     Head.stloc(StartLocal);
 
     // The finally block, between the body and what follows it.
     Emitter Fin(B, X.End);
-    Fin.tok(il::Opcode::Ldsfld, Ticks);
-    il::Instr *Index1 = Fin.ldc(0);
-    Fin.tok(il::Opcode::Ldelema, C.typeToken(TypeSig(ElementType::I8)));
-    Fin.tok(il::Opcode::Call, GetTimestamp);
+    Fin.ldloc(IdLocal);
     Fin.ldloc(StartLocal);
-    Fin.op(il::Opcode::Sub);
-    Fin.tok(il::Opcode::Call, InterlockedAdd);
-    Fin.op(il::Opcode::Pop);
-    Fin.tok(il::Opcode::Ldsfld, Calls);
-    il::Instr *Index2 = Fin.ldc(0);
-    Fin.tok(il::Opcode::Ldelema, C.typeToken(TypeSig(ElementType::I8)));
-    Fin.tok(il::Opcode::Call, InterlockedIncrement);
-    Fin.op(il::Opcode::Pop);
+    Fin.tok(il::Opcode::Ldsfld, LeaveFn);
+    Fin.tok(il::Opcode::Calli, LeaveSig);
     Fin.op(il::Opcode::Endfinally);
     protectBody(B, CoreFirst, Fin.first(), X.End, il::RegionKind::Finally);
-    // The counter index is given in row order in finishMethod.
-    C.Marks = {Index1, Index2};
+    // The method's number is given in row order in finishMethod.
+    C.Marks = {Index};
     return Error::success();
   }
 
@@ -212,231 +157,255 @@ public:
                          : il::Opcode::Ldc_I4;
       I->Int = K;
     }
-    Names.push_back(jsonEscaped(C.displayName()));
+    // Names hold no line breaks (they separate the names the runtime is given).
+    std::string Name = C.displayName();
+    std::replace(Name.begin(), Name.end(), '\n', ' ');
+    Names.push_back(std::move(Name));
   }
 
   Error endModule(ModuleContext &MC) override {
-    // Nothing was woven: the counters are zero-length but the type stays consistent.
-    if (Error E = writeCctor(MC))
-      return E;
-    if (Error E = writeOnExit(MC))
-      return E;
-    return writeFlush(MC);
+    for (auto [Method, Body] : {std::pair{NoEnter, &Trace::noEnterBody},
+                                std::pair{NoLeave, &Trace::noLeaveBody},
+                                std::pair{NoFlush, &Trace::noFlushBody},
+                                std::pair{FlushMethod, &Trace::flushBody}}) {
+      il::MethodBody B;
+      (this->*Body)(B);
+      if (Error E = MC.setBody(Method, std::move(B), Method == NoEnter))
+        return E;
+    }
+    return writeCctor(MC);
   }
 
 private:
-  Error writeCctor(ModuleContext &MC) {
-    il::MethodBody B;
-    Emitter E(B, nullptr);
-    for (Token F : {Calls, Ticks}) {
-      E.ldc(int32_t(Names.size()));
-      E.tok(il::Opcode::Newarr, int64Type(MC));
-      E.tok(il::Opcode::Stsfld, F);
+  enum Mode { Timeline = 0, Summary = 1 };
+
+  Error readOptions() {
+    StringRef M = Options.get("mode", "timeline");
+    if (M != "timeline" && M != "summary")
+      return Options.error("trace: mode must be 'timeline' or 'summary', not '" + M + "'");
+    RunMode = M == "summary" ? Summary : Timeline;
+    for (auto [Key, Value, Least] : {std::tuple{"threshold-us", &ThresholdUs, int64_t(0)},
+                                     std::tuple{"buffer-mb", &BufferMb, int64_t(1)},
+                                     std::tuple{"max-events", &MaxEvents, int64_t(0)}}) {
+      StringRef Text = Options.get(Key, "");
+      if (Text.empty())
+        continue;
+      int64_t Most = Value == &MaxEvents ? INT64_MAX : (int64_t(1) << 31) - 1;
+      if (Text.getAsInteger(10, *Value) || *Value < Least || *Value > Most)
+        return Options.error("trace: " + Twine(Key) + " must be a whole number from " +
+                             Twine(Least) + ", not '" + Text + "'");
     }
-    E.tok(il::Opcode::Call, CurrentDomain);
-    E.op(il::Opcode::Ldnull);
-    E.tok(il::Opcode::Ldftn, OnExitMethod);
-    E.tok(il::Opcode::Newobj, HandlerCtor);
-    E.tok(il::Opcode::Callvirt, AddProcessExit);
-    E.op(il::Opcode::Ret);
-    return MC.setBody(CctorMethod, std::move(B), false);
+    return Error::success();
   }
 
-  Error writeOnExit(ModuleContext &MC) {
-    il::MethodBody B;
-    Emitter E(B, nullptr);
-    E.tok(il::Opcode::Call, FlushMethod);
-    E.op(il::Opcode::Ret);
-    return MC.setBody(OnExitMethod, std::move(B), false);
+  /// The framework members the static constructor calls.
+  Error referenceFramework(ModuleContext &MC) {
+    auto Core = [&](StringRef Ns, StringRef N) { return MC.coreType(Ns, N); };
+    Expected<Token> Object = Core("System", "Object"), AppDomain = Core("System", "AppDomain"),
+                    Convert = Core("System", "Convert"), Type = Core("System", "Type"),
+                    Assembly = Core("System.Reflection", "Assembly"),
+                    MethodBase = Core("System.Reflection", "MethodBase"),
+                    MethodInfo = Core("System.Reflection", "MethodInfo"),
+                    Handle = Core("System", "RuntimeMethodHandle"),
+                    Monitor = MC.frameworkType("System.Threading", "System.Threading", "Monitor");
+    for (Expected<Token> *T : {&Object, &AppDomain, &Convert, &Type, &Assembly, &MethodBase,
+                               &MethodInfo, &Handle, &Monitor})
+      if (!*T)
+        return T->takeError();
+    ObjectType = *Object;
+    TypeType = *Type;
+    HandleType = *Handle;
+    const uint8_t I = uint8_t(ElementType::I), Str = uint8_t(ElementType::String),
+                  Void = uint8_t(ElementType::Void), Obj = uint8_t(ElementType::Object),
+                  U1 = uint8_t(ElementType::U1), SZ = uint8_t(ElementType::SZArray);
+    CurrentDomain = MC.memberRef(*AppDomain, "get_CurrentDomain",
+                                 joined({uint8_t(SigDefault), 0}, classSig(*AppDomain)));
+    GetData = MC.memberRef(*AppDomain, "GetData", methodSig(true, Obj, {Str}, 1));
+    SetData = MC.memberRef(*AppDomain, "SetData", methodSig(true, Void, {Str, Obj}, 2));
+    MonitorEnter = MC.memberRef(*Monitor, "Enter", methodSig(false, Void, {Obj}, 1));
+    MonitorExit = MC.memberRef(*Monitor, "Exit", methodSig(false, Void, {Obj}, 1));
+    FromBase64 = MC.memberRef(*Convert, "FromBase64String", methodSig(false, SZ, {U1, Str}, 1));
+    Load = MC.memberRef(*Assembly, "Load",
+                        joined(joined({uint8_t(SigDefault), 1}, classSig(*Assembly)), {SZ, U1}));
+    GetType = MC.memberRef(*Assembly, "GetType",
+                           joined(joined({uint8_t(SigHasThis), 1}, classSig(*Type)), {Str}));
+    GetMethod = MC.memberRef(*Type, "GetMethod",
+                             joined(joined({uint8_t(SigHasThis), 1}, classSig(*MethodInfo)), {Str}));
+    GetHandle = MC.memberRef(*MethodBase, "get_MethodHandle",
+                             joined({uint8_t(SigHasThis), 0}, classSig(*Handle, ElementType::ValueType)));
+    GetPointer = MC.memberRef(*Handle, "GetFunctionPointer", methodSig(true, I, {}, 0));
+    // The runtime's functions, called through their addresses.
+    const uint8_t I4 = uint8_t(ElementType::I4), I8 = uint8_t(ElementType::I8);
+    EnterSig = MC.standAloneSig(methodSig(false, I8, {I4}, 1));
+    LeaveSig = MC.standAloneSig(methodSig(false, Void, {I4, I8}, 2));
+    FlushSig = MC.standAloneSig(methodSig(false, Void, {}, 0));
+    FunctionSig = MC.standAloneSig(methodSig(false, I, {I4}, 1));
+    RegisterSig = MC.standAloneSig(methodSig(false, I4, {Str, Str, I4, I8, I4, I8}, 6));
+    return Error::success();
   }
 
-  Token int64Type(ModuleContext &MC) {
-    if (!Int64) {
-      Expected<Token> T = MC.coreType("System", "Int64");
-      Int64 = T ? *T : 0;
+  /// `<weft>.Trace`: the module's first id, the runtime's addresses, the static constructor,
+  /// Flush and the functions that stand in for the runtime's until it is there.
+  Error addHiddenType(ModuleContext &MC) {
+    std::string Name = "Trace";
+    if (MC.module().findTypeDef("<weft>", Name))
+      Name += "'";
+    Token Type = MC.addType(0x00100181, "<weft>", Name, ObjectType); // public abstract sealed
+    const uint8_t I = uint8_t(ElementType::I), I4 = uint8_t(ElementType::I4),
+                  I8 = uint8_t(ElementType::I8), Void = uint8_t(ElementType::Void);
+    std::vector<Expected<Token>> Made;
+    // private static (initonly once set: assembly visibility keeps them plain statics)
+    for (auto [Name, Kind] : {std::pair{"Base", I4}, std::pair{"EnterFn", I},
+                              std::pair{"LeaveFn", I}, std::pair{"FlushFn", I}})
+      Made.push_back(MC.addField(Type, 0x0013, Name, {uint8_t(SigField), Kind})); // assembly static
+    Made.push_back(MC.addMethod(Type, 0x1891, 0, ".cctor", methodSig(false, Void, {}, 0)));
+    Made.push_back(MC.addMethod(Type, 0x0096, 0, "Flush", methodSig(false, Void, {}, 0)));
+    Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoEnter", methodSig(false, I8, {I4}, 1)));
+    Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoLeave", methodSig(false, Void, {I4, I8}, 2)));
+    Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoFlush", methodSig(false, Void, {}, 0)));
+    for (Expected<Token> &T : Made)
       if (!T)
-        consumeError(T.takeError());
-    }
-    return Int64;
+        return T.takeError();
+    Base = *Made[0];
+    EnterFn = *Made[1];
+    LeaveFn = *Made[2];
+    FlushFn = *Made[3];
+    CctorMethod = *Made[4];
+    FlushMethod = *Made[5];
+    NoEnter = *Made[6];
+    NoLeave = *Made[7];
+    NoFlush = *Made[8];
+    return Error::success();
   }
 
-  Error writeFlush(ModuleContext &MC) {
-    std::string AllNames;
-    for (size_t I = 0; I < Names.size(); ++I)
-      AllNames += (I ? "\n" : "") + Names[I];
+  void noEnterBody(il::MethodBody &B) {
+    Emitter E(B, nullptr);
+    E.ldcI8(0);
+    E.op(il::Opcode::Ret);
+  }
+  void noLeaveBody(il::MethodBody &B) { Emitter(B, nullptr).op(il::Opcode::Ret); }
+  void noFlushBody(il::MethodBody &B) { Emitter(B, nullptr).op(il::Opcode::Ret); }
+  void flushBody(il::MethodBody &B) {
+    Emitter E(B, nullptr);
+    E.tok(il::Opcode::Ldsfld, FlushFn);
+    E.tok(il::Opcode::Calli, FlushSig);
+    E.op(il::Opcode::Ret);
+  }
+
+  /// Stands the do-nothing functions in, loads the runtime (once per process), registers the
+  /// module's names and takes the runtime's addresses, Enter's last; an exception on the way
+  /// leaves the stand-ins in place.
+  Error writeCctor(ModuleContext &MC) {
+    std::string Problem;
+    const std::string &Image = embeddedRuntime(Problem);
+    if (!Problem.empty())
+      return plainError(Problem);
+    std::string AllNames = join(Names, "\n");
     auto Str = [&](StringRef S) -> Expected<Token> { return MC.userString(S); };
-    Expected<Token> NamesTok = Str(AllNames),
-                    Open = Str("{\"displayTimeUnit\":\"ms\",\"traceEvents\":["), Comma = Str(","),
-                    EventHead = Str("{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\""),
-                    TsTok = Str("\",\"ts\":"), DurTok = Str(",\"dur\":"),
-                    CallsTok = Str(",\"args\":{\"calls\":"), EventEnd = Str("}}"),
-                    Close = Str("]}\n"), EnvName = Str("WEFT_TRACE_FILE"),
-                    Default = Str(Options.get("file", "weft-trace.json")), Tab = Str("\t"),
-                    NewLine = Str("\n"), Header = Str("calls\tinclusive_us\tmethod\n"),
-                    TxtSuffix = Str(".txt");
-    for (Expected<Token> *T :
-         {&NamesTok, &Open, &Comma, &EventHead, &TsTok, &DurTok, &CallsTok, &EventEnd, &Close,
-          &EnvName, &Default, &Tab, &NewLine, &Header, &TxtSuffix})
+    Expected<Token> NamesTok = Str(AllNames), Key = Str("weft.trace.runtime"), Bytes = Str(Image),
+                    TypeName = Str("Weft.Trace.Runtime"), FunctionName = Str("Function"),
+                    File = Str(Options.get("file", "weft-trace.json"));
+    for (Expected<Token> *T : {&NamesTok, &Key, &Bytes, &TypeName, &FunctionName, &File})
       if (!*T)
         return T->takeError();
 
-    // Locals: 0 sb (json), 1 names, 2 i, 3 ts, 4 dur, 5 scale, 6 written, 7 table, 8 path.
-    std::vector<uint8_t> Builder = classSig(BuilderType);
-    std::vector<uint8_t> Locals{uint8_t(SigLocal), 9};
-    Locals.insert(Locals.end(), Builder.begin(), Builder.end());
-    Locals.insert(Locals.end(),
-                  {uint8_t(ElementType::SZArray), uint8_t(ElementType::String),
-                   uint8_t(ElementType::I4), uint8_t(ElementType::I8), uint8_t(ElementType::I8),
-                   uint8_t(ElementType::R8), uint8_t(ElementType::I4)});
-    Locals.insert(Locals.end(), Builder.begin(), Builder.end());
-    Locals.push_back(uint8_t(ElementType::String));
-
+    // Locals: 0 the AppDomain, 1 the runtime's type, 2 a method handle, 3 Function's address.
+    std::vector<uint8_t> Locals{uint8_t(SigLocal), 4, uint8_t(ElementType::Object)};
+    Locals = joined(joined(Locals, classSig(TypeType)), classSig(HandleType, ElementType::ValueType));
+    Locals.push_back(uint8_t(ElementType::I));
     il::MethodBody B;
     B.InitLocals = true;
     B.LocalVarSigToken = MC.standAloneSig(Locals);
     Emitter E(B, nullptr);
-    auto Append = [&](Token S, uint32_t To = 0) {
-      E.ldloc(To);
-      E.tok(il::Opcode::Ldstr, S);
-      E.tok(il::Opcode::Callvirt, AppendString);
-      E.op(il::Opcode::Pop);
-    };
-    il::Instr *TryFirst = E.tok(il::Opcode::Ldstr, *NamesTok);
-    E.ldc('\n');
-    E.ldc(0);
-    E.tok(il::Opcode::Callvirt, StringSplit);
-    E.stloc(1);
-    E.tok(il::Opcode::Newobj, BuilderCtor);
+    for (auto [Field, Method] : {std::pair{EnterFn, NoEnter}, std::pair{LeaveFn, NoLeave},
+                                 std::pair{FlushFn, NoFlush}}) {
+      E.tok(il::Opcode::Ldftn, Method);
+      E.tok(il::Opcode::Stsfld, Field);
+    }
+    // The runtime, from the AppDomain or loaded and left there, under the AppDomain's lock.
+    il::Instr *TryFirst = E.tok(il::Opcode::Call, CurrentDomain);
     E.stloc(0);
-    E.tok(il::Opcode::Newobj, BuilderCtor);
-    E.stloc(7);
-    Append(*Header, 7);
-    il::Instr *Million = E.op(il::Opcode::Ldc_R8);
-    Million->setFloat64(1e6);
-    E.tok(il::Opcode::Ldsfld, Frequency);
-    E.op(il::Opcode::Conv_R8);
-    E.op(il::Opcode::Div);
-    E.stloc(5);
-    Append(*Open);
-    E.ldc(0);
-    E.stloc(2);
-    il::Instr *Cond = B.create(il::Opcode::Ldloc_2);
-    E.branch(il::Opcode::Br, Cond);
-    // The loop over the methods.
-    il::Instr *Next = B.create(il::Opcode::Ldloc_2);
-    il::Instr *Loop = E.tok(il::Opcode::Ldsfld, Calls);
-    E.ldloc(2);
-    E.op(il::Opcode::Ldelem_I8);
-    E.branch(il::Opcode::Brfalse, Next);
-    E.tok(il::Opcode::Ldsfld, Ticks);
-    E.ldloc(2);
-    E.op(il::Opcode::Ldelem_I8);
-    E.op(il::Opcode::Conv_R8);
-    E.ldloc(5);
-    E.op(il::Opcode::Mul);
-    E.op(il::Opcode::Conv_I8);
-    E.stloc(4);
-    il::Instr *NoComma = B.create(il::Opcode::Ldloc_S);
-    NoComma->Index = 6;
-    E.ldloc(6);
-    E.branch(il::Opcode::Brfalse, NoComma);
-    Append(*Comma);
-    B.insertBefore(nullptr, NoComma);
-    E.ldc(1);
-    E.op(il::Opcode::Add);
-    E.stloc(6);
-    // {"ph":"X",...,"name":"<name>","ts":<ts>,"dur":<dur>,"args":{"calls":<calls>}}
     E.ldloc(0);
-    E.tok(il::Opcode::Ldstr, *EventHead);
-    E.tok(il::Opcode::Callvirt, AppendString);
+    E.tok(il::Opcode::Call, MonitorEnter);
+    il::Instr *LockedFirst = E.ldloc(0);
+    E.tok(il::Opcode::Ldstr, *Key);
+    E.tok(il::Opcode::Callvirt, GetData);
+    E.tok(il::Opcode::Isinst, TypeType);
+    E.stloc(1);
     E.ldloc(1);
-    E.ldloc(2);
-    E.op(il::Opcode::Ldelem_Ref);
-    E.tok(il::Opcode::Callvirt, AppendString);
-    E.tok(il::Opcode::Ldstr, *TsTok);
-    E.tok(il::Opcode::Callvirt, AppendString);
-    E.ldloc(3);
-    E.tok(il::Opcode::Callvirt, AppendInt64);
-    E.tok(il::Opcode::Ldstr, *DurTok);
-    E.tok(il::Opcode::Callvirt, AppendString);
-    E.ldloc(4);
-    E.tok(il::Opcode::Callvirt, AppendInt64);
-    E.tok(il::Opcode::Ldstr, *CallsTok);
-    E.tok(il::Opcode::Callvirt, AppendString);
-    E.tok(il::Opcode::Ldsfld, Calls);
-    E.ldloc(2);
-    E.op(il::Opcode::Ldelem_I8);
-    E.tok(il::Opcode::Callvirt, AppendInt64);
-    E.tok(il::Opcode::Ldstr, *EventEnd);
-    E.tok(il::Opcode::Callvirt, AppendString);
-    E.op(il::Opcode::Pop);
-    // The table row: calls <tab> inclusive_us <tab> name.
-    E.ldloc(7);
-    E.tok(il::Opcode::Ldsfld, Calls);
-    E.ldloc(2);
-    E.op(il::Opcode::Ldelem_I8);
-    E.tok(il::Opcode::Callvirt, AppendInt64);
-    E.tok(il::Opcode::Ldstr, *Tab);
-    E.tok(il::Opcode::Callvirt, AppendString);
-    E.ldloc(4);
-    E.tok(il::Opcode::Callvirt, AppendInt64);
-    E.tok(il::Opcode::Ldstr, *Tab);
-    E.tok(il::Opcode::Callvirt, AppendString);
-    E.ldloc(1);
-    E.ldloc(2);
-    E.op(il::Opcode::Ldelem_Ref);
-    E.tok(il::Opcode::Callvirt, AppendString);
-    E.tok(il::Opcode::Ldstr, *NewLine);
-    E.tok(il::Opcode::Callvirt, AppendString);
-    E.op(il::Opcode::Pop);
-    // ts += dur
-    E.ldloc(3);
-    E.ldloc(4);
-    E.op(il::Opcode::Add);
-    E.stloc(3);
-    B.insertBefore(nullptr, Next);
-    E.ldc(1);
-    E.op(il::Opcode::Add);
-    E.stloc(2);
-    B.insertBefore(nullptr, Cond);
-    E.tok(il::Opcode::Ldsfld, Calls);
-    E.op(il::Opcode::Ldlen);
-    E.op(il::Opcode::Conv_I4);
-    E.branch(il::Opcode::Blt, Loop);
-    Append(*Close);
-    // path = Environment.GetEnvironmentVariable("WEFT_TRACE_FILE") ?? "<default>"
-    E.tok(il::Opcode::Ldstr, *EnvName);
-    E.tok(il::Opcode::Call, GetEnv);
-    E.op(il::Opcode::Dup);
-    il::Instr *Have = B.create(il::Opcode::Stloc_S);
-    Have->Index = 8;
+    il::Instr *Have = B.create(il::Opcode::Leave);
     E.branch(il::Opcode::Brtrue, Have);
-    E.op(il::Opcode::Pop);
-    E.tok(il::Opcode::Ldstr, *Default);
-    B.insertBefore(nullptr, Have);
-    E.ldloc(8);
+    E.tok(il::Opcode::Ldstr, *Bytes);
+    E.tok(il::Opcode::Call, FromBase64);
+    E.tok(il::Opcode::Call, Load);
+    E.tok(il::Opcode::Ldstr, *TypeName);
+    E.tok(il::Opcode::Callvirt, GetType);
+    E.stloc(1);
     E.ldloc(0);
-    E.tok(il::Opcode::Callvirt, ObjectToString);
-    E.tok(il::Opcode::Call, WriteAllText);
-    E.ldloc(8);
-    E.tok(il::Opcode::Ldstr, *TxtSuffix);
-    E.tok(il::Opcode::Call, StringConcat);
-    E.ldloc(7);
-    E.tok(il::Opcode::Callvirt, ObjectToString);
-    E.tok(il::Opcode::Call, WriteAllText);
-    // A trace that cannot be written does not stop the program from exiting as it would.
+    E.tok(il::Opcode::Ldstr, *Key);
+    E.ldloc(1);
+    E.tok(il::Opcode::Callvirt, SetData);
+    E.put(Have);
+    il::Instr *Unlock = E.ldloc(0);
+    E.tok(il::Opcode::Call, MonitorExit);
+    E.op(il::Opcode::Endfinally);
+    il::Instr *Unlocked = E.ldloc(1);
+    Have->Target = Unlocked;
+    B.Regions.push_back(region(il::RegionKind::Finally, LockedFirst, Unlock, Unlocked));
+    // Function's address, then the others through it.
+    E.tok(il::Opcode::Ldstr, *FunctionName);
+    E.tok(il::Opcode::Callvirt, GetMethod);
+    E.tok(il::Opcode::Callvirt, GetHandle);
+    E.stloc(2);
+    E.ldloca(2);
+    E.tok(il::Opcode::Call, GetPointer);
+    E.stloc(3);
+    auto Function = [&](int Which) {
+      E.ldc(Which);
+      E.ldloc(3);
+      E.tok(il::Opcode::Calli, FunctionSig);
+    };
+    E.tok(il::Opcode::Ldstr, *NamesTok);
+    E.tok(il::Opcode::Ldstr, *File);
+    E.ldc(RunMode);
+    E.ldcI8(ThresholdUs);
+    E.ldc(int32_t(BufferMb));
+    E.ldcI8(MaxEvents);
+    Function(3);
+    E.tok(il::Opcode::Calli, RegisterSig);
+    E.tok(il::Opcode::Stsfld, Base);
+    // Summary mode's pair counts and keeps the stack the runtime samples (Push, Pop).
+    int EnterWhich = RunMode == Summary ? 4 : 0, LeaveWhich = RunMode == Summary ? 5 : 1;
+    for (auto [Which, Field] : {std::pair{LeaveWhich, LeaveFn}, std::pair{2, FlushFn},
+                                std::pair{EnterWhich, EnterFn}}) {
+      Function(Which);
+      E.tok(il::Opcode::Stsfld, Field);
+    }
+    // Without the runtime, the module runs untraced.
     dropExceptionsAndReturn(B, TryFirst, ObjectType);
-    return MC.setBody(FlushMethod, std::move(B), false);
+    return MC.setBody(CctorMethod, std::move(B), false);
+  }
+
+  static il::ExceptionRegion region(il::RegionKind Kind, il::Instr *TryStart, il::Instr *Handler,
+                                    il::Instr *End) {
+    il::ExceptionRegion R;
+    R.Kind = Kind;
+    R.TryStart = TryStart;
+    R.TryEnd = R.HandlerStart = Handler;
+    R.HandlerEnd = End;
+    return R;
   }
 
   PassOptions Options;
-  Token ObjectType = 0, Type = 0, Calls = 0, Ticks = 0, Int64 = 0;
-  Token CctorMethod = 0, FlushMethod = 0, OnExitMethod = 0;
-  Token GetTimestamp = 0, Frequency = 0, InterlockedAdd = 0, InterlockedIncrement = 0;
-  Token CurrentDomain = 0, AddProcessExit = 0, HandlerCtor = 0, StringSplit = 0;
-  Token BuilderCtor = 0, AppendString = 0, AppendInt64 = 0, ObjectToString = 0, GetEnv = 0;
-  Token WriteAllText = 0, StringConcat = 0, BuilderType = 0;
-  /// Method names by counter index, filled in row order by finishMethod.
+  Mode RunMode = Timeline;
+  int64_t ThresholdUs = 0, BufferMb = 64, MaxEvents = 1000000;
+  Token ObjectType = 0, TypeType = 0, HandleType = 0;
+  Token Base = 0, EnterFn = 0, LeaveFn = 0, FlushFn = 0;
+  Token CctorMethod = 0, FlushMethod = 0, NoEnter = 0, NoLeave = 0, NoFlush = 0;
+  Token CurrentDomain = 0, GetData = 0, SetData = 0, MonitorEnter = 0, MonitorExit = 0;
+  Token FromBase64 = 0, Load = 0, GetType = 0, GetMethod = 0, GetHandle = 0, GetPointer = 0;
+  Token EnterSig = 0, LeaveSig = 0, FlushSig = 0, FunctionSig = 0, RegisterSig = 0;
+  /// Method names by number, filled in row order by finishMethod.
   std::vector<std::string> Names;
 };
 
@@ -444,11 +413,19 @@ private:
 
 PassInfo tracePass() {
   return {"trace",
-          "Built-in probe: per-method call counts and inclusive time, written at exit as a "
-          "Chrome trace-event JSON file (Perfetto) and a summary table",
-          {{"file", "where the trace goes (default weft-trace.json in the current directory; "
+          "Built-in probe: a timeline of every call on every thread as Chrome trace events "
+          "(Perfetto), and a table of calls, inclusive and exclusive time per method",
+          {{"file", "where the timeline goes (default weft-trace.json in the current directory; "
                     "the WEFT_TRACE_FILE environment variable overrides it); the table goes "
-                    "to the same path with .txt added"}},
+                    "to the same path with .txt added"},
+           {"mode", "timeline (default): the calls on the timeline and the table; summary: "
+                    "the table only"},
+           {"threshold-us", "calls shorter than this many microseconds are left off the "
+                            "timeline (they still count in the table); default 0"},
+           {"buffer-mb", "the memory the timeline's buffers may take before calls are dropped "
+                         "(and counted); default 64"},
+           {"max-events", "the most calls the timeline holds (later ones are counted in the "
+                          "table only); default 1000000, 0 for no limit"}},
           [](const PassOptions &O) -> Expected<std::unique_ptr<Pass>> {
             return std::make_unique<Trace>(O);
           }};

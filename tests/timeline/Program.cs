@@ -1,0 +1,53 @@
+// Calls the trace pass's tests count: on each of two threads, Work calls Fib(15) (1973 calls, 15
+// deep), Outer (Outer calls Middle 10 times, Middle calls Inner twice) and Nap (30 ms asleep).
+// With "many N", Main then calls Tiny N times.
+using System;
+using System.Threading;
+
+static class Program
+{
+    static readonly int[] Results = new int[2];
+
+    static int Fib(int n) => n < 2 ? n : Fib(n - 1) + Fib(n - 2);
+    static int Inner(int x) => x * 2;
+    static int Middle(int x) => Inner(x) + Inner(x + 1);
+
+    static int Outer(int x)
+    {
+        int s = 0;
+        for (int i = 0; i < 10; i++)
+            s += Middle(x + i);
+        return s;
+    }
+
+    static void Nap() => Thread.Sleep(30);
+    static int Tiny(int x) => x + 1;
+
+    static void Work(object state)
+    {
+        int k = (int)state;
+        int f = Fib(15);
+        int s = Outer(k);
+        Nap();
+        Results[k] = f + s;
+    }
+
+    static int Main(string[] args)
+    {
+        Thread[] threads = { new Thread(Work), new Thread(Work) };
+        for (int i = 0; i < threads.Length; i++)
+            threads[i].Start(i);
+        foreach (Thread t in threads)
+            t.Join();
+        Console.WriteLine($"results {Results[0]} {Results[1]}");
+        if (args.Length == 2 && args[0] == "many")
+        {
+            long sum = 0;
+            int n = int.Parse(args[1]);
+            for (int i = 0; i < n; i++)
+                sum += Tiny(i);
+            Console.WriteLine($"sum {sum}");
+        }
+        return 0;
+    }
+}

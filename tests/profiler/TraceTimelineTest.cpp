@@ -319,6 +319,46 @@ TEST(TraceTimeline, ALimitEndsTheTimelineNotTheTable) {
   expectNested(T.Events);
 }
 
+// With instantiations asked for, a generic method's calls count per instantiation, named with
+// their type arguments; without, under the generic definition.
+TEST(TraceTimeline, InstantiationsAreToldApartWhenAsked) {
+  Traced T = traceOffline("instantiations", "trace:instantiations=true", {"generic"});
+  EXPECT_NE(T.Run.Out.find("1 a b 2 c"), std::string::npos) << T.Run.Out;
+  std::map<std::string, int64_t> Got;
+  for (auto &[Name, R] : T.Table)
+    if (llvm::StringRef(Name).contains("Echo") || llvm::StringRef(Name).startswith("Box"))
+      Got[Name] = R.Calls;
+  std::map<std::string, int64_t> Want = {{"Echo<System.Int32>", 1},
+                                         {"Echo<System.String>", 2},
+                                         {"Box`1<System.Int32>::.ctor", 1},
+                                         {"Box`1<System.Int32>::Get", 1},
+                                         {"Box`1<System.String>::.ctor", 1},
+                                         {"Box`1<System.String>::Get", 1}};
+  EXPECT_EQ(Got, Want);
+  EXPECT_EQ(eventsOf(T.Events, "Echo<System.String>"), 2);
+  EXPECT_EQ(T.Table["Fib"].Calls, 2 * 1973); // non-generic code as before
+
+  Traced Plain = traceOffline("no-instantiations", "trace", {"generic"});
+  EXPECT_EQ(Plain.Table["Echo"].Calls, 3);
+  EXPECT_EQ(Plain.Table["Box`1::Get"].Calls, 2);
+}
+
+// Options out of range are refused before anything is written, naming the pass and the value.
+TEST(TraceTimeline, BadOptionsAreRefused) {
+  std::string Dir = scratchDir("trace-timeline-bad-options");
+  for (auto [Pass, Message] :
+       {std::pair{"trace:mode=full", "trace: mode must be 'timeline' or 'summary', not 'full'"},
+        std::pair{"trace:threshold-us=-1", "threshold-us must be a whole number from 0, not '-1'"},
+        std::pair{"trace:buffer-mb=0", "buffer-mb must be a whole number from 1, not '0'"},
+        std::pair{"trace:instantiations=yes", "instantiations must be 'true' or 'false'"}}) {
+    CommandResult W =
+        run(weftTool(), {"weave", programDll(), "-o", Dir + "/out.dll", "--pass", Pass});
+    EXPECT_EQ(W.ExitCode, 1) << Pass;
+    EXPECT_NE(W.Err.find(Message), std::string::npos) << W.Err;
+    EXPECT_FALSE(llvm::sys::fs::exists(Dir + "/out.dll"));
+  }
+}
+
 // Summary mode: the table, and no timeline. The calls are counted; the times are sampled each
 // millisecond: Nap's 2 × 30 ms asleep are seen (within a few samples), in Work and in Nap.
 TEST(TraceTimeline, SummaryModeWritesTheTableOnly) {
@@ -332,18 +372,21 @@ TEST(TraceTimeline, SummaryModeWritesTheTableOnly) {
 }
 
 // `weft run` weaves the same code as the program compiles: the same calls on the timeline,
-// nested the same way.
+// nested the same way, instantiations told apart.
 TEST(TraceTimeline, WeftRunRecordsTheSameCalls) {
   std::string Dir = programFolder("runtime", "");
   std::string Spec = Dir + "/weft.json";
   ASSERT_TRUE(writeFile(Spec, R"({"version": 1, "rules": [{"match": {"assembly": )"
-                              R"("TimelineProgram"}, "passes": ["trace"]}]})"));
+                              R"("TimelineProgram"}, "passes": [{"name": "trace", "options": )"
+                              R"({"instantiations": "true"}}]}]})"));
   CommandResult R = run(weftTool(),
                         {"run", "--spec", Spec, "--log", Dir + "/weft.log", "--", "dotnet",
-                         Dir + "/TimelineProgram.dll"},
+                         Dir + "/TimelineProgram.dll", "generic"},
                         {"WEFT_TRACE_FILE=" + Dir + "/trace.json"}, 300);
   Traced T = readTrace(Dir, R);
-  EXPECT_EQ(T.Run.Out, run("dotnet", {programDll()}).Out) << readFile(Dir + "/weft.log");
+  EXPECT_EQ(T.Run.Out, run("dotnet", {programDll(), "generic"}).Out) << readFile(Dir + "/weft.log");
+  EXPECT_EQ(T.Table["Echo<System.String>"].Calls, 2);
+  EXPECT_EQ(T.Table["Box`1<System.Int32>::Get"].Calls, 1);
   EXPECT_EQ(T.Events.Dropped, 0);
   for (auto &[Name, Count] : expectedCalls()) {
     SCOPED_TRACE(Name);

@@ -1,8 +1,16 @@
 // Calls the trace pass's tests count: on each of two threads, Work calls Fib(15) (1973 calls, 15
 // deep), Outer (Outer calls Middle 10 times, Middle calls Inner twice) and Nap (30 ms asleep).
-// With "many N", Main then calls Tiny N times.
+// With "many N", Main then calls Tiny N times; with "generic", Echo<int> once, Echo<string> twice,
+// and Box<int> and Box<string> (each constructed once and asked Get once).
 using System;
 using System.Threading;
+
+sealed class Box<T>
+{
+    private readonly T _value;
+    public Box(T value) { _value = value; }
+    public T Get() => _value;
+}
 
 static class Program
 {
@@ -22,6 +30,7 @@ static class Program
 
     static void Nap() => Thread.Sleep(30);
     static int Tiny(int x) => x + 1;
+    static T Echo<T>(T x) => x;
 
     static void Work(object state)
     {
@@ -47,6 +56,10 @@ static class Program
             for (int i = 0; i < n; i++)
                 sum += Tiny(i);
             Console.WriteLine($"sum {sum}");
+        }
+        if (args.Length == 1 && args[0] == "generic")
+        {
+            Console.WriteLine($"{Echo(1)} {Echo("a")} {Echo("b")} {new Box<int>(2).Get()} {new Box<string>("c").Get()}");
         }
         return 0;
     }

@@ -130,6 +130,14 @@ public:
     Head.tok(il::Opcode::Ldsfld, Base);
     il::Instr *Index = Head.ldc(0);
     Head.op(il::Opcode::Add);
+    if (Instantiations && isGeneric(C)) {
+      // The id of the instantiation this call runs in, from the handles of its generic context.
+      auto [TypeTok, MethodTok] = instantiationTokens(C);
+      Head.tok(il::Opcode::Ldtoken, TypeTok);
+      Head.tok(il::Opcode::Ldtoken, MethodTok);
+      Head.tok(il::Opcode::Ldsfld, InstanceFn);
+      Head.tok(il::Opcode::Calli, InstanceSig);
+    }
     Head.op(il::Opcode::Dup);
     Head.stloc(IdLocal);
     Head.tok(il::Opcode::Ldsfld, EnterFn);
@@ -167,10 +175,11 @@ public:
     for (auto [Method, Body] : {std::pair{NoEnter, &Trace::noEnterBody},
                                 std::pair{NoLeave, &Trace::noLeaveBody},
                                 std::pair{NoFlush, &Trace::noFlushBody},
+                                std::pair{NoInstance, &Trace::noInstanceBody},
                                 std::pair{FlushMethod, &Trace::flushBody}}) {
       il::MethodBody B;
       (this->*Body)(B);
-      if (Error E = MC.setBody(Method, std::move(B), Method == NoEnter))
+      if (Error E = MC.setBody(Method, std::move(B), Method == NoEnter || Method == NoInstance))
         return E;
     }
     return writeCctor(MC);
@@ -179,11 +188,43 @@ public:
 private:
   enum Mode { Timeline = 0, Summary = 1 };
 
+  static bool isGeneric(MethodContext &C) {
+    return C.signature().GenericParamCount ||
+           C.declaringTypeSig().Kind == ElementType::GenericInst;
+  }
+
+  /// The declaring type and the method as the method's own code sees them (instantiated over
+  /// their own generic parameters), for ldtoken.
+  static std::pair<Token, Token> instantiationTokens(MethodContext &C) {
+    const Module &M = C.module();
+    Token Type = C.typeToken(C.declaringTypeSig());
+    Token Method = C.token();
+    if (tokenTable(Type) == TableId::TypeSpec) {
+      StringRef Name = M.getString(M.get(TableId::MethodDef, C.row(), MethodDefCol::Name));
+      ArrayRef<uint8_t> Sig = M.getBlob(M.get(TableId::MethodDef, C.row(), MethodDefCol::Signature));
+      Method = C.memberRef(Type, Name, Sig);
+    }
+    if (uint32_t N = C.signature().GenericParamCount) {
+      std::vector<uint8_t> Inst{0x0A};
+      appendCompressed(Inst, N);
+      for (uint32_t I = 0; I < N; ++I) {
+        Inst.push_back(uint8_t(ElementType::MVar));
+        appendCompressed(Inst, I);
+      }
+      Method = C.methodSpec(Method, Inst);
+    }
+    return {Type, Method};
+  }
+
   Error readOptions() {
     StringRef M = Options.get("mode", "timeline");
     if (M != "timeline" && M != "summary")
       return Options.error("trace: mode must be 'timeline' or 'summary', not '" + M + "'");
     RunMode = M == "summary" ? Summary : Timeline;
+    StringRef Inst = Options.get("instantiations", "false");
+    if (Inst != "true" && Inst != "false")
+      return Options.error("trace: instantiations must be 'true' or 'false', not '" + Inst + "'");
+    Instantiations = Inst == "true";
     for (auto [Key, Value, Least] : {std::tuple{"threshold-us", &ThresholdUs, int64_t(0)},
                                      std::tuple{"buffer-mb", &BufferMb, int64_t(1)},
                                      std::tuple{"max-events", &MaxEvents, int64_t(0)}}) {
@@ -207,9 +248,10 @@ private:
                     MethodBase = Core("System.Reflection", "MethodBase"),
                     MethodInfo = Core("System.Reflection", "MethodInfo"),
                     Handle = Core("System", "RuntimeMethodHandle"),
+                    TypeHandle = Core("System", "RuntimeTypeHandle"),
                     Monitor = MC.frameworkType("System.Threading", "System.Threading", "Monitor");
     for (Expected<Token> *T : {&Object, &AppDomain, &Convert, &Type, &Assembly, &MethodBase,
-                               &MethodInfo, &Handle, &Monitor})
+                               &MethodInfo, &Handle, &TypeHandle, &Monitor})
       if (!*T)
         return T->takeError();
     ObjectType = *Object;
@@ -241,6 +283,9 @@ private:
     FlushSig = MC.standAloneSig(methodSig(false, Void, {}, 0));
     FunctionSig = MC.standAloneSig(methodSig(false, I, {I4}, 1));
     RegisterSig = MC.standAloneSig(methodSig(false, I4, {Str, Str, I4, I8, I4, I8}, 6));
+    InstanceParams = joined(joined({I4}, classSig(*TypeHandle, ElementType::ValueType)),
+                            classSig(*Handle, ElementType::ValueType));
+    InstanceSig = MC.standAloneSig(methodSig(false, I4, InstanceParams, 3));
     return Error::success();
   }
 
@@ -256,13 +301,15 @@ private:
     std::vector<Expected<Token>> Made;
     // private static (initonly once set: assembly visibility keeps them plain statics)
     for (auto [Name, Kind] : {std::pair{"Base", I4}, std::pair{"EnterFn", I},
-                              std::pair{"LeaveFn", I}, std::pair{"FlushFn", I}})
+                              std::pair{"LeaveFn", I}, std::pair{"FlushFn", I},
+                              std::pair{"InstanceFn", I}})
       Made.push_back(MC.addField(Type, 0x0013, Name, {uint8_t(SigField), Kind})); // assembly static
     Made.push_back(MC.addMethod(Type, 0x1891, 0, ".cctor", methodSig(false, Void, {}, 0)));
     Made.push_back(MC.addMethod(Type, 0x0096, 0, "Flush", methodSig(false, Void, {}, 0)));
     Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoEnter", methodSig(false, I8, {I4}, 1)));
     Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoLeave", methodSig(false, Void, {I4, I8}, 2)));
     Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoFlush", methodSig(false, Void, {}, 0)));
+    Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoInstance", methodSig(false, I4, InstanceParams, 3)));
     for (Expected<Token> &T : Made)
       if (!T)
         return T.takeError();
@@ -270,11 +317,13 @@ private:
     EnterFn = *Made[1];
     LeaveFn = *Made[2];
     FlushFn = *Made[3];
-    CctorMethod = *Made[4];
-    FlushMethod = *Made[5];
-    NoEnter = *Made[6];
-    NoLeave = *Made[7];
-    NoFlush = *Made[8];
+    InstanceFn = *Made[4];
+    CctorMethod = *Made[5];
+    FlushMethod = *Made[6];
+    NoEnter = *Made[7];
+    NoLeave = *Made[8];
+    NoFlush = *Made[9];
+    NoInstance = *Made[10];
     return Error::success();
   }
 
@@ -285,6 +334,11 @@ private:
   }
   void noLeaveBody(il::MethodBody &B) { Emitter(B, nullptr).op(il::Opcode::Ret); }
   void noFlushBody(il::MethodBody &B) { Emitter(B, nullptr).op(il::Opcode::Ret); }
+  void noInstanceBody(il::MethodBody &B) {
+    Emitter E(B, nullptr);
+    E.ldarg(0); // the generic method's own id
+    E.op(il::Opcode::Ret);
+  }
   void flushBody(il::MethodBody &B) {
     Emitter E(B, nullptr);
     E.tok(il::Opcode::Ldsfld, FlushFn);
@@ -318,7 +372,7 @@ private:
     B.LocalVarSigToken = MC.standAloneSig(Locals);
     Emitter E(B, nullptr);
     for (auto [Field, Method] : {std::pair{EnterFn, NoEnter}, std::pair{LeaveFn, NoLeave},
-                                 std::pair{FlushFn, NoFlush}}) {
+                                 std::pair{FlushFn, NoFlush}, std::pair{InstanceFn, NoInstance}}) {
       E.tok(il::Opcode::Ldftn, Method);
       E.tok(il::Opcode::Stsfld, Field);
     }
@@ -377,7 +431,7 @@ private:
     // Summary mode's pair counts and keeps the stack the runtime samples (Push, Pop).
     int EnterWhich = RunMode == Summary ? 4 : 0, LeaveWhich = RunMode == Summary ? 5 : 1;
     for (auto [Which, Field] : {std::pair{LeaveWhich, LeaveFn}, std::pair{2, FlushFn},
-                                std::pair{EnterWhich, EnterFn}}) {
+                                std::pair{6, InstanceFn}, std::pair{EnterWhich, EnterFn}}) {
       Function(Which);
       E.tok(il::Opcode::Stsfld, Field);
     }
@@ -398,13 +452,15 @@ private:
 
   PassOptions Options;
   Mode RunMode = Timeline;
+  bool Instantiations = false;
   int64_t ThresholdUs = 0, BufferMb = 64, MaxEvents = 1000000;
   Token ObjectType = 0, TypeType = 0, HandleType = 0;
-  Token Base = 0, EnterFn = 0, LeaveFn = 0, FlushFn = 0;
-  Token CctorMethod = 0, FlushMethod = 0, NoEnter = 0, NoLeave = 0, NoFlush = 0;
+  Token Base = 0, EnterFn = 0, LeaveFn = 0, FlushFn = 0, InstanceFn = 0;
+  Token CctorMethod = 0, FlushMethod = 0, NoEnter = 0, NoLeave = 0, NoFlush = 0, NoInstance = 0;
   Token CurrentDomain = 0, GetData = 0, SetData = 0, MonitorEnter = 0, MonitorExit = 0;
   Token FromBase64 = 0, Load = 0, GetType = 0, GetMethod = 0, GetHandle = 0, GetPointer = 0;
-  Token EnterSig = 0, LeaveSig = 0, FlushSig = 0, FunctionSig = 0, RegisterSig = 0;
+  Token EnterSig = 0, LeaveSig = 0, FlushSig = 0, FunctionSig = 0, RegisterSig = 0, InstanceSig = 0;
+  std::vector<uint8_t> InstanceParams;
   /// Method names by number, filled in row order by finishMethod.
   std::vector<std::string> Names;
 };
@@ -425,7 +481,10 @@ PassInfo tracePass() {
            {"buffer-mb", "the memory the timeline's buffers may take before calls are dropped "
                          "(and counted); default 64"},
            {"max-events", "the most calls the timeline holds (later ones are counted in the "
-                          "table only); default 1000000, 0 for no limit"}},
+                          "table only); default 1000000, 0 for no limit"},
+           {"instantiations", "true: calls of generic code are told apart by the exact "
+                              "instantiation they run in (Box`1<System.Int32>::Get); default "
+                              "false"}},
           [](const PassOptions &O) -> Expected<std::unique_ptr<Pass>> {
             return std::make_unique<Trace>(O);
           }};

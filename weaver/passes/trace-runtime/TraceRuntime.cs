@@ -18,6 +18,8 @@
 // At process exit (or Flush) the events are finished and the table is written beside them.
 using System;
 using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Reflection;
 using System.Diagnostics;
 using System.IO;
 using System.Text;
@@ -37,9 +39,19 @@ namespace Weft.Trace
         public int Used;
         public long Dropped;
         public int Tid;
+        /// The ids of the instantiations the thread has run, by their handles.
+        public Dictionary<InstanceKey, int> Instances;
         /// Summary mode: the methods the thread is in, innermost last.
         public int[] Stack = new int[64];
         public volatile int Top;
+    }
+
+    internal struct InstanceKey : IEquatable<InstanceKey>
+    {
+        public IntPtr Type, Method;
+        public bool Equals(InstanceKey o) { return Type == o.Type && Method == o.Method; }
+        public override bool Equals(object o) { return o is InstanceKey k && Equals(k); }
+        public override int GetHashCode() { return Type.GetHashCode() * 31 + Method.GetHashCode(); }
     }
 
     internal sealed class Filled
@@ -75,6 +87,7 @@ namespace Weft.Trace
         private static long[] SampledInclusive = new long[0], SampledExclusive = new long[0];
         private static int[] Seen = new int[0];
         private static int Generation;
+        private static readonly Dictionary<InstanceKey, int> AllInstances = new Dictionary<InstanceKey, int>();
 
         /// The addresses woven modules call through.
         public static unsafe IntPtr Function(int which)
@@ -87,6 +100,7 @@ namespace Weft.Trace
                 case 3: return (IntPtr)(delegate*<string, string, int, long, int, long, int>)&Register;
                 case 4: return (IntPtr)(delegate*<int, long>)&Push;
                 case 5: return (IntPtr)(delegate*<int, long, void>)&Pop;
+                case 6: return (IntPtr)(delegate*<int, RuntimeTypeHandle, RuntimeMethodHandle, int>)&Instance;
                 default: return IntPtr.Zero;
             }
         }
@@ -105,28 +119,13 @@ namespace Weft.Trace
                     string[] added = names.Length == 0 ? new string[0] : names.Split('\n');
                     long threshold = mode == ModeTimeline
                         ? (long)(thresholdUs * (Stopwatch.Frequency / 1e6)) : long.MaxValue;
-                    string[] allNames = new string[first + added.Length];
-                    string[] jsonNames = new string[allNames.Length];
-                    long[] thresholds = new long[allNames.Length];
-                    Array.Copy(Names, allNames, first);
-                    Array.Copy(JsonNames, jsonNames, first);
-                    Array.Copy(Thresholds, thresholds, first);
-                    for (int i = 0; i < added.Length; ++i)
-                    {
-                        allNames[first + i] = added[i];
-                        jsonNames[first + i] = Escaped(added[i]);
-                        thresholds[first + i] = threshold;
-                    }
+                    Append(added, threshold);
                     if (Path == null)
                         Start(file, bufferMb, maxEvents);
                     if (mode == ModeTimeline && Json == null && !Closed)
                         OpenTimeline();
                     if (mode != ModeTimeline && Sampler == null)
                         StartSampler();
-                    Names = allNames;
-                    JsonNames = jsonNames;
-                    Thresholds = thresholds;
-                    Count = allNames.Length;
                 }
                 catch (Exception)
                 {
@@ -134,6 +133,92 @@ namespace Weft.Trace
                 }
                 return first;
             }
+        }
+
+        /// Gives \p added the next ids (under Lock).
+        private static void Append(string[] added, long threshold)
+        {
+            int first = Count;
+            string[] allNames = new string[first + added.Length];
+            string[] jsonNames = new string[allNames.Length];
+            long[] thresholds = new long[allNames.Length];
+            Array.Copy(Names, allNames, first);
+            Array.Copy(JsonNames, jsonNames, first);
+            Array.Copy(Thresholds, thresholds, first);
+            for (int i = 0; i < added.Length; ++i)
+            {
+                allNames[first + i] = added[i];
+                jsonNames[first + i] = Escaped(added[i]);
+                thresholds[first + i] = threshold;
+            }
+            Names = allNames;
+            JsonNames = jsonNames;
+            Thresholds = thresholds;
+            Count = allNames.Length;
+        }
+
+        /// The id of the instantiation of generic method \p id that \p type and \p method name
+        /// (the woven code loads them with ldtoken in its own generic context).
+        private static int Instance(int id, RuntimeTypeHandle type, RuntimeMethodHandle method)
+        {
+            ThreadState s = Current;
+            if (s == null || id >= s.Calls.Length)
+                s = Prepare(id);
+            InstanceKey key = new InstanceKey { Type = type.Value, Method = method.Value };
+            if (s.Instances == null)
+                s.Instances = new Dictionary<InstanceKey, int>();
+            int found;
+            if (s.Instances.TryGetValue(key, out found))
+                return found;
+            lock (Lock)
+            {
+                if (!AllInstances.TryGetValue(key, out found))
+                {
+                    found = Count;
+                    Append(new[] { InstanceName(type, method, Names[id]) }, Thresholds[id]);
+                    AllInstances.Add(key, found);
+                }
+            }
+            s.Instances.Add(key, found);
+            return found;
+        }
+
+        private static string InstanceName(RuntimeTypeHandle type, RuntimeMethodHandle method, string fallback)
+        {
+            try
+            {
+                MethodBase m = MethodBase.GetMethodFromHandle(method, type);
+                StringBuilder b = new StringBuilder();
+                AppendType(b, Type.GetTypeFromHandle(type));
+                b.Append("::").Append(m.Name);
+                if (m.IsGenericMethod)
+                    AppendArguments(b, m.GetGenericArguments());
+                return b.ToString();
+            }
+            catch (Exception)
+            {
+                return fallback;
+            }
+        }
+
+        private static void AppendType(StringBuilder b, Type t)
+        {
+            Type definition = t.IsGenericType ? t.GetGenericTypeDefinition() : t;
+            b.Append((definition.FullName ?? definition.Name).Replace('+', '/'));
+            if (t.IsGenericType)
+                AppendArguments(b, t.GetGenericArguments());
+        }
+
+        private static void AppendArguments(StringBuilder b, Type[] arguments)
+        {
+            b.Append('<');
+            for (int i = 0; i < arguments.Length; ++i)
+            {
+                if (i > 0)
+                    b.Append(',');
+                AppendType(b, arguments[i]);
+            }
+            b.Append('>');
         }
 
         private static void Start(string file, int bufferMb, long maxEvents)

@@ -43,7 +43,7 @@ seconds() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 echo "machine: $(nproc) cores, $(uname -m); $(dotnet --list-runtimes | grep NETCore.App | tail -1)"
 echo "CallHeavy $rounds rounds, best of $runs runs"
 for pass in "${passes[@]}"; do
-  name="${pass%%:*}"
+  name="${pass//[:=,]/-}"
   dir="$work/$name"
   mkdir -p "$dir"
   cp "$config" "$dir/"

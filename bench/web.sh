@@ -4,7 +4,8 @@
 # warm-up, each configuration in turn, two rounds; requests per second of each round.
 #   - unwoven;
 #   - the app's assembly woven offline with `trace` (timeline mode: every call on the timeline, up
-#     to its 1,000,000-call limit; and summary mode: counts and sampled times), and with
+#     to its 1,000,000-call limit; and summary mode: counts and sampled times), with `trace` on
+#     the request's own method only (a spec naming Catalog.Search: one call a request), and with
 #     `coverage`;
 #   - under `weft run` with a tracepoint on Catalog.Search (query, limit and the result, objects
 #     one level deep), enabled and disabled;
@@ -29,6 +30,10 @@ for woven in trace=trace trace-summary=trace:mode=summary coverage=coverage; do
   cp -r "$app" "$dir"
   "$weft" weave "$app/WebApi.dll" -o "$dir/WebApi.dll" --pass "${woven#*=}" >/dev/null
 done
+echo '{"version": 1, "rules": [{"match": {"type": "Catalog", "method": "Search"}, "passes": ["trace"]}]}' \
+  >"$out/search.json"
+cp -r "$app" "$out/trace-search"
+"$weft" weave "$app/WebApi.dll" -o "$out/trace-search/WebApi.dll" --spec "$out/search.json" >/dev/null
 tracepoint() { # NAME ENABLED
   echo "{\"version\": 1, \"rules\": [], \"tracepoints\": [{\"name\": \"search\", \"match\": {
     \"assembly\": \"WebApi\", \"type\": \"Catalog\", \"method\": \"Search\"}, \"enabled\": $2}]}" \
@@ -41,12 +46,14 @@ declare -A configs=(
   ["unwoven"]="dotnet $app/WebApi.dll"
   ["woven with trace"]="env WEFT_TRACE_FILE=$out/trace.json dotnet $out/trace/WebApi.dll"
   ["woven with trace, summary"]="env WEFT_TRACE_FILE=$out/trace.json dotnet $out/trace-summary/WebApi.dll"
+  ["woven with trace on Search only"]="env WEFT_TRACE_FILE=$out/trace.json dotnet $out/trace-search/WebApi.dll"
   ["woven with coverage"]="env WEFT_COVERAGE_FILE=$out/hits dotnet $out/coverage/WebApi.dll"
   ["tracepoint on Search, enabled"]="$weft run --spec $out/on.json --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
   ["tracepoint on Search, disabled"]="$weft run --spec $out/off.json --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
   ["--gc informational"]="$weft run --gc informational --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
 )
-order=("unwoven" "woven with trace" "woven with trace, summary" "woven with coverage" "tracepoint on Search, enabled"
+order=("unwoven" "woven with trace" "woven with trace, summary" "woven with trace on Search only"
+       "woven with coverage" "tracepoint on Search, enabled"
        "tracepoint on Search, disabled" "--gc informational")
 echo "machine: $(nproc) cores, $(uname -m); $(dotnet --list-runtimes | grep AspNetCore.App | tail -1)"
 declare -A results

@@ -104,6 +104,12 @@ EventPipeSink::EventPipeSink(ICorProfilerInfo7 *I, unsigned InfoVersion, Log &L)
           {COR_PRF_EVENTPIPE_UINT64, "HeapAfter"},
           {COR_PRF_EVENTPIPE_UINT32, "ThreadId"}},
          &Collection);
+  Define("TraceCall", 4, CallKeyword,
+         {{COR_PRF_EVENTPIPE_STRING, "Method"},
+          {COR_PRF_EVENTPIPE_DOUBLE, "StartMicroseconds"},
+          {COR_PRF_EVENTPIPE_DOUBLE, "DurationMicroseconds"},
+          {COR_PRF_EVENTPIPE_UINT32, "ThreadId"}},
+         &Call);
 }
 
 void EventPipeSink::enabled(const UINT8 *, UINT32 IsEnabled, UINT8, UINT64 Any, UINT64,
@@ -138,6 +144,15 @@ void EventPipeSink::collection(uint32_t Generation, StringRef Reason, double Mic
   COR_PRF_EVENT_DATA Data[] = {piece(Generation), piece(R),    piece(Micros),
                                piece(Before),     piece(After), piece(Tid)};
   Info->EventPipeWriteEvent(Collection, 6, Data, nullptr, nullptr);
+}
+
+void EventPipeSink::call(StringRef Method, uint64_t StartNanos, uint64_t Nanos, uint32_t Tid) {
+  if (!Call || !wants(CallKeyword))
+    return;
+  std::vector<WCHAR> M = wide(Method);
+  double Start = double(StartNanos) / 1000, Micros = double(Nanos) / 1000;
+  COR_PRF_EVENT_DATA Data[] = {piece(M), piece(Start), piece(Micros), piece(Tid)};
+  Info->EventPipeWriteEvent(Call, 4, Data, nullptr, nullptr);
 }
 
 } // namespace weft::prof

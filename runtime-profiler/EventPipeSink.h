@@ -32,7 +32,7 @@ class Log;
 
 class EventPipeSink final : public EventSink {
 public:
-  static constexpr uint64_t TracepointKeyword = 0x1, GcKeyword = 0x2;
+  static constexpr uint64_t TracepointKeyword = 0x1, GcKeyword = 0x2, CallKeyword = 0x4;
 
   /// Makes the provider and its events; none (logged) on a runtime without ICorProfilerInfo12.
   EventPipeSink(ICorProfilerInfo7 *Info, unsigned InfoVersion, Log &L);
@@ -40,17 +40,19 @@ public:
   bool wants(uint64_t Keyword) const;
   bool wantsTracepoints() const override { return wants(TracepointKeyword); }
   bool wantsCollections() const override { return wants(GcKeyword); }
+  bool wantsCalls() const override { return wants(CallKeyword); }
   void tracepoint(bool Enter, llvm::StringRef Method, llvm::StringRef Tracepoints,
                   llvm::StringRef Json, uint32_t Tid) override;
   void collection(uint32_t Generation, llvm::StringRef Reason, double Micros, uint64_t Before,
                   uint64_t After, uint32_t Tid) override;
+  void call(llvm::StringRef Method, uint64_t StartNanos, uint64_t Nanos, uint32_t Tid) override;
 
 private:
   static void enabled(const UINT8 *SourceId, UINT32 IsEnabled, UINT8 Level, UINT64 Any,
                       UINT64 All, COR_PRF_FILTER_DATA *Filter, void *Data);
   ICorProfilerInfo12 *Info = nullptr;
   EVENTPIPE_PROVIDER Provider = 0;
-  EVENTPIPE_EVENT Enter = 0, Leave = 0, Collection = 0;
+  EVENTPIPE_EVENT Enter = 0, Leave = 0, Collection = 0, Call = 0;
   /// The keywords sessions ask for; all of them when the runtime has no callback to say.
   std::atomic<uint64_t> Keywords{0};
 };

@@ -1,6 +1,7 @@
 //===- runtime-profiler/EventSink.h - Where timeline records also go -*- C++ -*-===//
 //
-// Besides its file, the timeline hands each tracepoint call and each collection to sinks: the
+// Besides its file, the timeline hands each tracepoint call, each collection and each call the
+// trace pass's runtime recorded to sinks: the
 // Weft EventPipe provider (EventPipeSink.h) and, where LTTng-UST is installed, its tracepoints
 // (LttngSink.h). A sink says whether anyone listens, so nothing is made for it otherwise.
 //
@@ -25,6 +26,10 @@ public:
                           llvm::StringRef Json, uint32_t Tid) = 0;
   virtual void collection(uint32_t Generation, llvm::StringRef Reason, double Micros,
                           uint64_t Before, uint64_t After, uint32_t Tid) = 0;
+  /// A call of a method the trace pass wove, \p StartNanos on the timeline's clock.
+  virtual bool wantsCalls() const { return false; }
+  virtual void call(llvm::StringRef, uint64_t /*StartNanos*/, uint64_t /*Nanos*/,
+                    uint32_t /*Tid*/) {}
 };
 
 } // namespace weft::prof

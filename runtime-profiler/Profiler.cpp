@@ -41,6 +41,11 @@ using namespace llvm;
 
 namespace weft::prof {
 
+/// The profiler once it has attached, for the trace pass's runtime (Profiler::traceCalls), which
+/// calls from threads the runtime does not know to be in the profiler: a detach waits for them.
+static std::mutex TraceGate;
+static Profiler *TheProfiler = nullptr; // under TraceGate
+
 /// A body the passes wove and where each original instruction went in it.
 struct WovenMethod {
   std::vector<uint8_t> Bytes;
@@ -284,7 +289,36 @@ HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching
     Gc->startSession();
   L->line(Twine(Attaching ? "attached to the running process, " : "attached to ") + Runtime +
           " through ICorProfilerInfo" + Twine(InfoVersion) + "; " + Conf.Source);
+  {
+    std::lock_guard<std::mutex> G(TraceGate);
+    TheProfiler = this;
+  }
   return S_OK;
+}
+
+void Profiler::traceName(int32_t Id, const char16_t *Name, int32_t Length) {
+  std::lock_guard<std::mutex> G(TraceGate);
+  Profiler *P = TheProfiler;
+  if (!P || Id < 0 || !Name || Length < 0)
+    return;
+  try {
+    Recorder &R = P->recorder();
+    if (Id == 0)
+      P->L->line("trace: the trace pass's calls go on the timeline too, " + R.path());
+    R.traceName(uint32_t(Id), utf8(ArrayRef<WCHAR>(Name, size_t(Length))));
+  } catch (...) {
+  }
+}
+
+void Profiler::traceCalls(uint32_t Tid, const int64_t *Calls, int32_t Count) {
+  std::lock_guard<std::mutex> G(TraceGate);
+  Profiler *P = TheProfiler;
+  if (!P)
+    return;
+  try {
+    P->recorder().traceCalls(Tid, Calls, Count);
+  } catch (...) {
+  }
 }
 
 HRESULT Profiler::ProfilerAttachComplete() {

@@ -53,6 +53,12 @@ public:
   HRESULT ProfilerAttachComplete() override;
   HRESULT ProfilerDetachSucceeded() override;
   HRESULT Shutdown() override;
+
+  /// The trace pass's runtime in this process hands the profiler the names of its methods and
+  /// the calls it recorded (libweft_profiler.so's weft_trace_name and weft_trace_calls): they go
+  /// on the timeline and to the Weft provider. Nothing happens before the profiler has attached.
+  static void traceName(int32_t Id, const char16_t *Name, int32_t Length);
+  static void traceCalls(uint32_t Tid, const int64_t *Calls, int32_t Count);
   HRESULT ModuleLoadFinished(ModuleID ModuleId, HRESULT HrStatus) override;
   HRESULT ModuleUnloadStarted(ModuleID ModuleId) override;
   HRESULT JITCompilationStarted(FunctionID FunctionId, BOOL IsSafeToBlock) override;

@@ -239,6 +239,47 @@ uint64_t Recorder::now() const {
                       .count());
 }
 
+void Recorder::traceName(uint32_t Id, std::string Name) {
+  std::lock_guard<std::mutex> G(TraceLock);
+  if (Id >= TraceNames.size())
+    TraceNames.resize(size_t(Id) + 1);
+  TraceNames[Id] = std::move(Name);
+}
+
+void Recorder::traceCalls(uint32_t Tid, const int64_t *Calls, int32_t Count) {
+  if (Stopped.load(std::memory_order_relaxed) || !Calls || Count < 3)
+    return;
+  int64_t Origin =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Start.time_since_epoch()).count();
+  std::string Text, Head = "{\"ph\":\"X\",\"cat\":\"trace\",\"pid\":" + std::to_string(Pid) +
+                               ",\"tid\":" + std::to_string(Tid) + ",";
+  {
+    std::lock_guard<std::mutex> G(TraceLock);
+    for (int32_t I = 0; I + 2 < Count; I += 3) {
+      int64_t Id = Calls[I];
+      if (Id < 0 || uint64_t(Id) >= TraceNames.size())
+        continue;
+      const std::string &Name = TraceNames[size_t(Id)];
+      uint64_t At = uint64_t(std::max<int64_t>(0, Calls[I + 1] - Origin)),
+               Took = uint64_t(std::max<int64_t>(0, Calls[I + 2]));
+      char Times[80];
+      std::snprintf(Times, sizeof Times, "\"ts\":%.3f,\"dur\":%.3f,\"name\":", double(At) / 1000,
+                    double(Took) / 1000);
+      Text += Head + Times;
+      appendJsonString(Text, Name);
+      Text += "},\n";
+      for (EventSink *S : Sinks)
+        if (S->wantsCalls())
+          S->call(Name, At, Took, Tid);
+    }
+  }
+  std::lock_guard<std::mutex> G(OutLock);
+  if (Out && !Text.empty()) {
+    std::fwrite(Text.data(), 1, Text.size(), Out);
+    std::fflush(Out);
+  }
+}
+
 void Recorder::note(uint64_t Nanos, const std::string &Members) {
   record(Note, 0, Members, Nanos);
 }
@@ -679,9 +720,12 @@ void Recorder::drain(bool Final) {
     if (Final || Gone)
       Flush(R);
   }
-  if (Out && !Text.empty()) {
-    std::fwrite(Text.data(), 1, Text.size(), Out);
-    std::fflush(Out);
+  if (!Text.empty()) {
+    std::lock_guard<std::mutex> G(OutLock);
+    if (Out) {
+      std::fwrite(Text.data(), 1, Text.size(), Out);
+      std::fflush(Out);
+    }
   }
   // Rings of threads that ended, read to the end, are freed.
   std::lock_guard<std::mutex> G(RingsLock);
@@ -721,6 +765,7 @@ void Recorder::stop() {
   if (Writer.joinable())
     Writer.join();
   drain(true);
+  std::lock_guard<std::mutex> G(OutLock);
   if (Out) {
     std::fprintf(Out,
                  "{\"ph\":\"M\",\"name\":\"weft_records\",\"pid\":%u,\"args\":{\"dropped\":%" PRIu64

@@ -75,6 +75,13 @@ public:
 
   /// Nanoseconds since the recorder began (the timeline's clock).
   uint64_t now() const;
+
+  /// The trace pass's runtime in this process (through the library's weft_trace_name and
+  /// weft_trace_calls): the name of its method \p Id; calls recorded on thread \p Tid as
+  /// (id, start, duration) triples, \p Count longs in all, in nanoseconds of the monotonic
+  /// clock. The calls go on the timeline and to the sinks.
+  void traceName(uint32_t Id, std::string Name);
+  void traceCalls(uint32_t Tid, const int64_t *Calls, int32_t Count);
   /// An event of the runtime's on the timeline, on the calling thread, at \p Nanos:
   /// \p Members are its JSON members but pid, tid and ts ("ph", "name", "cat", "args", ...).
   void note(uint64_t Nanos, const std::string &Members);
@@ -127,6 +134,10 @@ private:
   std::vector<std::unique_ptr<ThreadRing>> Rings;
   std::atomic<uint64_t> DroppedGone{0}, CallsGone{0}; // of rings already freed
   std::atomic<bool> Stopped{false};
+  /// Held while the file is written (the writer thread's drain, the trace runtime's calls).
+  std::mutex OutLock;
+  std::mutex TraceLock;
+  std::vector<std::string> TraceNames; // under TraceLock
   std::mutex WakeLock;
   std::condition_variable Wake;
   bool StopWriter = false, HasAsked = false; // under WakeLock

@@ -26,6 +26,7 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 #include <thread>
 #include <unistd.h>
 
@@ -1284,6 +1285,53 @@ TEST(ProfilerEventPipe, DotnetTraceReceivesTheWeftProvidersEvents) {
   EXPECT_GE(Induced, 2u);
   EXPECT_EQ(T.stop(), 0) << readFile(T.Err);
   T.expectUnchangedOutput();
+}
+
+// The trace pass under `weft run` hands the calls it records to the profiler: a dotnet-trace
+// session with the Weft provider's call keyword (0x4) receives them, each with the method, its
+// start and duration and the thread (the same thread id as the trace file's), and they are on
+// the profiler's timeline too.
+TEST(ProfilerEventPipe, DotnetTraceReceivesTheTracePassesCalls) {
+  std::string Dir = scratchDir("eventpipe-trace");
+  std::string Spec = Dir + "/weft.json", Log = Dir + "/weft.log";
+  ASSERT_TRUE(writeFile(Spec, R"({"version": 1, "rules": [{"match": {"assembly": "Ticker", )"
+                              R"("method": "Tick"}, "passes": ["trace"]}]})"));
+  Ticker T("eventpipe-trace-run", {weftTool(), "run", "--spec", Spec, "--log", Log,
+                                   "--output-dir", Dir, "--"}, {});
+  ASSERT_TRUE(T.waitTicks(5)) << readFile(T.Err) << readFile(Log);
+  long Pid = 0;
+  ASSERT_TRUE(waitFor(30, [&] {
+    std::string Text = readFile(Log);
+    size_t At = Text.find("weft-profiler[");
+    return At != std::string::npos &&
+           !llvm::StringRef(Text).substr(At + 14).consumeInteger(10, Pid);
+  }));
+  std::vector<std::map<std::string, std::string>> Calls =
+      weftEvents(collectTrace(Dir, Pid, "Weft:0x4:4"));
+  std::set<std::string> Threads;
+  size_t Ticks = 0;
+  for (std::map<std::string, std::string> &E : Calls) {
+    EXPECT_EQ(E["event"], "Weft/TraceCall");
+    EXPECT_EQ(E["Method"], "Program::Tick");
+    EXPECT_GE(std::atof(E["DurationMicroseconds"].c_str()), 0.0);
+    EXPECT_GT(std::atof(E["StartMicroseconds"].c_str()), 0.0);
+    Threads.insert(E["ThreadId"]);
+    ++Ticks;
+  }
+  EXPECT_GE(Ticks, 20u); // a tick each 20 ms, handed over each 100 ms, for two seconds
+  EXPECT_EQ(Threads.size(), 1u);
+  EXPECT_EQ(T.stop(), 0) << readFile(T.Err);
+  T.expectUnchangedOutput();
+  size_t OnTimeline = 0;
+  llvm::SmallVector<llvm::StringRef, 256> Lines;
+  std::string Timeline = timelineText(Dir);
+  llvm::StringRef(Timeline).split(Lines, '\n', -1, false);
+  for (llvm::StringRef L : Lines)
+    OnTimeline += L.startswith("{\"ph\":\"X\",\"cat\":\"trace\"") &&
+                  L.contains("\"name\":\"Program::Tick\"");
+  EXPECT_GE(OnTimeline, Ticks);
+  EXPECT_NE(readFile(Log).find("trace: the trace pass's calls go on the timeline too"),
+            std::string::npos);
 }
 
 // --- LTTng ---

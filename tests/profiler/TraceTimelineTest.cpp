@@ -11,6 +11,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 
 #include <gtest/gtest.h>
 
@@ -379,9 +380,11 @@ TEST(TraceTimeline, WeftRunRecordsTheSameCalls) {
   ASSERT_TRUE(writeFile(Spec, R"({"version": 1, "rules": [{"match": {"assembly": )"
                               R"("TimelineProgram"}, "passes": [{"name": "trace", "options": )"
                               R"({"instantiations": "true"}}]}]})"));
+  std::string Profiled = Dir + "/profiler";
+  ASSERT_FALSE(llvm::sys::fs::create_directories(Profiled));
   CommandResult R = run(weftTool(),
-                        {"run", "--spec", Spec, "--log", Dir + "/weft.log", "--", "dotnet",
-                         Dir + "/TimelineProgram.dll", "generic"},
+                        {"run", "--spec", Spec, "--log", Dir + "/weft.log", "--output-dir",
+                         Profiled, "--", "dotnet", Dir + "/TimelineProgram.dll", "generic"},
                         {"WEFT_TRACE_FILE=" + Dir + "/trace.json"}, 300);
   Traced T = readTrace(Dir, R);
   EXPECT_EQ(T.Run.Out, run("dotnet", {programDll(), "generic"}).Out) << readFile(Dir + "/weft.log");
@@ -396,6 +399,39 @@ TEST(TraceTimeline, WeftRunRecordsTheSameCalls) {
   std::map<std::string, std::set<std::string>> Callers = expectNested(T.Events);
   EXPECT_EQ(Callers["Inner"], std::set<std::string>{"Middle"});
   EXPECT_EQ(Callers["Fib"], (std::set<std::string>{"Fib", "Work"}));
+
+  // The same calls on the profiler's timeline (beside what else it records), on the same
+  // threads, at the same times relative to each other.
+  std::string ProfilerTimeline;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Profiled, EC), End; It != End && !EC; It.increment(EC))
+    if (llvm::sys::path::filename(It->path()).startswith("weft-timeline-"))
+      ProfilerTimeline = It->path();
+  ASSERT_FALSE(ProfilerTimeline.empty()) << readFile(Dir + "/weft.log");
+  Timeline P;
+  llvm::SmallVector<llvm::StringRef, 256> Lines;
+  std::string Text = readFile(ProfilerTimeline);
+  llvm::StringRef(Text).split(Lines, '\n', -1, false);
+  for (llvm::StringRef L : Lines) {
+    if (!L.startswith("{\"ph\":\"X\",\"cat\":\"trace\""))
+      continue;
+    L.consume_back(",");
+    llvm::Expected<llvm::json::Value> V = llvm::json::parse(L);
+    ASSERT_TRUE(bool(V)) << L.str();
+    const llvm::json::Object &O = *V->getAsObject();
+    P.Calls.push_back({O.getString("name").getValueOr("").str(), O.getInteger("tid").getValueOr(-1),
+                       O.getNumber("ts").getValueOr(-1), O.getNumber("dur").getValueOr(-1)});
+  }
+  EXPECT_EQ(P.Calls.size(), T.Events.Calls.size());
+  std::set<int64_t> Threads, ProfilerThreads;
+  for (const Call &C : T.Events.Calls)
+    Threads.insert(C.Tid);
+  for (const Call &C : P.Calls)
+    ProfilerThreads.insert(C.Tid);
+  EXPECT_EQ(ProfilerThreads, Threads);
+  for (auto &[Name, Count] : expectedCalls())
+    EXPECT_EQ(eventsOf(P, Name), Count) << Name;
+  expectNested(P);
 }
 
 } // namespace

@@ -15,11 +15,17 @@
 // thread's stack each millisecond and gives the time since its last look to the method on top
 // (exclusive) and, once each, to every method on the stack (inclusive).
 //
+// A chunk is also handed over once it is 100 ms old, so that the writer sees a slow thread's calls.
+// When weft's profiler is in the process (`weft run`), the writer also hands each call to it
+// (weft_trace_calls, found through CORECLR_PROFILER_PATH), which puts it on the profiler's
+// timeline beside collections and tracepoints and sends it to the Weft EventPipe provider.
+//
 // At process exit (or Flush) the events are finished and the table is written beside them.
 using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Reflection;
+using System.Runtime.InteropServices;
 using System.Diagnostics;
 using System.IO;
 using System.Text;
@@ -37,6 +43,8 @@ namespace Weft.Trace
         public long Child;
         public long[] Chunk;
         public int Used;
+        /// When the chunk got its first call (Stopwatch ticks).
+        public long ChunkTime;
         public long Dropped;
         public int Tid;
         /// The ids of the instantiations the thread has run, by their handles.
@@ -80,7 +88,9 @@ namespace Weft.Trace
         private static double NsPerTick;
         private static StreamWriter Json;
         private static bool AnyEvent;
-        private static long Recorded, MaxEvents;
+        private static long Recorded, MaxEvents, HandOver;
+        /// weft's profiler's weft_trace_name and weft_trace_calls, when it is in the process.
+        private static IntPtr ProfilerName, ProfilerCalls;
         private static volatile bool Closed;
         private static readonly char[] Digits = new char[24];
         private static Thread Sampler;
@@ -119,9 +129,9 @@ namespace Weft.Trace
                     string[] added = names.Length == 0 ? new string[0] : names.Split('\n');
                     long threshold = mode == ModeTimeline
                         ? (long)(thresholdUs * (Stopwatch.Frequency / 1e6)) : long.MaxValue;
-                    Append(added, threshold);
                     if (Path == null)
                         Start(file, bufferMb, maxEvents);
+                    Append(added, threshold);
                     if (mode == ModeTimeline && Json == null && !Closed)
                         OpenTimeline();
                     if (mode != ModeTimeline && Sampler == null)
@@ -136,7 +146,7 @@ namespace Weft.Trace
         }
 
         /// Gives \p added the next ids (under Lock).
-        private static void Append(string[] added, long threshold)
+        private static unsafe void Append(string[] added, long threshold)
         {
             int first = Count;
             string[] allNames = new string[first + added.Length];
@@ -155,6 +165,48 @@ namespace Weft.Trace
             JsonNames = jsonNames;
             Thresholds = thresholds;
             Count = allNames.Length;
+            if (ProfilerName != IntPtr.Zero)
+                for (int i = 0; i < added.Length; ++i)
+                    fixed (char* name = added[i])
+                        ((delegate* unmanaged<int, char*, int, void>)ProfilerName)(first + i, name, added[i].Length);
+        }
+
+        /// weft's profiler, if it is the one the runtime loaded.
+        private static void FindProfiler()
+        {
+            try
+            {
+                string path = Environment.GetEnvironmentVariable("CORECLR_PROFILER_PATH");
+                IntPtr library, name, calls;
+                if (path != null && NativeLibrary.TryLoad(path, out library) &&
+                    NativeLibrary.TryGetExport(library, "weft_trace_name", out name) &&
+                    NativeLibrary.TryGetExport(library, "weft_trace_calls", out calls))
+                {
+                    ProfilerName = name;
+                    ProfilerCalls = calls;
+                }
+            }
+            catch (Exception)
+            {
+                // No profiler to tell: the calls go to the file alone.
+            }
+        }
+
+        [DllImport("libc.so.6", EntryPoint = "gettid")]
+        private static extern int GetTid();
+
+        /// The operating system's id of the calling thread (the profiler's timeline and perf
+        /// know threads by it), else the managed one.
+        private static int ThreadId()
+        {
+            try
+            {
+                return GetTid();
+            }
+            catch (Exception)
+            {
+                return Environment.CurrentManagedThreadId;
+            }
         }
 
         /// The id of the instantiation of generic method \p id that \p type and \p method name
@@ -223,6 +275,8 @@ namespace Weft.Trace
 
         private static void Start(string file, int bufferMb, long maxEvents)
         {
+            FindProfiler();
+            HandOver = Stopwatch.Frequency / 10;
             MaxEvents = maxEvents > 0 ? maxEvents : long.MaxValue;
             Path = Environment.GetEnvironmentVariable("WEFT_TRACE_FILE") ?? file;
             Origin = Stopwatch.GetTimestamp();
@@ -375,7 +429,7 @@ namespace Weft.Trace
                 if (s == null)
                 {
                     s = new ThreadState();
-                    s.Tid = Environment.CurrentManagedThreadId;
+                    s.Tid = ThreadId();
                     if (ThreadCount == Threads.Length)
                         Array.Resize(ref Threads, ThreadCount * 2);
                     Threads[ThreadCount++] = s;
@@ -394,7 +448,8 @@ namespace Weft.Trace
         {
             long[] c = s.Chunk;
             int u = s.Used;
-            if (c == null || u == c.Length)
+            long end = start + took;
+            if (c == null || u == c.Length || end - s.ChunkTime > HandOver)
             {
                 c = NextChunk(s);
                 if (c == null)
@@ -403,6 +458,7 @@ namespace Weft.Trace
                     return;
                 }
                 u = 0;
+                s.ChunkTime = end;
             }
             c[u] = id;
             c[u + 1] = start;
@@ -410,15 +466,18 @@ namespace Weft.Trace
             s.Used = u + 3;
         }
 
-        /// Hands the thread's full chunk to the writer and takes an empty one, or none if the
-        /// buffer is all in use (or the timeline is closed).
+        /// Hands the thread's chunk (full, or old) to the writer and takes an empty one, or none
+        /// if the buffer is all in use (or the timeline is closed).
         private static long[] NextChunk(ThreadState s)
         {
             if (Json == null || Closed)
                 return null;
             if (s.Chunk != null)
             {
-                Full.Enqueue(new Filled { Tid = s.Tid, Data = s.Chunk, Count = s.Used });
+                if (s.Used > 0)
+                    Full.Enqueue(new Filled { Tid = s.Tid, Data = s.Chunk, Count = s.Used });
+                else
+                    Free.Enqueue(s.Chunk);
                 s.Chunk = null;
             }
             long[] c;
@@ -459,7 +518,9 @@ namespace Weft.Trace
                 Filled f;
                 while (Full.TryDequeue(out f))
                 {
-                    WriteEvents(f.Tid, f.Data, f.Count);
+                    int written = WriteEvents(f.Tid, f.Data, f.Count);
+                    if (ProfilerCalls != IntPtr.Zero)
+                        TellProfiler(f.Tid, f.Data, written);
                     Free.Enqueue(f.Data);
                 }
                 Json.Flush();
@@ -470,7 +531,23 @@ namespace Weft.Trace
             }
         }
 
-        private static void WriteEvents(int tid, long[] data, int count)
+        /// Hands \p count longs of calls to the profiler, times in nanoseconds of the monotonic
+        /// clock (the profiler's timeline's clock).
+        private static unsafe void TellProfiler(int tid, long[] data, int count)
+        {
+            if (NsPerTick != 1.0)
+                for (int i = 0; i + 2 < count; i += 3)
+                {
+                    data[i + 1] = (long)(data[i + 1] * NsPerTick);
+                    data[i + 2] = (long)(data[i + 2] * NsPerTick);
+                }
+            fixed (long* calls = data)
+                ((delegate* unmanaged<int, long*, int, void>)ProfilerCalls)(tid, calls, count);
+        }
+
+        /// Writes the calls of a chunk; returns how many of its longs it took (all but those past
+        /// the timeline's limit).
+        private static int WriteEvents(int tid, long[] data, int count)
         {
             string head = "{\"ph\":\"X\",\"pid\":" + Environment.ProcessId + ",\"tid\":" + tid + ",\"ts\":";
             string[] names = JsonNames;
@@ -486,7 +563,7 @@ namespace Weft.Trace
                     for (int k = 0; k < never.Length; ++k)
                         never[k] = long.MaxValue;
                     Thresholds = never;
-                    return;
+                    return i;
                 }
                 Json.Write(AnyEvent ? ",\n" : "\n");
                 AnyEvent = true;
@@ -499,6 +576,7 @@ namespace Weft.Trace
                 Json.Write("\"}");
                 ++Recorded;
             }
+            return count;
         }
 
         /// Stopwatch ticks as microseconds with three decimals.

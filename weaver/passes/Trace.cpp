@@ -123,6 +123,18 @@ public:
     }
     SingleExit X = *Exit;
     il::Instr *CoreFirst = B.instructions()[*Start]; // after what makeSingleExit inserted
+    if (inlineCounting()) {
+      // Summary mode's own code, which the JIT inlines: Push(K) ... finally Pop().
+      Emitter Head(B, CoreFirst);
+      il::Instr *Index = Head.ldc(0);
+      Head.tok(il::Opcode::Call, PushMethod);
+      Emitter Fin(B, X.End);
+      Fin.tok(il::Opcode::Call, PopMethod);
+      Fin.op(il::Opcode::Endfinally);
+      protectBody(B, CoreFirst, Fin.first(), X.End, il::RegionKind::Finally);
+      C.Marks = {Index};
+      return Error::success();
+    }
     uint32_t IdLocal = C.addLocal({uint8_t(ElementType::I4)});
     uint32_t StartLocal = C.addLocal({uint8_t(ElementType::I8)});
 
@@ -176,10 +188,20 @@ public:
                                 std::pair{NoLeave, &Trace::noLeaveBody},
                                 std::pair{NoFlush, &Trace::noFlushBody},
                                 std::pair{NoInstance, &Trace::noInstanceBody},
+                                std::pair{PushMethod, &Trace::pushBody},
+                                std::pair{PopMethod, &Trace::popBody},
+                                std::pair{ArriveMethod, &Trace::arriveBody},
+                                std::pair{NoThread, &Trace::noThreadBody},
                                 std::pair{FlushMethod, &Trace::flushBody}}) {
       il::MethodBody B;
+      if (Method == PushMethod) {
+        B.InitLocals = true;
+        B.LocalVarSigToken = PushLocals;
+      }
       (this->*Body)(B);
-      if (Error E = MC.setBody(Method, std::move(B), Method == NoEnter || Method == NoInstance))
+      bool Returns = Method == NoEnter || Method == NoInstance || Method == ArriveMethod ||
+                     Method == NoThread;
+      if (Error E = MC.setBody(Method, std::move(B), Returns))
         return E;
     }
     return writeCctor(MC);
@@ -187,6 +209,12 @@ public:
 
 private:
   enum Mode { Timeline = 0, Summary = 1 };
+  /// The deepest call the thread stack of summary mode holds (the runtime's size).
+  static constexpr int32_t StackSize = 4096;
+
+  /// Summary mode counts with code in the module (Push, Pop), unless calls are told apart by
+  /// instantiation (the runtime gives those their ids).
+  bool inlineCounting() const { return RunMode == Summary && !Instantiations; }
 
   static bool isGeneric(MethodContext &C) {
     return C.signature().GenericParamCount ||
@@ -286,6 +314,13 @@ private:
     InstanceParams = joined(joined({I4}, classSig(*TypeHandle, ElementType::ValueType)),
                             classSig(*Handle, ElementType::ValueType));
     InstanceSig = MC.standAloneSig(methodSig(false, I4, InstanceParams, 3));
+    ThreadSig = MC.standAloneSig(methodSig(false, SZ, {I4, I4, SZ, I8}, 2));
+    PushLocals = MC.standAloneSig({uint8_t(SigLocal), 2, SZ, I4, I4});
+    Expected<Token> Int32 = MC.coreType("System", "Int32"), Int64 = MC.coreType("System", "Int64");
+    if (!Int32 || !Int64)
+      return Int32 ? Int64.takeError() : Int32.takeError();
+    Int32Type = *Int32;
+    Int64Type = *Int64;
     return Error::success();
   }
 
@@ -310,6 +345,19 @@ private:
     Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoLeave", methodSig(false, Void, {I4, I8}, 2)));
     Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoFlush", methodSig(false, Void, {}, 0)));
     Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoInstance", methodSig(false, I4, InstanceParams, 3)));
+    // Summary mode's thread statics and the code that uses them: Push and Pop (assembly static,
+    // aggressively inlined), Arrive (the slow path, never inlined) and the stand-in for the
+    // runtime's JoinThread.
+    const uint8_t SZ = uint8_t(ElementType::SZArray);
+    Made.push_back(MC.addField(Type, 0x0011, "Stack", {uint8_t(SigField), SZ, I4}));
+    Made.push_back(MC.addField(Type, 0x0011, "Counts", {uint8_t(SigField), SZ, I8}));
+    Made.push_back(MC.addField(Type, 0x0013, "ThreadFn", {uint8_t(SigField), I}));
+    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, "Push", methodSig(false, Void, {I4}, 1)));
+    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, "Pop", methodSig(false, Void, {}, 0)));
+    // (methodSig's first parameter byte completes the int32[] return type.)
+    Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Arrive", methodSig(false, SZ, {I4}, 0)));
+    Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoThread",
+                                methodSig(false, SZ, {I4, I4, SZ, I8}, 2)));
     for (Expected<Token> &T : Made)
       if (!T)
         return T.takeError();
@@ -324,6 +372,20 @@ private:
     NoLeave = *Made[8];
     NoFlush = *Made[9];
     NoInstance = *Made[10];
+    StackField = *Made[11];
+    CountsField = *Made[12];
+    ThreadFn = *Made[13];
+    PushMethod = *Made[14];
+    PopMethod = *Made[15];
+    ArriveMethod = *Made[16];
+    NoThread = *Made[17];
+    if (Expected<Token> Attr = MC.coreType("System", "ThreadStaticAttribute")) {
+      Token Ctor = MC.memberRef(*Attr, ".ctor", methodSig(true, Void, {}, 0));
+      for (Token F : {StackField, CountsField})
+        MC.addCustomAttribute(F, Ctor, {1, 0, 0, 0});
+    } else {
+      return Attr.takeError();
+    }
     return Error::success();
   }
 
@@ -334,6 +396,84 @@ private:
   }
   void noLeaveBody(il::MethodBody &B) { Emitter(B, nullptr).op(il::Opcode::Ret); }
   void noFlushBody(il::MethodBody &B) { Emitter(B, nullptr).op(il::Opcode::Ret); }
+  /// Push(k): one call deeper on the thread's stack (method Base + k there while it fits), one
+  /// more call of k in the thread's counts.
+  void pushBody(il::MethodBody &B) {
+    Emitter E(B, nullptr);
+    il::Instr *Have = B.create(il::Opcode::Ldloc_0);
+    E.tok(il::Opcode::Ldsfld, StackField);
+    E.stloc(0);
+    E.ldloc(0);
+    E.branch(il::Opcode::Brtrue, Have);
+    E.tok(il::Opcode::Call, ArriveMethod);
+    E.stloc(0);
+    E.put(Have); // ldloc.0
+    E.ldc(0);
+    E.op(il::Opcode::Ldelem_I4);
+    E.ldc(1);
+    E.op(il::Opcode::Add);
+    E.stloc(1);
+    il::Instr *Skip = B.create(il::Opcode::Ldloc_0);
+    E.ldloc(1);
+    E.ldloc(0);
+    E.op(il::Opcode::Ldlen);
+    E.op(il::Opcode::Conv_I4);
+    E.branch(il::Opcode::Bge, Skip);
+    E.ldloc(0);
+    E.ldloc(1);
+    E.tok(il::Opcode::Ldsfld, Base);
+    E.ldarg(0);
+    E.op(il::Opcode::Add);
+    E.op(il::Opcode::Stelem_I4);
+    E.put(Skip); // ldloc.0
+    E.ldc(0);
+    E.ldloc(1);
+    E.op(il::Opcode::Stelem_I4);
+    E.tok(il::Opcode::Ldsfld, CountsField);
+    E.ldarg(0);
+    E.tok(il::Opcode::Ldelema, Int64Type);
+    E.op(il::Opcode::Dup);
+    E.op(il::Opcode::Ldind_I8);
+    E.ldcI8(1);
+    E.op(il::Opcode::Add);
+    E.op(il::Opcode::Stind_I8);
+    E.op(il::Opcode::Ret);
+  }
+  /// Pop(): one call less deep.
+  void popBody(il::MethodBody &B) {
+    Emitter E(B, nullptr);
+    E.tok(il::Opcode::Ldsfld, StackField);
+    E.ldc(0);
+    E.tok(il::Opcode::Ldelema, Int32Type);
+    E.op(il::Opcode::Dup);
+    E.op(il::Opcode::Ldind_I4);
+    E.ldc(1);
+    E.op(il::Opcode::Sub);
+    E.op(il::Opcode::Stind_I4);
+    E.op(il::Opcode::Ret);
+  }
+  /// Arrive(), the thread's first Push: its counts, registered with the runtime, which gives the
+  /// thread's stack.
+  void arriveBody(il::MethodBody &B) {
+    Emitter E(B, nullptr);
+    E.tok(il::Opcode::Ldsfld, Base);
+    E.ldc(int32_t(Names.size()));
+    E.tok(il::Opcode::Newarr, Int64Type);
+    E.op(il::Opcode::Dup);
+    E.tok(il::Opcode::Stsfld, CountsField);
+    E.tok(il::Opcode::Ldsfld, ThreadFn);
+    E.tok(il::Opcode::Calli, ThreadSig);
+    E.op(il::Opcode::Dup);
+    E.tok(il::Opcode::Stsfld, StackField);
+    E.op(il::Opcode::Ret);
+  }
+  /// Without the runtime: a stack of the thread's own that nothing reads.
+  void noThreadBody(il::MethodBody &B) {
+    Emitter E(B, nullptr);
+    E.ldc(StackSize);
+    E.tok(il::Opcode::Newarr, Int32Type);
+    E.op(il::Opcode::Ret);
+  }
   void noInstanceBody(il::MethodBody &B) {
     Emitter E(B, nullptr);
     E.ldarg(0); // the generic method's own id
@@ -372,7 +512,8 @@ private:
     B.LocalVarSigToken = MC.standAloneSig(Locals);
     Emitter E(B, nullptr);
     for (auto [Field, Method] : {std::pair{EnterFn, NoEnter}, std::pair{LeaveFn, NoLeave},
-                                 std::pair{FlushFn, NoFlush}, std::pair{InstanceFn, NoInstance}}) {
+                                 std::pair{FlushFn, NoFlush}, std::pair{InstanceFn, NoInstance},
+                                 std::pair{ThreadFn, NoThread}}) {
       E.tok(il::Opcode::Ldftn, Method);
       E.tok(il::Opcode::Stsfld, Field);
     }
@@ -431,7 +572,8 @@ private:
     // Summary mode's pair counts and keeps the stack the runtime samples (Push, Pop).
     int EnterWhich = RunMode == Summary ? 4 : 0, LeaveWhich = RunMode == Summary ? 5 : 1;
     for (auto [Which, Field] : {std::pair{LeaveWhich, LeaveFn}, std::pair{2, FlushFn},
-                                std::pair{6, InstanceFn}, std::pair{EnterWhich, EnterFn}}) {
+                                std::pair{6, InstanceFn}, std::pair{7, ThreadFn},
+                                std::pair{EnterWhich, EnterFn}}) {
       Function(Which);
       E.tok(il::Opcode::Stsfld, Field);
     }
@@ -460,6 +602,9 @@ private:
   Token CurrentDomain = 0, GetData = 0, SetData = 0, MonitorEnter = 0, MonitorExit = 0;
   Token FromBase64 = 0, Load = 0, GetType = 0, GetMethod = 0, GetHandle = 0, GetPointer = 0;
   Token EnterSig = 0, LeaveSig = 0, FlushSig = 0, FunctionSig = 0, RegisterSig = 0, InstanceSig = 0;
+  Token ThreadSig = 0, PushLocals = 0, Int32Type = 0, Int64Type = 0;
+  Token StackField = 0, CountsField = 0, ThreadFn = 0;
+  Token PushMethod = 0, PopMethod = 0, ArriveMethod = 0, NoThread = 0;
   std::vector<uint8_t> InstanceParams;
   /// Method names by number, filled in row order by finishMethod.
   std::vector<std::string> Names;

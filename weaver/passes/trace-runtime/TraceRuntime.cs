@@ -10,8 +10,10 @@
 // background thread writes ten times a second as Chrome trace events; when every chunk the buffer
 // allows is in use, the record is dropped and counted, and the program never waits.
 //
-// A module woven in summary mode calls Push and Pop instead: they count the call and keep a
-// stack of the methods each thread is in, with no timestamp. A sampling thread reads every
+// A module woven in summary mode counts the call and keeps a stack of the methods each thread is
+// in, with no timestamp: with code of its own that the JIT inlines into the woven methods, on a
+// stack the runtime gives each thread (JoinThread) and counts of its own it registers with it, or,
+// where calls are told apart by instantiation, by calling Push and Pop here. A sampling thread reads every
 // thread's stack each millisecond and gives the time since its last look to the method on top
 // (exclusive) and, once each, to every method on the stack (inclusive).
 //
@@ -49,9 +51,11 @@ namespace Weft.Trace
         public int Tid;
         /// The ids of the instantiations the thread has run, by their handles.
         public Dictionary<InstanceKey, int> Instances;
-        /// Summary mode: the methods the thread is in, innermost last.
-        public int[] Stack = new int[64];
-        public volatile int Top;
+        /// Summary mode: how many calls deep the thread is (at 0), then the methods it is in,
+        /// innermost last (as many as fit). Never replaced: woven modules keep it.
+        public int[] Stack = new int[4096];
+        /// Summary mode: the counts woven modules keep for this thread, with their first id.
+        public List<KeyValuePair<int, long[]>> ModuleCalls = new List<KeyValuePair<int, long[]>>();
     }
 
     internal struct InstanceKey : IEquatable<InstanceKey>
@@ -111,6 +115,7 @@ namespace Weft.Trace
                 case 4: return (IntPtr)(delegate*<int, long>)&Push;
                 case 5: return (IntPtr)(delegate*<int, long, void>)&Pop;
                 case 6: return (IntPtr)(delegate*<int, RuntimeTypeHandle, RuntimeMethodHandle, int>)&Instance;
+                case 7: return (IntPtr)(delegate*<int, long[], int[]>)&JoinThread;
                 default: return IntPtr.Zero;
             }
         }
@@ -321,19 +326,30 @@ namespace Weft.Trace
             if (s == null || id >= s.Calls.Length)
                 s = Prepare(id);
             s.Calls[id]++;
-            int d = s.Top;
-            if (d == s.Stack.Length)
-                Array.Resize(ref s.Stack, d * 2);
-            s.Stack[d] = id;
-            s.Top = d + 1;
+            int[] stack = s.Stack;
+            int d = stack[0] + 1;
+            if (d < stack.Length)
+                stack[d] = id;
+            stack[0] = d;
             return 1;
+        }
+
+        /// A woven module's first call on this thread in summary mode: its counts (by its own
+        /// method numbers, from \p first on) are summed into the table, and it gets the thread's
+        /// stack.
+        private static int[] JoinThread(int first, long[] calls)
+        {
+            ThreadState s = Current ?? Prepare(first);
+            lock (Lock)
+                s.ModuleCalls.Add(new KeyValuePair<int, long[]>(first, calls));
+            return s.Stack;
         }
 
         private static void Pop(int id, long entered)
         {
             ThreadState s = Current;
-            if (entered != 0 && s != null && s.Top > 0)
-                s.Top--;
+            if (entered != 0 && s != null && s.Stack[0] > 0)
+                s.Stack[0]--;
         }
 
         private static void SampleLoop()
@@ -367,11 +383,11 @@ namespace Weft.Trace
                 if (s == null)
                     continue;
                 int[] stack = s.Stack;
-                int top = Math.Min(s.Top, stack.Length);
-                if (top == 0)
+                int top = Math.Min(stack[0], stack.Length - 1);
+                if (top <= 0)
                     continue;
                 ++Generation;
-                for (int i = 0; i < top; ++i)
+                for (int i = 1; i <= top; ++i)
                 {
                     int id = stack[i];
                     if ((uint)id >= (uint)n)
@@ -381,7 +397,7 @@ namespace Weft.Trace
                         Seen[id] = Generation;
                         SampledInclusive[id] += ticks;
                     }
-                    if (i == top - 1)
+                    if (i == top)
                         SampledExclusive[id] += ticks;
                 }
             }
@@ -639,6 +655,9 @@ namespace Weft.Trace
                 ThreadState s = Threads[t];
                 foreach (long c in s.Calls)
                     calls += c;
+                foreach (KeyValuePair<int, long[]> m in s.ModuleCalls)
+                    foreach (long c in m.Value)
+                        calls += c;
                 dropped += s.Dropped;
                 long[] chunk = s.Chunk;
                 if (chunk != null)
@@ -677,6 +696,9 @@ namespace Weft.Trace
                     inclusive[i] += inc[i];
                     exclusive[i] += exc[i];
                 }
+                foreach (KeyValuePair<int, long[]> m in s.ModuleCalls)
+                    for (int k = 0; k < m.Value.Length && m.Key + k < n; ++k)
+                        calls[m.Key + k] += m.Value[k];
             }
             StringBuilder table = new StringBuilder("calls\tinclusive_us\texclusive_us\tmethod\n");
             for (int i = 0; i < n; ++i)

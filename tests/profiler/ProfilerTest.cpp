@@ -1198,6 +1198,19 @@ std::vector<std::map<std::string, std::string>> weftEvents(const std::string &Pa
   return Out;
 }
 
+/// The process `weft run` started, as the profiler's log in it names it (0 if it does not within
+/// 30 s): the dotnet process is weft run's child.
+long profiledPid(const std::string &Log) {
+  long Pid = 0;
+  waitFor(30, [&] {
+    std::string Text = readFile(Log);
+    size_t At = Text.find("weft-profiler[");
+    return At != std::string::npos &&
+           !llvm::StringRef(Text).substr(At + 14).consumeInteger(10, Pid);
+  });
+  return Pid;
+}
+
 /// `dotnet-trace collect` (the NuGet tool) on process \p Pid for two seconds with \p Providers.
 std::string collectTrace(const std::string &Dir, long Pid, const std::string &Providers) {
   std::string Out = Dir + "/" + Providers.substr(0, Providers.find(':')) + "-" +
@@ -1224,14 +1237,8 @@ TEST(ProfilerEventPipe, DotnetTraceReceivesTheWeftProvidersEvents) {
   Ticker T("eventpipe-run", {weftTool(), "run", "--spec", Spec, "--gc", "informational", "--log",
                              Log, "--output-dir", Dir, "--"}, {});
   ASSERT_TRUE(T.waitTicks(5)) << readFile(T.Err) << readFile(Log);
-  // The dotnet process is weft run's child.
-  long Pid = 0;
-  ASSERT_TRUE(waitFor(30, [&] {
-    std::string Text = readFile(Log);
-    size_t At = Text.find("weft-profiler[");
-    return At != std::string::npos &&
-           !llvm::StringRef(Text).substr(At + 14).consumeInteger(10, Pid);
-  }));
+  long Pid = profiledPid(Log);
+  ASSERT_GT(Pid, 0) << readFile(Log);
   ASSERT_TRUE(waitFor(30, [&] { return countEvents(Dir, "E", "Program::Describe") >= 2; }));
 
   std::vector<std::map<std::string, std::string>> Calls =
@@ -1301,13 +1308,8 @@ TEST(ProfilerEventPipe, DotnetTraceReceivesTheTracePassesCalls) {
   Ticker T("eventpipe-trace-run", {weftTool(), "run", "--spec", Spec, "--log", Log,
                                    "--output-dir", Dir, "--"}, {});
   ASSERT_TRUE(T.waitTicks(5)) << readFile(T.Err) << readFile(Log);
-  long Pid = 0;
-  ASSERT_TRUE(waitFor(30, [&] {
-    std::string Text = readFile(Log);
-    size_t At = Text.find("weft-profiler[");
-    return At != std::string::npos &&
-           !llvm::StringRef(Text).substr(At + 14).consumeInteger(10, Pid);
-  }));
+  long Pid = profiledPid(Log);
+  ASSERT_GT(Pid, 0) << readFile(Log);
   std::vector<std::map<std::string, std::string>> Calls =
       weftEvents(collectTrace(Dir, Pid, "Weft:0x4:4"));
   std::set<std::string> Threads;

@@ -124,11 +124,14 @@ public:
     SingleExit X = *Exit;
     il::Instr *CoreFirst = B.instructions()[*Start]; // after what makeSingleExit inserted
     if (inlineCounting()) {
-      // Summary mode's own code, which the JIT inlines: Push(K) ... finally Pop().
+      // Summary mode's own code, which the JIT inlines: stack = Push(K) ... finally Pop(stack).
+      uint32_t Stack = C.addLocal({uint8_t(ElementType::SZArray), uint8_t(ElementType::I4)});
       Emitter Head(B, CoreFirst);
       il::Instr *Index = Head.ldc(0);
       Head.tok(il::Opcode::Call, PushMethod);
+      Head.stloc(Stack);
       Emitter Fin(B, X.End);
+      Fin.ldloc(Stack);
       Fin.tok(il::Opcode::Call, PopMethod);
       Fin.op(il::Opcode::Endfinally);
       protectBody(B, CoreFirst, Fin.first(), X.End, il::RegionKind::Finally);
@@ -200,7 +203,7 @@ public:
       }
       (this->*Body)(B);
       bool Returns = Method == NoEnter || Method == NoInstance || Method == ArriveMethod ||
-                     Method == NoThread;
+                     Method == NoThread || Method == PushMethod;
       if (Error E = MC.setBody(Method, std::move(B), Returns))
         return E;
     }
@@ -352,8 +355,8 @@ private:
     Made.push_back(MC.addField(Type, 0x0011, "Stack", {uint8_t(SigField), SZ, I4}));
     Made.push_back(MC.addField(Type, 0x0011, "Counts", {uint8_t(SigField), SZ, I8}));
     Made.push_back(MC.addField(Type, 0x0013, "ThreadFn", {uint8_t(SigField), I}));
-    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, "Push", methodSig(false, Void, {I4}, 1)));
-    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, "Pop", methodSig(false, Void, {}, 0)));
+    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, "Push", methodSig(false, SZ, {I4, I4}, 1)));
+    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, "Pop", methodSig(false, Void, {SZ, I4}, 1)));
     // (methodSig's first parameter byte completes the int32[] return type.)
     Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Arrive", methodSig(false, SZ, {I4}, 0)));
     Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoThread",
@@ -397,7 +400,7 @@ private:
   void noLeaveBody(il::MethodBody &B) { Emitter(B, nullptr).op(il::Opcode::Ret); }
   void noFlushBody(il::MethodBody &B) { Emitter(B, nullptr).op(il::Opcode::Ret); }
   /// Push(k): one call deeper on the thread's stack (method Base + k there while it fits), one
-  /// more call of k in the thread's counts.
+  /// more call of k in the thread's counts; returns the stack, for Pop.
   void pushBody(il::MethodBody &B) {
     Emitter E(B, nullptr);
     il::Instr *Have = B.create(il::Opcode::Ldloc_0);
@@ -437,12 +440,13 @@ private:
     E.ldcI8(1);
     E.op(il::Opcode::Add);
     E.op(il::Opcode::Stind_I8);
+    E.ldloc(0);
     E.op(il::Opcode::Ret);
   }
-  /// Pop(): one call less deep.
+  /// Pop(stack): one call less deep.
   void popBody(il::MethodBody &B) {
     Emitter E(B, nullptr);
-    E.tok(il::Opcode::Ldsfld, StackField);
+    E.ldarg(0);
     E.ldc(0);
     E.tok(il::Opcode::Ldelema, Int32Type);
     E.op(il::Opcode::Dup);

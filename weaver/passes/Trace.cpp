@@ -14,6 +14,11 @@
 // A tail call moves out of the try block to a stub after the epilogue (weaver/passes/Returns.h),
 // so the time counted ends at the call: the callee's time is its own.
 //
+// Summary mode (without instantiations) takes no timestamp and calls no runtime function per
+// call: `stack = <weft>.Trace::Push(K)` and `finally { Pop(stack) }`, methods of the hidden type
+// that the JIT inlines, count the call and keep the thread's stack in thread-static fields; the
+// runtime gives each thread its stack once (Arrive) and samples it.
+//
 // The runtime's bytes travel in the module as a base64 string. The static constructor of the
 // hidden type `<weft>.Trace` loads them once per process (the AppDomain keeps the loaded runtime
 // for the other woven modules), registers the module's method names and takes the addresses of

@@ -128,52 +128,11 @@ public:
     }
     SingleExit X = *Exit;
     il::Instr *CoreFirst = B.instructions()[*Start]; // after what makeSingleExit inserted
-    if (inlineCounting()) {
-      // Summary mode's own code, which the JIT inlines: stack = Push(K) ... finally Pop(stack).
-      uint32_t Stack = C.addLocal({uint8_t(ElementType::SZArray), uint8_t(ElementType::I4)});
-      Emitter Head(B, CoreFirst);
-      il::Instr *Index = Head.ldc(0);
-      Head.tok(il::Opcode::Call, PushMethod);
-      Head.stloc(Stack);
-      Emitter Fin(B, X.End);
-      Fin.ldloc(Stack);
-      Fin.tok(il::Opcode::Call, PopMethod);
-      Fin.op(il::Opcode::Endfinally);
-      protectBody(B, CoreFirst, Fin.first(), X.End, il::RegionKind::Finally);
-      C.Marks = {Index};
-      return Error::success();
-    }
-    uint32_t IdLocal = C.addLocal({uint8_t(ElementType::I4)});
-    uint32_t StartLocal = C.addLocal({uint8_t(ElementType::I8)});
-
-    Emitter Head(B, CoreFirst);
-    Head.tok(il::Opcode::Ldsfld, Base);
-    il::Instr *Index = Head.ldc(0);
-    Head.op(il::Opcode::Add);
-    if (Instantiations && isGeneric(C)) {
-      // The id of the instantiation this call runs in, from the handles of its generic context.
-      auto [TypeTok, MethodTok] = instantiationTokens(C);
-      Head.tok(il::Opcode::Ldtoken, TypeTok);
-      Head.tok(il::Opcode::Ldtoken, MethodTok);
-      Head.tok(il::Opcode::Ldsfld, InstanceFn);
-      Head.tok(il::Opcode::Calli, InstanceSig);
-    }
-    Head.op(il::Opcode::Dup);
-    Head.stloc(IdLocal);
-    Head.tok(il::Opcode::Ldsfld, EnterFn);
-    Head.tok(il::Opcode::Calli, EnterSig);
-    Head.stloc(StartLocal);
-
-    // The finally block, between the body and what follows it.
-    Emitter Fin(B, X.End);
-    Fin.ldloc(IdLocal);
-    Fin.ldloc(StartLocal);
-    Fin.tok(il::Opcode::Ldsfld, LeaveFn);
-    Fin.tok(il::Opcode::Calli, LeaveSig);
+    Emitter Head(B, CoreFirst), Fin(B, X.End); // the finally block goes between body and exit
+    // The method's number is given in row order in finishMethod.
+    C.Marks = {inlineCounting() ? emitCounting(C, Head, Fin) : emitTiming(C, Head, Fin)};
     Fin.op(il::Opcode::Endfinally);
     protectBody(B, CoreFirst, Fin.first(), X.End, il::RegionKind::Finally);
-    // The method's number is given in row order in finishMethod.
-    C.Marks = {Index};
     return Error::success();
   }
 
@@ -250,6 +209,46 @@ private:
       Method = C.methodSpec(Method, Inst);
     }
     return {Type, Method};
+  }
+
+  /// Summary mode's own code, which the JIT inlines: stack = Push(K) ... finally Pop(stack).
+  /// Returns the instruction that loads K.
+  il::Instr *emitCounting(MethodContext &C, Emitter &Head, Emitter &Fin) {
+    uint32_t Stack = C.addLocal({uint8_t(ElementType::SZArray), uint8_t(ElementType::I4)});
+    il::Instr *Index = Head.ldc(0);
+    Head.tok(il::Opcode::Call, PushMethod);
+    Head.stloc(Stack);
+    Fin.ldloc(Stack);
+    Fin.tok(il::Opcode::Call, PopMethod);
+    return Index;
+  }
+
+  /// id = Base + K (or its instantiation's id); start = Enter(id) ... finally Leave(id, start),
+  /// through the runtime's addresses. Returns the instruction that loads K.
+  il::Instr *emitTiming(MethodContext &C, Emitter &Head, Emitter &Fin) {
+    uint32_t IdLocal = C.addLocal({uint8_t(ElementType::I4)});
+    uint32_t StartLocal = C.addLocal({uint8_t(ElementType::I8)});
+    Head.tok(il::Opcode::Ldsfld, Base);
+    il::Instr *Index = Head.ldc(0);
+    Head.op(il::Opcode::Add);
+    if (Instantiations && isGeneric(C)) {
+      // The id of the instantiation this call runs in, from the handles of its generic context.
+      auto [TypeTok, MethodTok] = instantiationTokens(C);
+      Head.tok(il::Opcode::Ldtoken, TypeTok);
+      Head.tok(il::Opcode::Ldtoken, MethodTok);
+      Head.tok(il::Opcode::Ldsfld, InstanceFn);
+      Head.tok(il::Opcode::Calli, InstanceSig);
+    }
+    Head.op(il::Opcode::Dup);
+    Head.stloc(IdLocal);
+    Head.tok(il::Opcode::Ldsfld, EnterFn);
+    Head.tok(il::Opcode::Calli, EnterSig);
+    Head.stloc(StartLocal);
+    Fin.ldloc(IdLocal);
+    Fin.ldloc(StartLocal);
+    Fin.tok(il::Opcode::Ldsfld, LeaveFn);
+    Fin.tok(il::Opcode::Calli, LeaveSig);
+    return Index;
   }
 
   Error readOptions() {

@@ -18,9 +18,32 @@ namespace weft::cli {
 /// Exit codes: 0 success, 1 an error in the input or while working, 2 a usage error.
 enum ExitCode : int { ExitOk = 0, ExitError = 1, ExitUsage = 2 };
 
-/// Prints "weft: error: <message>" (LLVM tools' style) and returns ExitError.
+/// How errors and warnings are printed: "weft: error: MESSAGE" (LLVM tools' style), or for
+/// `--message-format msbuild` as MSBuild's canonical diagnostics, "FILE(LINE,COL): error
+/// WEFT0001: MESSAGE", which the Exec task turns into build errors.
+enum class MessageFormat { Plain, MSBuild };
+void setMessageFormat(MessageFormat F);
+/// Parses the option's value ("plain", "msbuild").
+bool parseMessageFormat(llvm::StringRef Name, MessageFormat &F);
+
+/// The codes of MSBuild diagnostics (docs: README, "weft in dotnet build").
+enum DiagnosticCode : unsigned {
+  CodeOther = 0,  // WEFT0000
+  CodeSpec = 1,   // the spec file is wrong (with its line)
+  CodeInput = 2,  // an input does not read: not an assembly, damaged, missing
+  CodeWeave = 3,  // a pass could not weave a method or the module
+  CodeOutput = 4, // an output could not be written
+  CodeUsage = 5,  // the command line is wrong
+  CodeWarning = 1000,
+};
+/// \p E, carrying \p Code for MSBuild diagnostics (its message is unchanged).
+llvm::Error withCode(DiagnosticCode Code, llvm::Error E);
+/// The message of \p E and its code (CodeOther unless withCode gave one).
+std::pair<DiagnosticCode, std::string> takeCoded(llvm::Error E);
+
+/// Prints an error in the chosen format and returns ExitError.
 int reportError(llvm::Error E);
-int reportError(const llvm::Twine &Message);
+int reportError(const llvm::Twine &Message, DiagnosticCode Code = CodeOther);
 void reportWarning(const llvm::Twine &Message);
 
 /// An opened input: the mapped image and, for a managed one, its metadata; or a standalone

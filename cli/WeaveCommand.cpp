@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Tool.h"
+#include "cli/WeaveCache.h"
 #include "metadata/AssemblyCache.h"
 #include "metadata/Editor.h"
 #include "metadata/Resolver.h"
@@ -43,6 +44,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <set>
 
 using namespace llvm;
 
@@ -57,6 +59,9 @@ struct WeaveOptions {
   std::string KeyFile;
   std::string SpecFile;
   std::vector<std::string> Passes;
+  std::string CacheDir; // --cache-dir, else WEFT_CACHE_DIR
+  std::string DepsFile;
+  std::string MessageFormat = "plain";
   unsigned Threads = 0;
   bool InPlace = false;
   bool VerifyEach = false;
@@ -102,6 +107,11 @@ struct WeaveRun {
   std::optional<pe::StrongNameKey> Key;
   RunResolvers Resolvers;
   metadata::AssemblyCache Assemblies;
+  std::optional<WeaveCache> Cache;
+  /// What the cache key of every input starts with: weft's build, the spec or passes, the key.
+  CacheKey RunKey;
+  /// The files the run read besides the inputs and what the passes opened (for --deps).
+  std::vector<std::string> Dependencies;
 };
 
 /// One assembly to weave and where it goes.
@@ -118,6 +128,11 @@ struct JobLog {
   };
   std::vector<Line> Lines;
   std::optional<std::string> Failure;
+  DiagnosticCode FailureCode = CodeOther;
+  /// The files written: the output, its PDB, the side files.
+  std::vector<std::string> Written;
+  /// The files an output taken from the cache was woven with (probe assemblies, ...).
+  std::vector<std::string> Dependencies;
   void warn(const Twine &Message) { Lines.push_back({true, Message.str()}); }
   void say(const Twine &Message) { Lines.push_back({false, Message.str()}); }
 };
@@ -210,12 +225,12 @@ void warnAboutOutput(const Job &J, const pe::BuildReport &Report, JobLog &Log) {
 Error weaveFile(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
   Expected<Input> In = openInput(J.Input);
   if (!In)
-    return In.takeError();
+    return withCode(CodeInput, In.takeError());
   std::optional<spec::Selection> Sel;
   if (Run.Spec) {
     Expected<spec::Selection> S = spec::select(*Run.Spec, *In->Module);
     if (!S)
-      return createFileError(J.Input, S.takeError());
+      return withCode(CodeWeave, createFileError(J.Input, S.takeError()));
     Sel = std::move(*S);
   }
   // The whole input is read first: a file that does not read fully is not rewritten. The bodies
@@ -229,7 +244,7 @@ Error weaveFile(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
   };
   RO.DecodedLater = DecodedByWeave;
   if (Error E = readEverything(*In->Image, *In->Module, Stats, RO))
-    return createFileError(J.Input, std::move(E));
+    return withCode(CodeInput, createFileError(J.Input, std::move(E)));
 
   metadata::Editor Editor(*In->Module);
   std::unique_ptr<passes::ModuleWeave> Weave;
@@ -237,7 +252,7 @@ Error weaveFile(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
     Expected<std::unique_ptr<passes::ModuleWeave>> W =
         startWeave(J, *In->Image, Editor, *Sel, Run, Team);
     if (!W)
-      return W.takeError();
+      return withCode(CodeWeave, W.takeError());
     Weave = std::move(*W);
   }
   // The bodies are woven while the writer lays them out, a batch at a time; once the module's
@@ -276,14 +291,92 @@ Error weaveFile(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
       },
       Write);
   if (!W)
-    return createFileError(J.Input, W.takeError());
+    return withCode(CodeWeave, createFileError(J.Input, W.takeError()));
   warnAboutOutput(J, W->Report, Log);
   if (Error E = writeFileAtomically(J.Output, W->Bytes))
-    return E;
-  if (Woven)
+    return withCode(CodeOutput, std::move(E));
+  Log.Written.push_back(J.Output);
+  if (Woven) {
+    for (const auto &Side : Weave->outcome().SideFiles)
+      Log.Written.push_back(J.Output + Side.first);
+    for (const auto &Side : Weave->outcome().SideFilesOnDisk)
+      Log.Written.push_back(J.Output + Side.first);
     if (Error E = passes::writeSideFiles(Weave->outcome(), J.Output))
-      return E;
-  return writePdb(Pdb, Woven && !Woven->Remaps.empty(), InPdb, OutPdb);
+      return withCode(CodeOutput, std::move(E));
+  }
+  if (Error E = writePdb(Pdb, Woven && !Woven->Remaps.empty(), InPdb, OutPdb))
+    return withCode(CodeOutput, std::move(E));
+  if (sys::fs::exists(OutPdb) && OutPdb != InPdb)
+    Log.Written.push_back(OutPdb);
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// The weaving cache (cli/WeaveCache.h).
+//===----------------------------------------------------------------------===//
+
+/// The role of the written file \p Path in the cache: its name after the output's stem ("~.pdb",
+/// "~.dll.coverage.json"), or its own file name ("=Name.pdb", a PDB the CodeView entry names).
+std::string roleOf(const Job &J, StringRef Path) {
+  SmallString<256> Stem(J.Output);
+  sys::path::replace_extension(Stem, "");
+  if (Path.startswith(Stem))
+    return "~" + Path.drop_front(Stem.size()).str();
+  return "=" + sys::path::filename(Path).str();
+}
+
+std::string pathOfRole(const Job &J, StringRef Role) {
+  SmallString<256> Path(J.Output);
+  if (Role.consume_front("~")) {
+    sys::path::replace_extension(Path, "");
+    return (Path + Role).str();
+  }
+  Role.consume_front("=");
+  sys::path::remove_filename(Path);
+  sys::path::append(Path, Role);
+  return std::string(Path);
+}
+
+/// The key of \p J: the run's, then the input's path and bytes and its separate PDB's bytes.
+Expected<std::string> cacheKeyOf(const Job &J, const WeaveRun &Run) {
+  CacheKey K = Run.RunKey;
+  SmallString<256> Abs(J.Input);
+  sys::fs::make_absolute(Abs);
+  K.addText("input", Abs);
+  if (Error E = K.addFile("input-bytes", J.Input))
+    return std::move(E);
+  SmallString<256> Pdb(J.Input);
+  sys::path::replace_extension(Pdb, "pdb");
+  if (Error E = K.addFile("input-pdb", Pdb))
+    return std::move(E);
+  return K.hex();
+}
+
+/// Weaves \p J, or takes its output from the cache when there is one with this key; a woven
+/// output goes into the cache. The cache's own troubles are warnings: the weave goes on.
+Error weaveCached(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
+  if (!Run.Cache)
+    return weaveFile(J, Run, Team, Log);
+  Expected<std::string> Key = cacheKeyOf(J, Run);
+  if (!Key)
+    return Key.takeError();
+  auto OutputFor = [&](StringRef Role) { return pathOfRole(J, Role); };
+  Expected<bool> Hit = Run.Cache->restore(*Key, OutputFor, Log.Dependencies);
+  if (Hit && *Hit) {
+    if (Run.Opt.Verbose)
+      Log.say("weft: '" + J.Input + "': taken from the weaving cache");
+    return Error::success();
+  }
+  if (!Hit)
+    Log.warn("weaving cache: " + toString(Hit.takeError()));
+  if (Error E = weaveFile(J, Run, Team, Log))
+    return E;
+  std::vector<CachedFile> Files;
+  for (const std::string &W : Log.Written)
+    Files.push_back({roleOf(J, W), W});
+  if (Error E = Run.Cache->store(*Key, Files, Run.Assemblies.paths()))
+    Log.warn("weaving cache: " + toString(std::move(E)));
+  return Error::success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -457,6 +550,56 @@ std::optional<std::string> sameOutputError(ArrayRef<Job> Jobs) {
   return std::nullopt;
 }
 
+/// What every output of the run depends on besides its input: weft's build, the spec (and its
+/// plugins) or the passes, the strong-name key, --force. Also the files of --deps.
+Error keyTheRun(WeaveRun &Run) {
+  const WeaveOptions &Opt = Run.Opt;
+  CacheKey &K = Run.RunKey;
+  K.addText("weft", weftBuildIdentity());
+  K.addText("force", Opt.Force ? "1" : "0");
+  for (const std::string &P : Opt.Passes)
+    K.addText("pass", P);
+  std::vector<std::string> Files;
+  if (!Opt.SpecFile.empty()) {
+    Files.push_back(Opt.SpecFile);
+    for (const std::string &P : Run.Spec->pluginPaths())
+      Files.push_back(P);
+  }
+  if (!Opt.KeyFile.empty())
+    Files.push_back(Opt.KeyFile);
+  for (const std::string &F : Files) {
+    if (Error E = K.addFile("file", F))
+      return E;
+    Run.Dependencies.push_back(F);
+  }
+  return Error::success();
+}
+
+/// Writes --deps: every file the run read, one absolute path a line (the inputs, their separate
+/// PDBs, the spec and its plugins, the key, the assemblies the passes opened).
+Error writeDependencies(ArrayRef<Job> Jobs, WeaveRun &Run) {
+  std::vector<std::string> All = Run.Dependencies;
+  for (const Job &J : Jobs) {
+    All.push_back(J.Input);
+    SmallString<256> Pdb(J.Input);
+    sys::path::replace_extension(Pdb, "pdb");
+    if (sys::fs::exists(Pdb))
+      All.push_back(std::string(Pdb));
+  }
+  for (const std::string &P : Run.Assemblies.paths())
+    All.push_back(P);
+  std::string Text;
+  std::set<std::string> Seen;
+  for (const std::string &P : All) {
+    SmallString<256> Abs(P);
+    sys::fs::make_absolute(Abs);
+    sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+    if (Seen.insert(std::string(Abs)).second)
+      Text += std::string(Abs) + "\n";
+  }
+  return writeFileAtomically(Run.Opt.DepsFile, arrayRefFromStringRef(Text));
+}
+
 /// The strong-name key, the spec and the passes, once for the run.
 Error prepareRun(WeaveRun &Run) {
   const WeaveOptions &Opt = Run.Opt;
@@ -476,7 +619,7 @@ Error prepareRun(WeaveRun &Run) {
   if (!Opt.SpecFile.empty()) {
     Expected<spec::Spec> S = spec::Spec::load(Opt.SpecFile);
     if (!S)
-      return S.takeError();
+      return withCode(CodeSpec, S.takeError());
     if (Expected<std::vector<plugin::LoadedPlugin>> L = plugin::loadPlugins(Opt.SpecFile, S->pluginPaths()); !L)
       return L.takeError();
     Run.Spec = std::move(*S);
@@ -490,13 +633,15 @@ Error prepareRun(WeaveRun &Run) {
     }
     Run.Spec = spec::Spec::forPasses(std::move(Uses));
   }
+  if (Error E = keyTheRun(Run))
+    return E;
   if (Run.Spec)
     for (const spec::PassUse *U : Run.Spec->passUses())
       if (!passes::PassRegistry::global().find(U->Pass))
-        return createStringError(
+        return withCode(CodeSpec, createStringError(
             inconvertibleErrorCode(),
             Twine(Opt.SpecFile.empty() ? "" : Opt.SpecFile + ": ") + U->Rule + ": unknown pass '" +
-                U->Pass + "' (known passes: " + passes::PassRegistry::global().names() + ")");
+                U->Pass + "' (known passes: " + passes::PassRegistry::global().names() + ")"));
   return Error::success();
 }
 
@@ -531,7 +676,7 @@ unsigned weaveAll(ArrayRef<Job> Jobs, WeaveRun &Run) {
       for (const JobLog::Line &L : Log.Lines)
         Bar.interrupt([&] { L.Warning ? reportWarning(L.Text) : void(errs() << L.Text << '\n'); });
       if (Log.Failure)
-        Bar.interrupt([&] { reportError(*Log.Failure); });
+        Bar.interrupt([&] { reportError(*Log.Failure, Log.FailureCode); });
     }
   };
   auto Weave = [&](size_t I, WorkerTeam *Team) {
@@ -544,9 +689,11 @@ unsigned weaveAll(ArrayRef<Job> Jobs, WeaveRun &Run) {
     }
     if (Opt.Verbose && Jobs.size() > 1)
       Log.say("weft: weaving '" + J.Input + "' into '" + J.Output + "'");
-    if (Error E = weaveFile(J, Run, Team, Log))
-      Log.Failure = toString(std::move(E));
+    if (Error E = weaveCached(J, Run, Team, Log))
+      std::tie(Log.FailureCode, Log.Failure) = takeCoded(std::move(E));
     std::lock_guard<std::mutex> G(Lock);
+    for (std::string &D : Log.Dependencies)
+      Run.Dependencies.push_back(std::move(D));
     Woven += !Log.Failure;
     Logs[I] = std::move(Log);
     Done[I] = true;
@@ -581,18 +728,21 @@ unsigned weaveAll(ArrayRef<Job> Jobs, WeaveRun &Run) {
 }
 
 int run(const WeaveOptions &Opt) {
+  MessageFormat Format;
+  if (parseMessageFormat(Opt.MessageFormat, Format))
+    setMessageFormat(Format);
   std::vector<std::string> Folders;
   for (const std::string &In : Opt.Inputs)
     if (sys::fs::is_directory(In))
       Folders.push_back(In);
   if (std::optional<std::string> Usage = outputUsageError(Opt, Folders)) {
-    reportError(*Usage);
+    reportError(*Usage, CodeUsage);
     return ExitUsage;
   }
   unsigned Failed = 0;
   std::vector<Job> Jobs = planJobs(Opt, Failed);
   if (std::optional<std::string> Usage = sameOutputError(Jobs)) {
-    reportError(*Usage);
+    reportError(*Usage, CodeUsage);
     return ExitUsage;
   }
   if (Failed && Opt.FailFast)
@@ -604,7 +754,14 @@ int run(const WeaveOptions &Opt) {
     if (std::error_code EC = sys::fs::create_directories(Opt.OutDir))
       return reportError(createFileError(Opt.OutDir, errorCodeToError(EC)));
 
+  std::string CacheDir = cacheDirFrom(Opt.CacheDir);
+  if (!CacheDir.empty())
+    Run.Cache.emplace(CacheDir);
+
   Failed += weaveAll(Jobs, Run);
+  if (!Failed && !Opt.DepsFile.empty())
+    if (Error E = writeDependencies(Jobs, Run))
+      return reportError(std::move(E));
   return Failed ? ExitError : ExitOk;
 }
 
@@ -640,6 +797,16 @@ Runner addWeaveCommand(CLI::App &App) {
                 "Say which methods each pass left alone and why, and what it changed");
   Sub->add_flag("-q,--quiet", Opt->Quiet,
                 "No progress line and no summary (warnings and errors are still printed)");
+  Sub->add_option("--cache-dir", Opt->CacheDir,
+                  "Keep woven outputs in this folder, keyed by what they were woven from, and "
+                  "take them from there when nothing changed (default: $WEFT_CACHE_DIR)");
+  Sub->add_option("--deps", Opt->DepsFile,
+                  "Write the files the run read to this file, one path a line (for build "
+                  "systems)");
+  Sub->add_option("--message-format", Opt->MessageFormat,
+                  "How errors and warnings are printed: plain (default) or msbuild (MSBuild's "
+                  "\"FILE(LINE,COL): error WEFT0001: ...\", for build systems)")
+      ->check(CLI::IsMember({"plain", "msbuild"}));
   Sub->add_flag("--fail-fast", Opt->FailFast,
                 "Stop at the first input that fails (by default the others are still woven)");
   return [Opt] { return run(*Opt); };

@@ -3,6 +3,7 @@
 
 #include "support/Error.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -43,6 +44,15 @@ Expected<std::shared_ptr<const OpenedAssembly>> AssemblyCache::open(StringRef Pa
 size_t AssemblyCache::size() const {
   std::lock_guard<std::mutex> G(Lock);
   return ByRealPath.size();
+}
+
+std::vector<std::string> AssemblyCache::paths() const {
+  std::lock_guard<std::mutex> G(Lock);
+  std::vector<std::string> Paths;
+  for (const auto &E : ByRealPath)
+    Paths.push_back(E.getKey().str());
+  llvm::sort(Paths);
+  return Paths;
 }
 
 } // namespace weft::metadata

@@ -18,6 +18,8 @@
 
 #include <memory>
 #include <mutex>
+#include <string>
+#include <vector>
 
 namespace weft::metadata {
 
@@ -37,6 +39,8 @@ class AssemblyCache {
 public:
   llvm::Expected<std::shared_ptr<const OpenedAssembly>> open(llvm::StringRef Path);
   size_t size() const;
+  /// The real paths of the assemblies opened so far, sorted.
+  std::vector<std::string> paths() const;
 
 private:
   mutable std::mutex Lock;

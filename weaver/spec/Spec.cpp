@@ -716,4 +716,74 @@ Expected<Spec> Spec::load(StringRef Path) {
   return parse((*Buf)->getBuffer(), Path);
 }
 
+namespace {
+
+/// The 1-based line and column of \p Offset in \p Text.
+std::pair<unsigned, unsigned> lineAndColumn(StringRef Text, size_t Offset) {
+  StringRef Before = Text.take_front(Offset);
+  size_t LineStart = Before.rfind('\n');
+  unsigned Line = Before.count('\n') + 1;
+  unsigned Column = Offset - (LineStart == StringRef::npos ? 0 : LineStart + 1) + 1;
+  return {Line, Column};
+}
+
+/// The shape the path \p Where (`rules[1].match.method`) leads to from \p Root, as deep as the
+/// text goes.
+const Shape *follow(const Shape &Root, StringRef Where) {
+  const Shape *At = &Root;
+  while (!Where.empty()) {
+    Where.consume_front(".");
+    if (Where.consume_front("[")) {
+      size_t Index;
+      auto [Number, Rest] = Where.split(']');
+      if (Number.getAsInteger(10, Index) || Index >= At->Items.size())
+        return At;
+      At = &At->Items[Index];
+      Where = Rest;
+      continue;
+    }
+    size_t End = Where.find_first_of(".[");
+    StringRef Key = Where.take_front(End);
+    Where = Where.drop_front(Key.size());
+    auto It = llvm::find_if(At->Members, [&](const auto &M) { return M.first == Key; });
+    if (It == At->Members.end())
+      return At;
+    At = &It->second;
+  }
+  return At;
+}
+
+} // namespace
+
+std::optional<std::pair<unsigned, unsigned>> locateInSpec(StringRef Text, StringRef Message) {
+  unsigned Line, Column;
+  StringRef Rest = Message;
+  if (Rest.consume_front("invalid JSON: line ") && !Rest.consumeInteger(10, Line) &&
+      Rest.consume_front(", column ") && !Rest.consumeInteger(10, Column))
+    return std::make_pair(Line, Column);
+  // The place is the leading parts without spaces: "rules[1] 'name': match: unknown key" is
+  // rules[1].match.
+  std::string Where;
+  for (auto [Part, After] = Message.split(": "); !After.empty();
+       std::tie(Part, After) = After.split(": ")) {
+    auto [Place, Name] = Part.split(' ');
+    if (!Name.empty() && !(Name.startswith("'") && Name.endswith("'")))
+      break; // words, not a place (a rule's name follows its place: rules[0] 'name')
+    Where += (Where.empty() ? "" : ".") + Place.str();
+  }
+  if (Where.empty())
+    return std::nullopt;
+  Text.consume_front("\xEF\xBB\xBF");
+  Expected<json::Value> Root = json::parse(Text);
+  if (!Root) {
+    consumeError(Root.takeError());
+    return std::nullopt;
+  }
+  Shape RootShape = ShapeScanner(Text).value();
+  const Shape *At = follow(RootShape, Where);
+  if (At == &RootShape)
+    return std::nullopt;
+  return lineAndColumn(Text, At->Text.data() - Text.data());
+}
+
 } // namespace weft::spec

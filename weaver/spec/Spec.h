@@ -133,6 +133,13 @@ private:
   std::vector<Tracepoint> Tracepoints;
 };
 
+/// Where in the spec text \p Text the problem a spec error describes is, as a 1-based line and
+/// column: \p Message is the error's text after the file name, which starts with the place
+/// (`rules[1].match.method: ...`) or with `invalid JSON: line L, column C`. The place's innermost
+/// part the text has is given; nullopt when there is none (a missing "version", say).
+std::optional<std::pair<unsigned, unsigned>> locateInSpec(llvm::StringRef Text,
+                                                          llvm::StringRef Message);
+
 /// A pass use written as on the command line: `name` or `name:key=value,key=value` (`--pass`).
 llvm::Expected<PassUse> parsePassUse(llvm::StringRef Text);
 /// Pass uses separated by ';' (the profiler's WEFT_PASSES); empty items are ignored.

@@ -1,12 +1,15 @@
 //===- cli/CoverageCommand.cpp - weft coverage ----------------------------===//
 //
-// weft coverage report: joins the map the coverage pass wrote beside a woven assembly with the
-// hits files its runs wrote (added together) and writes Cobertura XML, LCOV or a text table.
+// weft coverage report: joins the maps the coverage pass wrote beside woven assemblies with the
+// hits files their runs wrote (each to the map of its module, runs added together) and writes
+// Cobertura XML, LCOV or a text table; the maps of one assembly built for several target
+// frameworks are merged.
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Tool.h"
 #include "weaver/coverage/Report.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Chrono.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -19,7 +22,7 @@ namespace weft::cli {
 namespace {
 
 struct ReportArgs {
-  std::string Map;
+  std::vector<std::string> Maps;
   std::vector<std::string> Hits;
   std::string Format = "cobertura";
   std::string Output;
@@ -45,13 +48,16 @@ int report(const ReportArgs &A) {
     return ExitUsage;
   }
   O.Version = "weft " WEFT_VERSION;
-
-  Expected<std::string> MapText = readText(A.Map);
-  if (!MapText)
-    return reportError(MapText.takeError());
-  Expected<coverage::Map> M = coverage::readMap(*MapText);
-  if (!M)
-    return reportError(createFileError(A.Map, M.takeError()));
+  std::vector<coverage::Map> Maps;
+  for (const std::string &Path : A.Maps) {
+    Expected<std::string> MapText = readText(Path);
+    if (!MapText)
+      return reportError(MapText.takeError());
+    Expected<coverage::Map> M = coverage::readMap(*MapText);
+    if (!M)
+      return reportError(createFileError(Path, M.takeError()));
+    Maps.push_back(std::move(*M));
+  }
   for (const std::string &Path : A.Hits) {
     Expected<std::string> Text = readText(Path);
     if (!Text)
@@ -59,17 +65,24 @@ int report(const ReportArgs &A) {
     Expected<coverage::Hits> H = coverage::readHits(*Text);
     if (!H)
       return reportError(createFileError(Path, H.takeError()));
-    if (Error E = coverage::addHits(*M, *H))
+    // Each hits file to the map of its module; with one map, addHits says what does not match.
+    auto It = llvm::find_if(Maps, [&](const coverage::Map &M) { return M.Mvid == H->Mvid; });
+    if (It == Maps.end() && Maps.size() > 1)
+      return reportError(createFileError(
+          Path, createStringError(inconvertibleErrorCode(),
+                                  "module " + H->Mvid + " (" + H->Assembly +
+                                      ") is none of the maps' modules: woven again since?")));
+    coverage::Map &M = It != Maps.end() ? *It : Maps.front();
+    if (Error E = coverage::addHits(M, *H))
       return reportError(createFileError(Path, std::move(E)));
     // The report is as of the latest run.
     sys::fs::file_status St;
     if (!sys::fs::status(Path, St))
       O.Timestamp = std::max<int64_t>(O.Timestamp, sys::toTimeT(St.getLastModificationTime()));
   }
-
   std::string Out;
   raw_string_ostream OS(Out);
-  coverage::writeReport(*M, O, OS);
+  coverage::writeReport(Maps, O, OS);
   if (A.Output.empty() || A.Output == "-") {
     outs() << OS.str();
     return ExitOk;
@@ -88,7 +101,10 @@ Runner addCoverageCommand(CLI::App &App) {
   auto A = std::make_shared<ReportArgs>();
   CLI::App *Report = Sub->add_subcommand(
       "report", "Join a coverage map and hits files into Cobertura XML, LCOV or a text table");
-  Report->add_option("--map", A->Map, "The map the coverage pass wrote (OUT.coverage.json)")
+  Report
+      ->add_option("--map", A->Maps,
+                   "A map the coverage pass wrote (OUT.coverage.json); repeatable: several "
+                   "assemblies, or one built for several target frameworks")
       ->required();
   Report
       ->add_option("--hits", A->Hits,

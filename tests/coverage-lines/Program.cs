@@ -2,14 +2,15 @@ using System;
 using System.Collections.Generic;
 
 // Each line ending in "// hits: N" must be reported run exactly N times: a line is run only when
-// control reached it, even where a call before it in the same block threw.
+// control reached it, even where a call before it in the same block threw. A line's hits are the
+// runs of every statement on it added up, as coverlet counts (`if (fail) throw ...;` is two).
 public static class Lines
 {
     static int Total;
 
     static void Fail(bool fail)
     {
-        if (fail) throw new InvalidOperationException("fail"); // hits: 6
+        if (fail) throw new InvalidOperationException("fail"); // hits: 10
     } // hits: 2
 
     static int CallThrowsMidBlock(bool fail)
@@ -55,7 +56,7 @@ public static class Lines
 
     static void Deep(int n)
     {
-        if (n == 0) Fail(true); // hits: 4
+        if (n == 0) Fail(true); // hits: 5
         Deep(n - 1); // hits: 3
         Total--; // hits: 0
     }
@@ -66,7 +67,7 @@ public static class Lines
         public Guarded(int value)
         {
             Total++; // hits: 2
-            if (value < 0) throw new ArgumentOutOfRangeException(nameof(value)); // hits: 2
+            if (value < 0) throw new ArgumentOutOfRangeException(nameof(value)); // hits: 3
             Value = value; // hits: 1
         }
     }

@@ -104,6 +104,12 @@ Error readMethod(const json::Value &V, size_t I, Map &M, uint64_t &Next) {
     return mapError(Where + ".counter",
                     "counter " + Twine(*First) + " where " + Twine(Next) + " was expected");
   Me.FirstCounter = *First;
+  if (const json::Value *CV = MO->get("complexity")) {
+    Expected<uint32_t> Complexity = u32(CV, Where + ".complexity");
+    if (!Complexity)
+      return Complexity.takeError();
+    Me.Complexity = *Complexity;
+  }
   const json::Array *Blocks = MO->getArray("blocks");
   if (!Blocks)
     return mapError(Where + ".blocks", "expected an array");
@@ -293,19 +299,36 @@ Error addHits(Map &M, const Hits &H) {
 
 namespace {
 
+/// The most lines one statement is counted on.
+constexpr uint32_t MaxStatementLines = 10000;
+
 /// One source line (or, without lines, one block) as the reports show it.
 struct LineData {
   uint64_t Hits = 0;
   /// The hits of each block with a sequence point starting on the line.
   std::vector<uint64_t> Branches;
   bool isBranch() const { return Branches.size() > 1; }
+  /// Adds a statement's runs, saturating.
+  void add(uint64_t More) { Hits = saturatingAdd(Hits, More); }
+  /// Adds the same line of the same method built for another target framework: the same
+  /// branches, run more times (different code keeps the branches it had).
+  void addRun(const LineData &O) {
+    add(O.Hits);
+    if (Branches.size() == O.Branches.size()) {
+      for (size_t I = 0; I < Branches.size(); ++I)
+        Branches[I] = saturatingAdd(Branches[I], O.Branches[I]);
+    } else if (Branches.empty()) {
+      Branches = O.Branches;
+    }
+  }
+  static uint64_t saturatingAdd(uint64_t A, uint64_t B) { return B > ~uint64_t(0) - A ? ~uint64_t(0) : A + B; }
   unsigned branchesCovered() const {
     return unsigned(llvm::count_if(Branches, [](uint64_t H) { return H != 0; }));
   }
   /// Adds the same line of another method: one block each of several methods on a line (the
   /// accessors of a record's properties) are no branches.
   void merge(const LineData &O) {
-    Hits = std::max(Hits, O.Hits);
+    add(O.Hits);
     if (O.isBranch()) {
       if (!isBranch())
         Branches.clear();
@@ -337,8 +360,14 @@ LinesByDocument methodLines(const Method &M, bool BlockMode) {
     if (!B.Continues)
       Parent = K;
     for (const SourceSpan &S : B.Lines) {
+      // A statement counts on each of its lines (as coverlet counts).
+      // A damaged map's span of millions of lines counts on its first only.
+      uint32_t Last = S.EndLine >= S.StartLine && S.EndLine - S.StartLine < MaxStatementLines
+                          ? S.EndLine
+                          : S.StartLine;
+      for (uint32_t N = S.StartLine; N <= Last; ++N)
+        Out[S.Document][N].add(B.Hits);
       LineData &L = Out[S.Document][S.StartLine];
-      L.Hits = std::max(L.Hits, B.Hits);
       if (BlocksOnLine[{S.Document, S.StartLine}].insert(Parent).second)
         L.Branches.push_back(B.Hits);
     }
@@ -427,12 +456,97 @@ void writeLinesXml(raw_ostream &OS, const LineMap &Ls, unsigned Indent) {
   OS << Pad << "</lines>\n";
 }
 
-void writeCobertura(const Map &M, bool BlockMode, const ReportOptions &O, raw_ostream &OS) {
-  std::vector<std::string> DocNames =
-      BlockMode ? std::vector<std::string>{M.Assembly} : M.Documents;
-  std::string Source = BlockMode ? "" : commonDirectory(DocNames);
-  auto FileName = [&](uint32_t Doc) {
-    StringRef N = DocNames[Doc];
+/// A method's lines, with those of the same method in other maps of its assembly (other target
+/// frameworks) added in.
+struct MethodLines {
+  const Method *Me;
+  uint32_t Complexity;
+  LineMap Ls;
+  uint64_t Entered; // the hits of the first block
+  static MethodLines of(const Method &Me, LineMap Ls) {
+    return {&Me, Me.Complexity, std::move(Ls), Me.Blocks.empty() ? 0 : Me.Blocks[0].Hits};
+  }
+  void addRun(const Method &Other, const LineMap &OtherLs) {
+    Complexity = std::max(Complexity, Other.Complexity);
+    Entered += Other.Blocks.empty() ? 0 : Other.Blocks[0].Hits;
+    for (const auto &[N, L] : OtherLs)
+      Ls[N].addRun(L);
+  }
+};
+
+void writeLinesXml(raw_ostream &OS, const LineMap &Ls, unsigned Indent);
+
+/// A Cobertura class: its methods (in line order) and all their lines.
+void writeClass(raw_ostream &OS, StringRef File, StringRef Type,
+                const std::map<std::string, MethodLines> &ByName) {
+  std::vector<const MethodLines *> Methods;
+  LineMap ClassLines;
+  uint64_t Complexity = 0;
+  for (const auto &[Name, ML] : ByName) {
+    Methods.push_back(&ML);
+    Complexity += ML.Complexity;
+    for (const auto &[N, L] : ML.Ls)
+      ClassLines[N].merge(L);
+  }
+  llvm::stable_sort(Methods, [](const MethodLines *A, const MethodLines *B) {
+    return A->Ls.begin()->first < B->Ls.begin()->first;
+  });
+  Totals T;
+  T.add(ClassLines);
+  OS << "        <class name=\"" << xml(Type) << "\" filename=\"" << xml(File)
+     << "\" line-rate=\"" << rate(T.LinesCovered, T.Lines) << "\" branch-rate=\""
+     << rate(T.BranchesCovered, T.Branches) << "\" complexity=\"" << Complexity << "\">\n";
+  OS << "          <methods>\n";
+  for (const MethodLines *ML : Methods) {
+    Totals MT;
+    MT.add(ML->Ls);
+    OS << "            <method name=\"" << xml(ML->Me->Name) << "\" signature=\""
+       << xml(ML->Me->Signature) << "\" line-rate=\"" << rate(MT.LinesCovered, MT.Lines)
+       << "\" branch-rate=\"" << rate(MT.BranchesCovered, MT.Branches) << "\" complexity=\""
+       << ML->Complexity << "\">\n";
+    writeLinesXml(OS, ML->Ls, 14);
+    OS << "            </method>\n";
+  }
+  OS << "          </methods>\n";
+  writeLinesXml(OS, ClassLines, 10);
+  OS << "        </class>\n";
+}
+
+/// What every report is made of: per document (its path; the assembly in block mode), per type,
+/// the methods by full name with their lines, the maps of one assembly merged.
+struct Collected {
+  // assembly -> (document, type) -> full name -> lines
+  using Classes = std::map<std::pair<std::string, std::string>, std::map<std::string, MethodLines>>;
+  std::map<std::string, Classes> Assemblies;
+  std::vector<std::string> Documents; // every document's path, for the common directory
+};
+
+Collected collect(ArrayRef<Map> Maps) {
+  Collected C;
+  for (const Map &M : Maps) {
+    bool BlockMode = !M.hasLines();
+    std::vector<std::string> DocNames =
+        BlockMode ? std::vector<std::string>{M.Assembly} : M.Documents;
+    if (!BlockMode)
+      C.Documents.insert(C.Documents.end(), DocNames.begin(), DocNames.end());
+    Collected::Classes &Classes = C.Assemblies[M.Assembly];
+    for (const Method &Me : M.Methods)
+      for (auto &[Doc, Ls] : methodLines(Me, BlockMode)) {
+        auto &Methods = Classes[{DocNames[Doc], Me.Type}];
+        auto [It, New] = Methods.try_emplace(Me.fullName(), MethodLines::of(Me, Ls));
+        if (!New)
+          It->second.addRun(Me, Ls);
+      }
+  }
+  llvm::sort(C.Documents);
+  C.Documents.erase(std::unique(C.Documents.begin(), C.Documents.end()), C.Documents.end());
+  return C;
+}
+
+void writeCobertura(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS) {
+  Collected C = collect(Maps);
+  std::string Source = commonDirectory(C.Documents);
+  auto FileName = [&](StringRef N) {
     if (!Source.empty() && N.startswith(Source)) {
       N = N.drop_front(Source.size());
       if (!N.empty() && (N[0] == '/' || N[0] == '\\'))
@@ -440,86 +554,65 @@ void writeCobertura(const Map &M, bool BlockMode, const ReportOptions &O, raw_os
     }
     return N.str();
   };
-
-  // Classes: (file, type) -> methods with their lines in that file.
-  struct MethodLines {
-    const Method *Me;
-    LineMap Ls;
-  };
-  std::map<std::pair<std::string, std::string>, std::vector<MethodLines>> Classes;
-  std::map<uint32_t, LineMap> Files; // all lines per document, for the totals
-  for (const Method &Me : M.Methods)
-    for (auto &[Doc, Ls] : methodLines(Me, BlockMode)) {
-      for (const auto &[N, L] : Ls)
-        Files[Doc][N].merge(L);
-      Classes[{FileName(Doc), Me.Type}].push_back({&Me, std::move(Ls)});
-    }
+  // The totals: all lines per document, and per assembly.
   Totals All;
-  for (const auto &[Doc, Ls] : Files)
-    All.add(Ls);
+  std::map<std::string, Totals> PerAssembly;
+  std::map<std::string, uint64_t> ComplexityOf;
+  uint64_t AllComplexity = 0;
+  for (const auto &[Assembly, Classes] : C.Assemblies) {
+    std::map<std::string, LineMap> Files;
+    for (const auto &[Key, Methods] : Classes)
+      for (const auto &[Name, ML] : Methods) {
+        for (const auto &[N, L] : ML.Ls)
+          Files[Key.first][N].merge(L);
+        ComplexityOf[Assembly] += ML.Complexity;
+      }
+    for (const auto &[Doc, Ls] : Files) {
+      All.add(Ls);
+      PerAssembly[Assembly].add(Ls);
+    }
+    AllComplexity += ComplexityOf[Assembly];
+  }
 
   OS << "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
      << "<!DOCTYPE coverage SYSTEM \"http://cobertura.sourceforge.net/xml/coverage-04.dtd\">\n";
   OS << "<coverage line-rate=\"" << rate(All.LinesCovered, All.Lines) << "\" branch-rate=\""
      << rate(All.BranchesCovered, All.Branches) << "\" lines-covered=\"" << All.LinesCovered
      << "\" lines-valid=\"" << All.Lines << "\" branches-covered=\"" << All.BranchesCovered
-     << "\" branches-valid=\"" << All.Branches << "\" complexity=\"0\" version=\"" << xml(O.Version)
-     << "\" timestamp=\"" << O.Timestamp << "\">\n";
+     << "\" branches-valid=\"" << All.Branches << "\" complexity=\"" << AllComplexity
+     << "\" version=\"" << xml(O.Version) << "\" timestamp=\"" << O.Timestamp << "\">\n";
   OS << "  <sources>\n";
   if (!Source.empty())
     OS << "    <source>" << xml(Source) << "</source>\n";
   OS << "  </sources>\n  <packages>\n";
-  OS << "    <package name=\"" << xml(M.Assembly) << "\" line-rate=\""
-     << rate(All.LinesCovered, All.Lines) << "\" branch-rate=\""
-     << rate(All.BranchesCovered, All.Branches) << "\" complexity=\"0\">\n      <classes>\n";
-  for (auto &[Key, Methods] : Classes) {
-    LineMap ClassLines;
-    for (const MethodLines &ML : Methods)
-      for (const auto &[N, L] : ML.Ls)
-        ClassLines[N].merge(L);
-    Totals T;
-    T.add(ClassLines);
-    llvm::stable_sort(Methods, [](const MethodLines &A, const MethodLines &B) {
-      return std::make_pair(A.Ls.begin()->first, A.Me->fullName()) <
-             std::make_pair(B.Ls.begin()->first, B.Me->fullName());
-    });
-    OS << "        <class name=\"" << xml(Key.second) << "\" filename=\"" << xml(Key.first)
-       << "\" line-rate=\"" << rate(T.LinesCovered, T.Lines) << "\" branch-rate=\""
-       << rate(T.BranchesCovered, T.Branches) << "\" complexity=\"0\">\n";
-    OS << "          <methods>\n";
-    for (const MethodLines &ML : Methods) {
-      Totals MT;
-      MT.add(ML.Ls);
-      OS << "            <method name=\"" << xml(ML.Me->Name) << "\" signature=\""
-         << xml(ML.Me->Signature) << "\" line-rate=\"" << rate(MT.LinesCovered, MT.Lines)
-         << "\" branch-rate=\"" << rate(MT.BranchesCovered, MT.Branches)
-         << "\" complexity=\"0\">\n";
-      writeLinesXml(OS, ML.Ls, 14);
-      OS << "            </method>\n";
-    }
-    OS << "          </methods>\n";
-    writeLinesXml(OS, ClassLines, 10);
-    OS << "        </class>\n";
+  for (auto &[Assembly, Classes] : C.Assemblies) {
+    const Totals &P = PerAssembly[Assembly];
+    OS << "    <package name=\"" << xml(Assembly) << "\" line-rate=\""
+       << rate(P.LinesCovered, P.Lines) << "\" branch-rate=\""
+       << rate(P.BranchesCovered, P.Branches) << "\" complexity=\"" << ComplexityOf[Assembly]
+       << "\">\n      <classes>\n";
+    for (auto &[Key, ByName] : Classes)
+      writeClass(OS, FileName(Key.first), Key.second, ByName);
+    OS << "      </classes>\n    </package>\n";
   }
-  OS << "      </classes>\n    </package>\n  </packages>\n</coverage>\n";
+  OS << "  </packages>\n</coverage>\n";
 }
 
-void writeLcov(const Map &M, bool BlockMode, raw_ostream &OS) {
-  std::vector<std::string> DocNames =
-      BlockMode ? std::vector<std::string>{M.Assembly} : M.Documents;
+void writeLcov(ArrayRef<Map> Maps, raw_ostream &OS) {
   struct FileData {
     LineMap Ls;
     std::vector<std::tuple<uint32_t, std::string, uint64_t>> Functions; // line, name, hits
   };
   std::map<std::string, FileData> Files; // by name, for a stable order
-  for (const Method &Me : M.Methods)
-    for (auto &[Doc, Ls] : methodLines(Me, BlockMode)) {
-      FileData &F = Files[DocNames[Doc]];
-      uint64_t Entered = Me.Blocks.empty() ? 0 : Me.Blocks[0].Hits;
-      F.Functions.emplace_back(Ls.begin()->first, Me.fullName(), Entered);
-      for (const auto &[N, L] : Ls)
-        F.Ls[N].merge(L);
-    }
+  Collected C = collect(Maps);
+  for (const auto &[Assembly, Classes] : C.Assemblies)
+    for (const auto &[Key, ByName] : Classes)
+      for (const auto &[Name, ML] : ByName) {
+        FileData &F = Files[Key.first];
+        F.Functions.emplace_back(ML.Ls.begin()->first, Name, ML.Entered);
+        for (const auto &[N, L] : ML.Ls)
+          F.Ls[N].merge(L);
+      }
   // LCOV fields are separated by commas and lines; the names must hold neither line breaks.
   auto Clean = [](std::string S) {
     std::replace(S.begin(), S.end(), '\n', ' ');
@@ -593,12 +686,14 @@ void writeText(const Map &M, raw_ostream &OS) {
 
 } // namespace
 
-void writeReport(const Map &M, const ReportOptions &O, raw_ostream &OS) {
-  bool BlockMode = !M.hasLines();
+void writeReport(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS) {
   switch (O.Kind) {
-  case Format::Cobertura: writeCobertura(M, BlockMode, O, OS); break;
-  case Format::Lcov: writeLcov(M, BlockMode, OS); break;
-  case Format::Text: writeText(M, OS); break;
+  case Format::Cobertura: writeCobertura(Maps, O, OS); break;
+  case Format::Lcov: writeLcov(Maps, OS); break;
+  case Format::Text:
+    for (const Map &M : Maps)
+      writeText(M, OS);
+    break;
   }
 }
 

@@ -4,8 +4,9 @@
 // program wrote when it ran (one or more hits files), and writes the result as Cobertura XML or
 // LCOV, the formats report tools and CI services read, or as a plain text table.
 //
-// Lines: each sequence point counts for the line it starts on; a line's hits are the most of the
-// blocks with a sequence point starting on it. A line with points in two or more blocks is a
+// Lines, as coverlet counts them: each sequence point (statement) counts the runs of its block on
+// every line it spans, and a line's hits are those of all its statements added up (`if (x)
+// return;` on one line is two statements). A line with points starting in two or more blocks is a
 // branch line, each of those blocks one branch (Cobertura condition-coverage, LCOV BRDA); a
 // segment that continues a block (a statement after code that may throw) has its own hits but is
 // no branch.
@@ -16,6 +17,7 @@
 #ifndef WEFT_WEAVER_COVERAGE_REPORT_H
 #define WEFT_WEAVER_COVERAGE_REPORT_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -45,6 +47,8 @@ struct Block {
 struct Method {
   std::string Token, Type, Name, Signature;
   uint32_t FirstCounter = 0;
+  /// Cyclomatic complexity (decisions + 1), as the pass counted it; 0 in maps that lack it.
+  uint32_t Complexity = 0;
   std::vector<Block> Blocks;
   /// "Type::Name(signature)".
   std::string fullName() const { return Type + "::" + Name + Signature; }
@@ -84,7 +88,9 @@ struct ReportOptions {
   std::string Version = "weft";
 };
 
-void writeReport(const Map &M, const ReportOptions &O, llvm::raw_ostream &OS);
+/// Writes the report of \p Maps: several assemblies are several packages (Cobertura); maps of one
+/// assembly (its target frameworks) are merged, the runs of a method and line added up.
+void writeReport(llvm::ArrayRef<Map> Maps, const ReportOptions &O, llvm::raw_ostream &OS);
 
 } // namespace weft::coverage
 

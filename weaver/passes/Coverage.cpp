@@ -701,9 +701,19 @@ private:
       StringStream TextOS(Text);
       NamePrinter(M).paramTypes(TextOS, C.signature(), GenericContext{C.declaringType(), C.row()});
     }
-    OS << JsonString{Text} << ",\"counter\":";
+    OS << JsonString{Text} << ",\"complexity\":" << complexity(C.body()) << ",\"counter\":";
     OS.flush();
     return Head;
+  }
+
+  /// The method's cyclomatic complexity: one, and one more for each way control can take at a
+  /// decision beyond the first (a conditional branch adds one, a switch of N targets N).
+  static unsigned complexity(const il::MethodBody &B) {
+    unsigned N = 1;
+    for (const il::Instr *I : B.instructions())
+      if (il::info(I->Op).Flow == il::FlowKind::CondBranch)
+        N += I->Op == il::Opcode::Switch ? unsigned(I->Targets.size()) : 1;
+    return N;
   }
 
   /// The blocks from the marks runOnMethod left: three per block, the counter's index

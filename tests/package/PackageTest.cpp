@@ -1,0 +1,257 @@
+//===- tests/package/PackageTest.cpp - The NuGet package in dotnet build --===//
+//
+// corpus/WovenSolution built as a user builds it: `dotnet build` with the Weft package that
+// package/pack.sh made (the package.pack step), restored from a local folder into a package
+// folder of the test's own. The library (two target frameworks) and the program are woven on
+// every build and run with their probes; an unchanged build weaves nothing, a changed spec or
+// probe assembly weaves again, a spec error fails the build with a WEFT code at the spec's line;
+// `dotnet test -p:WeftCoverage=true` reports the same line hits as coverlet.msbuild and leaves no
+// woven file behind.
+//
+//===----------------------------------------------------------------------===//
+#include "tests/support/Env.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+using namespace llvm;
+using namespace weft;
+
+namespace {
+
+class Package : public ::testing::Test {
+protected:
+  static std::string Dir;     // the sample's copy
+  static std::string Sources; // the folder the package is restored from
+
+  static void SetUpTestSuite() {
+    Dir = test::scratchDir("package-sample");
+    SmallString<256> From(test::sourceDir());
+    sys::path::append(From, "corpus", "WovenSolution");
+    test::CommandResult R = test::run("cp", {"-R", std::string(From) + "/.", Dir});
+    ASSERT_EQ(R.ExitCode, 0) << R.Err;
+    Sources = test::binaryDir() + "/package-test/nupkg";
+  }
+
+  static std::string path(StringRef Relative) { return Dir + "/" + Relative.str(); }
+
+  /// `dotnet VERB` on the solution or a project of the sample, with the package restored from
+  /// the test's folder; the output and error together.
+  static test::CommandResult dotnet(std::string Verb, StringRef Project,
+                                    std::vector<std::string> More = {}) {
+    std::vector<std::string> Args = {Verb, path(Project), "-nologo",
+                                     "-p:RestoreAdditionalProjectSources=" + Sources,
+                                     "-p:RestorePackagesPath=" + path("packages"),
+                                     "-p:WeftVersion=" WEFT_PACKAGE_VERSION};
+    Args.insert(Args.end(), More.begin(), More.end());
+    test::CommandResult R = test::run("dotnet", Args, {}, 600);
+    R.Out += R.Err;
+    return R;
+  }
+  static test::CommandResult build(std::vector<std::string> More = {}) {
+    return dotnet("build", "WovenSolution.slnx", std::move(More));
+  }
+  static std::string runApp() {
+    test::CommandResult R = test::run("dotnet", {path("artifacts/bin/App/debug/App.dll")});
+    EXPECT_EQ(R.ExitCode, 0) << R.Err;
+    return R.Out;
+  }
+  static std::string dump(StringRef Dll) {
+    return test::run(test::weftTool(), {"dump", path(Dll)}).Out;
+  }
+  static sys::TimePoint<> modified(StringRef Relative) {
+    sys::fs::file_status St;
+    EXPECT_FALSE(sys::fs::status(path(Relative), St)) << Relative;
+    return St.getLastModificationTime();
+  }
+  static void edit(StringRef Relative, StringRef From, StringRef To) {
+    std::string Text = test::readFile(path(Relative));
+    size_t At = Text.find(From.str());
+    ASSERT_NE(At, std::string::npos) << From;
+    Text.replace(At, From.size(), To.str());
+    ASSERT_TRUE(test::writeFile(path(Relative), Text));
+  }
+};
+
+std::string Package::Dir, Package::Sources;
+
+const char *WovenOutput = "enter Sample.App.Program::Run\n"
+                          "enter Sample.Greeter.Greeting::Shout\n"
+                          "enter Sample.Greeter.Greeting::Hello\n"
+                          "exit Sample.Greeter.Greeting::Hello\n"
+                          "exit Sample.Greeter.Greeting::Shout\n"
+                          "HELLO, WEFT!\n"
+                          "enter Sample.Greeter.Greeting::Count\n"
+                          "exit Sample.Greeter.Greeting::Count\n"
+                          "1\n"
+                          "exit Sample.App.Program::Run\n";
+
+TEST_F(Package, BuildWeavesEachProjectAndTargetFrameworkThenNothingWhenUnchanged) {
+  test::CommandResult R = build();
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  EXPECT_TRUE(StringRef(R.Out).contains("weft: woven App.dll")) << R.Out;
+  EXPECT_EQ(StringRef(R.Out).count("weft: woven Greeter.dll"), 2u) << R.Out;
+  EXPECT_EQ(runApp(), WovenOutput);
+  // Both target frameworks' outputs are woven; nothing of weft is referenced.
+  for (StringRef Tfm : {"net10.0", "net9.0"}) {
+    std::string Text = dump(("artifacts/bin/Greeter/debug_" + Tfm + "/Greeter.dll").str());
+    EXPECT_TRUE(StringRef(Text).contains(".assembly extern Probes")) << Tfm;
+    EXPECT_TRUE(StringRef(Text).contains("'<weft>'.Woven")) << Tfm;
+  }
+  for (StringRef Dll : {"artifacts/bin/App/debug/App.dll", "artifacts/bin/App/debug/Greeter.dll"})
+    for (StringRef Line : split(dump(Dll), '\n'))
+      if (Line.startswith(".assembly extern"))
+        EXPECT_FALSE(Line.contains_insensitive("weft")) << Dll << ": " << Line;
+
+  sys::TimePoint<> Woven = modified("artifacts/obj/App/debug/weft/App.dll");
+  R = build();
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  EXPECT_FALSE(StringRef(R.Out).contains("weft: woven")) << R.Out;
+  EXPECT_EQ(modified("artifacts/obj/App/debug/weft/App.dll"), Woven);
+  EXPECT_EQ(runApp(), WovenOutput);
+}
+
+TEST_F(Package, ChangedSpecOrProbeAssemblyWeavesAgain) {
+  ASSERT_EQ(build().ExitCode, 0);
+  // The program's exit probe turned off: only the program is woven again.
+  edit("App/weft.json", "\"probe-type\": \"Sample.Probes.Hooks\"",
+       "\"probe-type\": \"Sample.Probes.Hooks\", \"exit\": \"\"");
+  test::CommandResult R = build();
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  EXPECT_TRUE(StringRef(R.Out).contains("weft: woven App.dll")) << R.Out;
+  EXPECT_FALSE(StringRef(R.Out).contains("weft: woven Greeter.dll")) << R.Out;
+  std::string Out = runApp();
+  EXPECT_FALSE(StringRef(Out).contains("exit Sample.App.Program::Run")) << Out;
+  EXPECT_TRUE(StringRef(Out).contains("exit Sample.Greeter.Greeting::Count")) << Out;
+
+  // A changed probe assembly (a file only the last weave knew it read) weaves both again.
+  edit("Probes/Hooks.cs", "$\"enter {methodName}\"", "$\"> {methodName}\"");
+  R = build();
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  EXPECT_TRUE(StringRef(R.Out).contains("weft: woven App.dll")) << R.Out;
+  EXPECT_EQ(StringRef(R.Out).count("weft: woven Greeter.dll"), 2u) << R.Out;
+  EXPECT_TRUE(StringRef(runApp()).startswith("> Sample.App.Program::Run\n"));
+  edit("Probes/Hooks.cs", "$\"> {methodName}\"", "$\"enter {methodName}\"");
+  edit("App/weft.json", ", \"exit\": \"\"", "");
+  ASSERT_EQ(build().ExitCode, 0);
+  EXPECT_EQ(runApp(), WovenOutput);
+}
+
+TEST_F(Package, SpecErrorFailsTheBuildWithACodeAtItsLine) {
+  std::string Spec = test::readFile(path("App/weft.json"));
+  edit("App/weft.json", "\"entry-exit\"", "\"entry-exits\"");
+  test::CommandResult R = build();
+  EXPECT_NE(R.ExitCode, 0);
+  // The pass is named in rules[0], which starts on line 4 of the spec, column 5.
+  EXPECT_TRUE(StringRef(R.Out).contains(path("App/weft.json") +
+                                        "(4,5): error WEFT0001: rules[0] 'program': unknown pass "
+                                        "'entry-exits'"))
+      << R.Out;
+  EXPECT_FALSE(StringRef(R.Out).contains("MSB3073")) << R.Out;
+  ASSERT_TRUE(test::writeFile(path("App/weft.json"), Spec));
+  R = build();
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  EXPECT_EQ(runApp(), WovenOutput);
+}
+
+TEST_F(Package, CleanThenBuildAndTurningWeavingOffAndOn) {
+  ASSERT_EQ(dotnet("clean", "WovenSolution.slnx").ExitCode, 0);
+  EXPECT_FALSE(sys::fs::exists(path("artifacts/obj/App/debug/weft/App.dll")));
+  test::CommandResult R = build();
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  EXPECT_EQ(runApp(), WovenOutput);
+  R = build({"-p:WeftEnabled=false"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  EXPECT_EQ(runApp(), "HELLO, WEFT!\n1\n");
+  // The build without weft took the woven files away as its own leftovers (IncrementalClean):
+  // weaving is on again, so they are made again.
+  R = build();
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  EXPECT_TRUE(StringRef(R.Out).contains("weft: woven App.dll")) << R.Out;
+  EXPECT_EQ(runApp(), WovenOutput);
+}
+
+TEST_F(Package, WeavingCacheGivesTheOutputAfterAClean) {
+  std::vector<std::string> Cached = {"-p:WeftCacheDir=" + path("cache"),
+                                     "-p:WeftWeaveOptions=-v"};
+  ASSERT_EQ(dotnet("clean", "WovenSolution.slnx").ExitCode, 0);
+  test::CommandResult R = build(Cached);
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  EXPECT_FALSE(StringRef(R.Out).contains("taken from the weaving cache")) << R.Out;
+  ASSERT_EQ(dotnet("clean", "WovenSolution.slnx").ExitCode, 0);
+  R = build(Cached);
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  EXPECT_EQ(StringRef(R.Out).count("taken from the weaving cache"), 3u) << R.Out;
+  EXPECT_EQ(runApp(), WovenOutput);
+}
+
+/// The line hits of a Cobertura report: (file, line) -> hits, from the methods' lines.
+std::map<std::pair<std::string, unsigned>, uint64_t> coberturaLines(StringRef Xml) {
+  std::map<std::pair<std::string, unsigned>, uint64_t> Out;
+  std::string File;
+  auto Attribute = [](StringRef Line, StringRef Name) {
+    size_t At = Line.find((" " + Name + "=\"").str());
+    if (At == StringRef::npos)
+      return StringRef();
+    StringRef Rest = Line.drop_front(At + Name.size() + 3);
+    return Rest.take_until([](char C) { return C == '"'; });
+  };
+  for (StringRef Line : split(Xml, '\n')) {
+    Line = Line.trim();
+    if (Line.startswith("<class "))
+      File = Attribute(Line, "filename").str();
+    unsigned Number;
+    uint64_t Hits;
+    if (Line.startswith("<line ") && !Attribute(Line, "number").getAsInteger(10, Number) &&
+        !Attribute(Line, "hits").getAsInteger(10, Hits))
+      Out[{File, Number}] = Hits;
+  }
+  return Out;
+}
+
+TEST_F(Package, CoverageInDotnetTestMatchesCoverletAndLeavesNothingWoven) {
+  // The library's own weave is off, so that both tools measure the compiler's code.
+  test::CommandResult R = dotnet("test", "Greeter.Tests/Greeter.Tests.csproj",
+                                 {"-p:WeftEnabled=false", "-p:WeftCoverage=true"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  EXPECT_TRUE(StringRef(R.Out).contains("weft: coverage woven into Greeter.dll, Probes.dll"))
+      << R.Out;
+  std::string Report = test::readFile(path("Greeter.Tests/TestResults/coverage.cobertura.xml"));
+  ASSERT_FALSE(Report.empty()) << R.Out;
+  // The assemblies under test are the compiler's again.
+  for (StringRef Dll : {"Greeter.dll", "Probes.dll"})
+    EXPECT_FALSE(StringRef(dump(("artifacts/bin/Greeter.Tests/debug/" + Dll).str()))
+                     .contains("<weft>"))
+        << Dll;
+  EXPECT_FALSE(StringRef(dump("artifacts/bin/Greeter.Tests/debug/Greeter.Tests.dll"))
+                   .contains("<weft>"));
+
+  R = dotnet("test", "Greeter.Tests/Greeter.Tests.csproj",
+             {"-p:WeftEnabled=false", "-p:CollectCoverage=true",
+              "-p:CoverletOutputFormat=cobertura", "-p:CoverletOutput=" + path("coverlet/")});
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  auto Weft = coberturaLines(Report);
+  auto Coverlet = coberturaLines(test::readFile(path("coverlet/coverage.cobertura.xml")));
+  unsigned Both = 0;
+  for (const auto &[Line, Hits] : Coverlet) {
+    auto It = Weft.find(Line);
+    if (It == Weft.end())
+      continue;
+    ++Both;
+    EXPECT_EQ(It->second, Hits) << Line.first << ":" << Line.second;
+  }
+  EXPECT_GE(Both, 14u);
+  EXPECT_TRUE(StringRef(Report).contains("<method name=\"Count\" signature=\"(class "
+                                         "[System.Runtime]System.Collections.Generic."
+                                         "IEnumerable`1&lt;string&gt;)\" line-rate=\"1\" "
+                                         "branch-rate=\"1\" complexity=\"4\">"))
+      << Report;
+}
+
+} // namespace

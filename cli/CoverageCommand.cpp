@@ -28,11 +28,16 @@ struct ReportArgs {
   std::string Output;
 };
 
-Expected<std::string> readText(const std::string &Path) {
+/// The file at \p Path read by \p Parse (readMap, readHits); errors name the file.
+template <typename T>
+Expected<T> readFileAs(const std::string &Path, Expected<T> (*Parse)(StringRef)) {
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!Buf)
     return createFileError(Path, errorCodeToError(Buf.getError()));
-  return (*Buf)->getBuffer().str();
+  Expected<T> Value = Parse((*Buf)->getBuffer());
+  if (!Value)
+    return createFileError(Path, Value.takeError());
+  return Value;
 }
 
 int report(const ReportArgs &A) {
@@ -50,21 +55,15 @@ int report(const ReportArgs &A) {
   O.Version = "weft " WEFT_VERSION;
   std::vector<coverage::Map> Maps;
   for (const std::string &Path : A.Maps) {
-    Expected<std::string> MapText = readText(Path);
-    if (!MapText)
-      return reportError(MapText.takeError());
-    Expected<coverage::Map> M = coverage::readMap(*MapText);
+    Expected<coverage::Map> M = readFileAs(Path, coverage::readMap);
     if (!M)
-      return reportError(createFileError(Path, M.takeError()));
+      return reportError(M.takeError());
     Maps.push_back(std::move(*M));
   }
   for (const std::string &Path : A.Hits) {
-    Expected<std::string> Text = readText(Path);
-    if (!Text)
-      return reportError(Text.takeError());
-    Expected<coverage::Hits> H = coverage::readHits(*Text);
+    Expected<coverage::Hits> H = readFileAs(Path, coverage::readHits);
     if (!H)
-      return reportError(createFileError(Path, H.takeError()));
+      return reportError(H.takeError());
     // Each hits file to the map of its module; with one map, addHits says what does not match.
     auto It = llvm::find_if(Maps, [&](const coverage::Map &M) { return M.Mvid == H->Mvid; });
     if (It == Maps.end() && Maps.size() > 1)

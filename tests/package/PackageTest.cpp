@@ -233,6 +233,15 @@ TEST_F(Package, CoverageInDotnetTestMatchesCoverletAndLeavesNothingWoven) {
       EXPECT_FALSE(StringRef(dump(File)).contains("<weft>")) << File;
     }
 
+  // LCOV, from the tests as built (dotnet test --no-build).
+  R = dotnet("test", "Greeter.Tests/Greeter.Tests.csproj",
+             {"--no-build", "-p:WeftEnabled=false", "-p:WeftCoverage=true",
+              "-p:WeftCoverageFormat=lcov"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  std::string Lcov = test::readFile(path("Greeter.Tests/TestResults/coverage.info"));
+  EXPECT_TRUE(StringRef(Lcov).contains("SF:" + path("Greeter/Greeting.cs") + "\n")) << Lcov;
+  EXPECT_TRUE(StringRef(Lcov).contains("\nDA:17,14\n")) << Lcov; // foreach: 7 runs a framework
+
   R = dotnet("test", "Greeter.Tests/Greeter.Tests.csproj",
              {"-p:WeftEnabled=false", "-p:CollectCoverage=true",
               "-p:CoverletOutputFormat=cobertura", "-p:CoverletOutput=" + path("coverlet/")});

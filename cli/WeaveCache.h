@@ -2,7 +2,8 @@
 //
 // `weft weave --cache-dir DIR` (or WEFT_CACHE_DIR) keeps each woven output, with its PDB and side
 // files, under a key made of everything the output depends on that is known before weaving: the
-// input's bytes and path (the marker records the path), its separate PDB's bytes, the spec's
+// input's bytes and path and the output's folder (the marker records where the input is from
+// there), its separate PDB's bytes, the spec's
 // bytes or the --pass values, the strong-name key and weft's own build. The files a weave opens
 // on its way (probe and replacement assemblies) are only known after it: an entry lists them with
 // their digests, and it is used only while every one of them still has that digest.

@@ -337,12 +337,18 @@ std::string pathOfRole(const Job &J, StringRef Role) {
   return std::string(Path);
 }
 
-/// The key of \p J: the run's, then the input's path and bytes and its separate PDB's bytes.
+/// The key of \p J: the run's, then the input's path and bytes, the output's folder and the
+/// input's separate PDB's bytes.
 Expected<std::string> cacheKeyOf(const Job &J, const WeaveRun &Run) {
   CacheKey K = Run.RunKey;
   SmallString<256> Abs(J.Input);
   sys::fs::make_absolute(Abs);
   K.addText("input", Abs);
+  // The marker records the input's path from the output's folder.
+  SmallString<256> OutDir(J.Output);
+  sys::fs::make_absolute(OutDir);
+  sys::path::remove_filename(OutDir);
+  K.addText("output-folder", OutDir);
   if (Error E = K.addFile("input-bytes", J.Input))
     return std::move(E);
   SmallString<256> Pdb(J.Input);

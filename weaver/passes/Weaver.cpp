@@ -19,6 +19,7 @@
 #include "weaver/il/Encoder.h"
 #include "weaver/passes/CallOperands.h"
 #include "weaver/passes/Pass.h"
+#include "weaver/passes/WovenRecord.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -28,6 +29,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <optional>
 
@@ -569,6 +571,7 @@ struct ModuleWeave::Impl {
   Error keepEncoded(BatchState &B);
   Expected<std::optional<BodyBytes>> body(uint32_t Row);
   Error finish();
+  WovenRecord record();
   Expected<std::optional<il::EncodedBody>> weaveMethod(uint32_t Row, const il::RawMethodBody &Raw,
                                                        ArrayRef<size_t> Also);
 
@@ -588,6 +591,7 @@ struct ModuleWeave::Impl {
   std::string passKey(size_t P) const {
     return P < Sel.Uses.size() ? Sel.Uses[P].key() : Added[P - Sel.Uses.size()];
   }
+  std::future<std::string> InputHash; // with Options.RecordInputAs
   /// The names of the passes given by addPass, after the selection's.
   std::vector<std::string> Added;
 
@@ -688,6 +692,11 @@ Error ModuleWeave::Impl::begin() {
   S.Shapes.prepare([&](size_t N, function_ref<void(size_t)> Do) { forEach(N, Do); });
   S.prepareFacts();
   Out.MethodMicros.resize(Options.MethodTimes ? Passes.size() : 0);
+  Out.RowsChanged.resize(Sel.Uses.size());
+  // The input's hash, for the record, is made on a thread of its own while the methods are
+  // woven (it would take a seventh of a large module's weave).
+  if (Options.RecordInputAs)
+    InputHash = std::async(std::launch::async, [this] { return sha256Hex(Img.bytes()); });
   Out.Times.Begin += secondsSince(Mark);
   return Error::success();
 }
@@ -814,6 +823,8 @@ Error ModuleWeave::Impl::settle(size_t P, BatchState &B) {
       Out.Notes.push_back(passName(P) + ": " + C.displayName() + ": " + N);
     C.Notes.clear();
     C.Changed = true;
+    if (P < Out.RowsChanged.size())
+      Out.RowsChanged[P].push_back(B.Rows[I]);
     if (Error Err = C.resolve())
       return plainError("pass '" + passKey(P) + "' on " + C.displayName() + ": " +
                           toString(std::move(Err)));
@@ -978,15 +989,30 @@ Error ModuleWeave::Impl::finish() {
   for (size_t P = 0; P < Passes.size(); ++P)
     if (Error Err = Passes[P]->endModule(MC))
       return passFailed(P, std::move(Err));
-  if (!isWoven(M)) {
+  uint32_t Marker = M.findTypeDef(MarkerNamespace, MarkerName);
+  if (!Marker) {
     Expected<Token> Object = MC.coreType("System", "Object");
     if (!Object)
       return Object.takeError();
     // abstract sealed: a static class nobody can use.
-    E.addTypeDef(0x00000180, MarkerNamespace, MarkerName, *Object);
+    Marker = tokenRow(E.addTypeDef(0x00000180, MarkerNamespace, MarkerName, *Object));
   }
+  // A marker an older weft added has no fields to hold the record (and no more can be added to
+  // it): the module is woven without one.
+  if (Options.RecordInputAs)
+    if (Error Err = writeWovenRecord(E, Marker, record()))
+      Out.Warnings.push_back("no record of this weave is kept: " + toString(std::move(Err)));
   Out.Times.End += secondsSince(Mark);
   return Error::success();
+}
+
+WovenRecord ModuleWeave::Impl::record() {
+  WovenRecord R;
+  R.Input = *Options.RecordInputAs;
+  R.InputSha256 = InputHash.get();
+  for (size_t P = 0; P < Sel.Uses.size(); ++P)
+    R.Passes.push_back({Sel.Uses[P].key(), Out.RowsChanged[P]});
+  return R;
 }
 
 ModuleWeave::ModuleWeave(std::unique_ptr<Impl> I) : I(std::move(I)) {}

@@ -321,6 +321,34 @@ TEST(Diff, WovenFindsTheInputOrSaysWhyNot) {
   EXPECT_TRUE(contains(R.Err, "not woven by weft")) << R.Err;
 }
 
+// Two weaves of one input differ in their records' values and in what the passes added; two
+// programs in their types and assemblies.
+TEST(Diff, MetadataChangesAreNamed) {
+  Case C = makeCase("diff-metadata", "Generics");
+  std::string Other = C.Dir + "/other/Generics.dll";
+  ASSERT_FALSE(sys::fs::create_directories(C.Dir + "/other"));
+  ASSERT_EQ(weave(C, {"--pass", "single-ret"}).ExitCode, 0);
+  ASSERT_EQ(weft({"weave", C.Input, "-o", Other, "--pass", "coverage"}).ExitCode, 0);
+  test::CommandResult R = weft({"diff", C.Output, Other});
+  EXPECT_EQ(R.ExitCode, 1) << R.Err;
+  EXPECT_TRUE(contains(R.Out, "field changed: '<weft>'.Woven::Passes  (string, flags 0x8056 = "
+                              "\"single-ret\\t"))
+      << R.Out.substr(0, 3000);
+  EXPECT_FALSE(contains(R.Out, "'<weft>'.Woven::InputSha256")) << "the same input";
+  EXPECT_TRUE(contains(R.Out, "type added: '<weft>'.Coverage")) << R.Out.substr(0, 3000);
+  R = weft({"diff", test::corpusDll("Closures"), C.Input, "--stat"});
+  EXPECT_EQ(R.ExitCode, 1) << R.Err;
+  R = weft({"diff", test::corpusDll("Closures"), C.Input});
+  EXPECT_TRUE(contains(R.Out, "assembly removed: Closures  (version ")) << R.Out.substr(0, 3000);
+  EXPECT_TRUE(contains(R.Out, "assembly added: Generics  (version ")) << R.Out.substr(0, 3000);
+  EXPECT_TRUE(contains(R.Out, "type removed: Weft.Corpus.Closures.Counter  (flags "))
+      << R.Out.substr(0, 3000);
+  EXPECT_TRUE(contains(R.Out, "type added: Weft.Corpus.Generics.Point  (flags "))
+      << R.Out.substr(0, 3000);
+  EXPECT_TRUE(contains(R.Out, "method removed: instance void Weft.Corpus.Closures.Counter::.ctor("))
+      << R.Out.substr(0, 3000);
+}
+
 TEST(Diff, MethodFilterNarrowsToMatchingMethods) {
   Case C = makeCase("diff-method", "Generics");
   ASSERT_EQ(weave(C, {"--pass", "coverage"}).ExitCode, 0);

@@ -1,10 +1,12 @@
 //===- weaver/text/ModuleDiff.cpp - What tells two modules apart ----------===//
 #include "weaver/text/ModuleDiff.h"
 
+#include "metadata/Blobs.h"
 #include "metadata/CustomAttribute.h"
 #include "metadata/Module.h"
 #include "metadata/Names.h"
 #include "metadata/Signature.h"
+#include "metadata/TypeLayout.h"
 #include "pe/Image.h"
 #include "support/Digest.h"
 #include "support/Format.h"
@@ -206,6 +208,7 @@ private:
   void types();
   void type(uint32_t Row);
   void fields(uint32_t Type, const std::string &TypeName);
+  void fieldValue(raw_ostream &OS, uint32_t Row) const;
   void methods(uint32_t Type);
   void propertiesAndEvents(uint32_t Type, const std::string &TypeName);
   void attributes(Token Owner, StringRef OwnerText);
@@ -313,10 +316,39 @@ void ItemLister::fields(uint32_t Type, const std::string &TypeName) {
       else
         writeBadSignature(OS, Sig.takeError());
       OS << ", flags " << hex(M.get(TableId::Field, Row, FieldCol::Flags), 4);
+      fieldValue(OS, Row);
     });
     add(ItemKind::Field, Name, Detail);
     attributes(makeToken(TableId::Field, Row), "field " + Name);
   }
+}
+
+// A field's constant, or the data its RVA points at, so that a changed value is a change.
+void ItemLister::fieldValue(raw_ostream &OS, uint32_t Row) const {
+  if (uint32_t C = M.constant(makeToken(TableId::Field, Row))) {
+    uint32_t Blob = M.get(TableId::Constant, C, ConstantCol::Value);
+    OS << " = ";
+    if (Error E = writeConstant(OS, M.get(TableId::Constant, C, ConstantCol::Type), M.getBlob(Blob),
+                                M.blobFileOffset(Blob)))
+      OS << "<bad constant: " << toString(std::move(E)) << '>';
+  }
+  if (!M.fieldRVA(Row))
+    return;
+  uint32_t RVA = M.get(TableId::FieldRVA, M.fieldRVA(Row), FieldRVACol::RVA);
+  Expected<uint32_t> Size = fieldDataSize(M, Row);
+  if (!Size) {
+    OS << ", data of unknown size: " << toString(Size.takeError());
+    return;
+  }
+  Expected<pe::Image::MappedRange> Bytes = Img.mappedRange(RVA, *Size, "field data");
+  if (!Bytes) {
+    OS << ", data unreadable: " << toString(Bytes.takeError());
+    return;
+  }
+  OS << ", data " << *Size << " bytes, SHA-256 "
+     << toHex(digest(DigestKind::SHA256, {Bytes->Backed}), true);
+  if (Bytes->Zeros)
+    OS << " and " << Bytes->Zeros << " zeros";
 }
 
 // Methods themselves are compared by their text; here only their attributes and their

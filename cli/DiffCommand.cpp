@@ -15,7 +15,6 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
@@ -79,9 +78,10 @@ std::string recordedInput(StringRef WovenPath, const passes::WovenRecord &Record
   return std::string(P);
 }
 
-/// The file the woven assembly \p Woven was woven from, checked against the record's hash.
-Expected<std::string> originalOf(const std::string &WovenPath, const metadata::Module &Woven,
-                                 std::optional<passes::WovenRecord> &Record) {
+/// The assembly the woven assembly \p Woven was woven from, opened and checked against the
+/// record's hash.
+Expected<Input> openOriginal(const std::string &WovenPath, const metadata::Module &Woven,
+                             std::optional<passes::WovenRecord> &Record) {
   Expected<std::optional<passes::WovenRecord>> R = passes::readWovenRecord(Woven);
   if (!R)
     return createFileError(WovenPath, R.takeError());
@@ -92,17 +92,17 @@ Expected<std::string> originalOf(const std::string &WovenPath, const metadata::M
   if (sys::fs::equivalent(Path, WovenPath))
     return createFileError(WovenPath, plainError("was woven in place: the file it was woven "
                                                  "from is gone"));
-  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!Buf)
-    return createFileError(Path,
-                           plainError("the file '" + WovenPath + "' was woven from is gone (" +
-                                      Buf.getError().message() + ")"));
-  std::string Hash = passes::sha256Hex(arrayRefFromStringRef((*Buf)->getBuffer()));
+  if (!sys::fs::exists(Path))
+    return createFileError(Path, plainError("the file '" + WovenPath + "' was woven from is gone"));
+  Expected<Input> In = openInput(Path);
+  if (!In)
+    return In.takeError();
+  std::string Hash = passes::sha256Hex(In->Image->bytes());
   if (Hash != Record->InputSha256)
     return createFileError(Path, plainError("the file was changed since '" + WovenPath +
                                             "' was woven from it (SHA-256 " + Hash + ", recorded " +
                                             Record->InputSha256 + ")"));
-  return Path;
+  return In;
 }
 
 //===----------------------------------------------------------------------===//
@@ -240,18 +240,13 @@ int run(const DiffOptions &Opt) {
   Expected<Input> B = openInput(R.PathB);
   if (!B)
     return trouble(B.takeError());
-  if (Opt.Woven.empty()) {
-    R.PathA = Opt.Files[0];
+  if (Opt.Woven.empty())
     R.Record = recordOf(*B->Module);
-  } else {
-    Expected<std::string> Original = originalOf(R.PathB, *B->Module, R.Record);
-    if (!Original)
-      return trouble(Original.takeError());
-    R.PathA = std::move(*Original);
-  }
-  Expected<Input> A = openInput(R.PathA);
+  Expected<Input> A =
+      Opt.Woven.empty() ? openInput(Opt.Files[0]) : openOriginal(R.PathB, *B->Module, R.Record);
   if (!A)
     return trouble(A.takeError());
+  R.PathA = A->Path;
   Expected<text::ModuleDiff> D = compare(Opt, *A, *B, !Opt.Baseline.empty());
   if (!D)
     return trouble(D.takeError());

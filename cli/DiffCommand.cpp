@@ -9,6 +9,7 @@
 #include "cli/Diff.h"
 #include "cli/Tool.h"
 #include "metadata/Resolver.h"
+#include "pe/Sha256.h"
 #include "support/Error.h"
 #include "support/WorkerTeam.h"
 
@@ -94,15 +95,14 @@ Expected<Input> openOriginal(const std::string &WovenPath, const metadata::Modul
                                                  "from is gone"));
   if (!sys::fs::exists(Path))
     return createFileError(Path, plainError("the file '" + WovenPath + "' was woven from is gone"));
-  Expected<Input> In = openInput(Path);
-  if (!In)
-    return In.takeError();
-  std::string Hash = passes::sha256Hex(In->Image->bytes());
-  if (Hash != Record->InputSha256)
+  Expected<std::string> Hash = pe::fileSha256Hex(Path);
+  if (!Hash)
+    return Hash.takeError();
+  if (*Hash != Record->InputSha256)
     return createFileError(Path, plainError("the file was changed since '" + WovenPath +
-                                            "' was woven from it (SHA-256 " + Hash + ", recorded " +
-                                            Record->InputSha256 + ")"));
-  return In;
+                                            "' was woven from it (SHA-256 " + *Hash +
+                                            ", recorded " + Record->InputSha256 + ")"));
+  return openInput(Path);
 }
 
 //===----------------------------------------------------------------------===//

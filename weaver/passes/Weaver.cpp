@@ -8,6 +8,7 @@
 #include "metadata/Resolver.h"
 #include "metadata/Signature.h"
 #include "pe/Image.h"
+#include "pe/Sha256.h"
 #include "support/ByteReader.h"
 #include "support/Error.h"
 #include "support/Format.h"
@@ -571,7 +572,7 @@ struct ModuleWeave::Impl {
   Error keepEncoded(BatchState &B);
   Expected<std::optional<BodyBytes>> body(uint32_t Row);
   Error finish();
-  WovenRecord record();
+  Expected<WovenRecord> record();
   Expected<std::optional<il::EncodedBody>> weaveMethod(uint32_t Row, const il::RawMethodBody &Raw,
                                                        ArrayRef<size_t> Also);
 
@@ -591,7 +592,8 @@ struct ModuleWeave::Impl {
   std::string passKey(size_t P) const {
     return P < Sel.Uses.size() ? Sel.Uses[P].key() : Added[P - Sel.Uses.size()];
   }
-  std::future<std::string> InputHash; // with Options.RecordInputAs
+  /// With Options.RecordInputAs: the input's SHA-256, or what kept it from being made.
+  std::future<std::pair<std::string, std::string>> InputHash;
   /// The names of the passes given by addPass, after the selection's.
   std::vector<std::string> Added;
 
@@ -694,9 +696,17 @@ Error ModuleWeave::Impl::begin() {
   Out.MethodMicros.resize(Options.MethodTimes ? Passes.size() : 0);
   Out.RowsChanged.resize(Sel.Uses.size());
   // The input's hash, for the record, is made on a thread of its own while the methods are
-  // woven (it would take a seventh of a large module's weave).
+  // woven, from the file read in pieces (hashing the image's mapping would bring all of it
+  // into memory).
   if (Options.RecordInputAs)
-    InputHash = std::async(std::launch::async, [this] { return sha256Hex(Img.bytes()); });
+    InputHash = std::async(std::launch::async, [this]() -> std::pair<std::string, std::string> {
+      if (Options.InputPath.empty())
+        return {pe::sha256Hex(Img.bytes()), ""};
+      Expected<std::string> Hash = pe::fileSha256Hex(Options.InputPath);
+      if (!Hash)
+        return {"", toString(Hash.takeError())};
+      return {*Hash, ""};
+    });
   Out.Times.Begin += secondsSince(Mark);
   return Error::success();
 }
@@ -999,17 +1009,24 @@ Error ModuleWeave::Impl::finish() {
   }
   // A marker an older weft added has no fields to hold the record (and no more can be added to
   // it): the module is woven without one.
-  if (Options.RecordInputAs)
-    if (Error Err = writeWovenRecord(E, Marker, record()))
+  if (Options.RecordInputAs) {
+    Expected<WovenRecord> R = record();
+    if (!R)
+      return R.takeError();
+    if (Error Err = writeWovenRecord(E, Marker, *R))
       Out.Warnings.push_back("no record of this weave is kept: " + toString(std::move(Err)));
+  }
   Out.Times.End += secondsSince(Mark);
   return Error::success();
 }
 
-WovenRecord ModuleWeave::Impl::record() {
+Expected<WovenRecord> ModuleWeave::Impl::record() {
   WovenRecord R;
   R.Input = *Options.RecordInputAs;
-  R.InputSha256 = InputHash.get();
+  auto [Hash, Problem] = InputHash.get();
+  if (!Problem.empty())
+    return plainError("the input's hash for the weave's record: " + Problem);
+  R.InputSha256 = std::move(Hash);
   for (size_t P = 0; P < Sel.Uses.size(); ++P)
     R.Passes.push_back({Sel.Uses[P].key(), Out.RowsChanged[P]});
   return R;

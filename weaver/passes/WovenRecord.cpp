@@ -3,7 +3,6 @@
 
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
-#include "support/Digest.h"
 #include "support/Error.h"
 #include "weaver/passes/Weaver.h"
 
@@ -180,10 +179,6 @@ Error writeWovenRecord(Editor &E, uint32_t MarkerRow, const WovenRecord &R) {
     E.addRow(TableId::Constant, {ElementString, 0, *F, E.blob(utf16Bytes(Values[I]))});
   }
   return Error::success();
-}
-
-std::string sha256Hex(ArrayRef<uint8_t> Bytes) {
-  return toHex(digest(DigestKind::SHA256, {Bytes}), /*LowerCase=*/true);
 }
 
 std::string pathFrom(StringRef Dir, StringRef Path) {

@@ -55,9 +55,6 @@ llvm::Expected<std::optional<WovenRecord>> readWovenRecord(const metadata::Modul
 /// none, the result is an error.
 llvm::Error writeWovenRecord(metadata::Editor &E, uint32_t MarkerRow, const WovenRecord &R);
 
-/// The hex SHA-256 of \p Bytes, as InputSha256 holds it.
-std::string sha256Hex(llvm::ArrayRef<uint8_t> Bytes);
-
 /// \p Path as seen from the folder \p Dir: relative where it can be, '/' between the parts.
 /// Both are made absolute (from the current folder) first.
 std::string pathFrom(llvm::StringRef Dir, llvm::StringRef Path);

@@ -8,7 +8,7 @@
 #include "metadata/Signature.h"
 #include "metadata/TypeLayout.h"
 #include "pe/Image.h"
-#include "support/Digest.h"
+#include "pe/Sha256.h"
 #include "support/Format.h"
 #include "support/LineDiff.h"
 #include "support/WorkerTeam.h"
@@ -115,7 +115,7 @@ void compareTexts(StringRef A, StringRef B, const DiffOptions &Options, MethodCh
   }
   C.Hunks = textHunks(LA, LB, Script, Options.Context);
   if (Options.HashTexts && C.Kind != ChangeKind::Removed)
-    C.TextSha256 = toHex(digest(DigestKind::SHA256, {arrayRefFromStringRef(B)}), true);
+    C.TextSha256 = pe::sha256Hex(arrayRefFromStringRef(B));
 }
 
 MethodChange methodChange(const std::string &Name, ChangeKind K, uint32_t RowA, uint32_t RowB) {
@@ -345,8 +345,7 @@ void ItemLister::fieldValue(raw_ostream &OS, uint32_t Row) const {
     OS << ", data unreadable: " << toString(Bytes.takeError());
     return;
   }
-  OS << ", data " << *Size << " bytes, SHA-256 "
-     << toHex(digest(DigestKind::SHA256, {Bytes->Backed}), true);
+  OS << ", data " << *Size << " bytes, SHA-256 " << pe::sha256Hex(Bytes->Backed);
   if (Bytes->Zeros)
     OS << " and " << Bytes->Zeros << " zeros";
 }
@@ -438,8 +437,7 @@ std::string ItemLister::resourceDetail(uint32_t Row) const {
   Expected<ArrayRef<uint8_t>> Bytes = embeddedResource(Img, M, Row);
   if (!Bytes)
     return S + ", embedded, unreadable: " + toString(Bytes.takeError());
-  return S + ", " + std::to_string(Bytes->size()) + " bytes, SHA-256 " +
-         toHex(digest(DigestKind::SHA256, {*Bytes}), true);
+  return S + ", " + std::to_string(Bytes->size()) + " bytes, SHA-256 " + pe::sha256Hex(*Bytes);
 }
 
 /// Items grouped by kind and name, with the details of each (several when the name repeats).

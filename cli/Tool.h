@@ -68,6 +68,7 @@ llvm::Expected<Input> openInput(const std::string &Path, bool AllowNative = fals
 using Runner = std::function<int()>;
 Runner addInfoCommand(CLI::App &App);
 Runner addDumpCommand(CLI::App &App);
+Runner addDiffCommand(CLI::App &App);
 Runner addVerifyCommand(CLI::App &App);
 Runner addWeaveCommand(CLI::App &App);
 Runner addPassesCommand(CLI::App &App);

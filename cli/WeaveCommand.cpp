@@ -25,6 +25,7 @@
 #include "weaver/Symbols.h"
 #include "weaver/passes/Pass.h"
 #include "weaver/passes/Weaver.h"
+#include "weaver/passes/WovenRecord.h"
 #include "weaver/plugin/Plugin.h"
 #include "weaver/spec/Spec.h"
 
@@ -153,6 +154,8 @@ Expected<std::unique_ptr<passes::ModuleWeave>> startWeave(const Job &J, const pe
   WO.Assemblies = &Run.Assemblies;
   WO.KeepRemaps = sys::fs::exists(separatePdbPath(Img, J.Input)) || hasEmbeddedPdb(Img);
   WO.InputPath = J.Input;
+  StringRef OutDir = sys::path::parent_path(J.Output);
+  WO.RecordInputAs = passes::pathFrom(OutDir.empty() ? "." : OutDir, J.Input);
   Expected<std::unique_ptr<passes::ModuleWeave>> W =
       passes::ModuleWeave::start(Img, Editor, Sel, WO);
   if (!W)

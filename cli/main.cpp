@@ -28,6 +28,7 @@ int main(int argc, char **argv) {
   auto Add = [&](Runner R) { Runners[App.get_subcommands({}).back()] = std::move(R); };
   Add(addInfoCommand(App));
   Add(addDumpCommand(App));
+  Add(addDiffCommand(App));
   Add(addVerifyCommand(App));
   Add(addWeaveCommand(App));
   Add(addPassesCommand(App));

@@ -7,9 +7,11 @@
 #include "tests/support/Env.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
 
 #include <gtest/gtest.h>
 
@@ -260,6 +262,35 @@ TEST(Cli, WeaveWritesAFaithfulCopyAtomically) {
   for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
     ++Files;
   EXPECT_EQ(Files, 5u); // Generics.dll, Generics.pdb, again.dll, again.pdb, copy.dll
+}
+
+// The marker records the input (relative to the output's folder), its SHA-256 and the methods
+// each pass changed; weaving the output again with --force records the second weave.
+TEST(Cli, WeaveRecordsItsInputInTheMarker) {
+  std::string Dll = test::corpusDll("Generics");
+  std::string Dir = test::scratchDir("cli-weave-record");
+  std::string Out = Dir + "/Generics.dll";
+  test::CommandResult R = weft({"weave", Dll, "-o", Out, "--pass", "single-ret"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  test::CommandResult D = weft({"dump", Out, "--type", "<weft>.Woven"});
+  ASSERT_EQ(D.ExitCode, 0) << D.Err;
+  // The scratch folders and the corpus are both in the build tree.
+  EXPECT_TRUE(contains(D.Out, "Input = \"../../corpus/bin/Generics/release/Generics.dll\""))
+      << D.Out;
+  std::string Hash = toHex(SHA256::hash(arrayRefFromStringRef(test::readFile(Dll))), true);
+  EXPECT_TRUE(contains(D.Out, "InputSha256 = \"" + Hash + "\"")) << D.Out;
+  EXPECT_TRUE(contains(D.Out, "Passes = \"single-ret\\t")) << D.Out;
+  // Woven again: the record is the second weave's, from the first output.
+  std::string Again = Dir + "/again/Generics.dll";
+  ASSERT_FALSE(sys::fs::create_directories(Dir + "/again"));
+  R = weft({"weave", Out, "-o", Again, "--pass", "coverage", "--force"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  D = weft({"dump", Again, "--type", "<weft>.Woven"});
+  EXPECT_TRUE(contains(D.Out, "Input = \"../Generics.dll\"")) << D.Out;
+  Hash = toHex(SHA256::hash(arrayRefFromStringRef(test::readFile(Out))), true);
+  EXPECT_TRUE(contains(D.Out, "InputSha256 = \"" + Hash + "\"")) << D.Out;
+  EXPECT_TRUE(contains(D.Out, "Passes = \"coverage\\t")) << D.Out;
+  EXPECT_FALSE(contains(D.Out, "single-ret")) << D.Out;
 }
 
 TEST(Cli, WeaveAndVerifyRefuseBadInputAndWriteNothing) {

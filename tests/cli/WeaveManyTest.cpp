@@ -90,8 +90,9 @@ TEST(WeaveMany, EveryOutputIsTheBytesOfItsSingleRunAndRuns) {
     test::CommandResult R = weft(concat({"weave", In, "-o", Out}, passArgs()));
     ASSERT_EQ(R.ExitCode, 0) << R.Err;
   }
-  // The passes before the inputs: each --pass takes one value, the inputs stay inputs.
-  std::string Many = test::scratchDir("weave-many-multi") + "/out";
+  // The passes before the inputs: each --pass takes one value, the inputs stay inputs. The
+  // output folder is as deep as the single runs' (the marker records the input's path from it).
+  std::string Many = test::scratchDir("weave-many-multi");
   test::CommandResult R =
       weft(concat(concat(concat({"weave"}, passArgs()), Inputs), {"--out-dir", Many}));
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
@@ -185,8 +186,10 @@ TEST(WeaveMany, AFolderStandsForTheAssembliesInIt) {
   EXPECT_EQ(R.Err, "weft: woven 2 of 2 assemblies, 0 failed\n");
   EXPECT_EQ(filesIn(Out), (std::vector<std::string>{"Closures.dll", "Closures.pdb", "Generics.dll",
                                                     "Generics.pdb"}));
-  // The same bytes as the files woven one by one.
-  std::string Single = test::scratchDir("weave-many-folder-single");
+  // The same bytes as the files woven one by one (into a folder beside the output folder: the
+  // marker records the input's path from it).
+  std::string Single = Base + "/single";
+  ASSERT_FALSE(sys::fs::create_directories(Single));
   for (const char *Name : {"Closures", "Generics"}) {
     std::string File = std::string(Name) + ".dll";
     ASSERT_EQ(
@@ -293,10 +296,12 @@ TEST(WeaveMany, InPlaceReplacesEach) {
     ASSERT_FALSE(sys::fs::copy_file(Dll, Dir + "/" + File));
     ASSERT_FALSE(
         sys::fs::copy_file(Dll.substr(0, Dll.size() - 4) + ".pdb", Dir + "/" + Name + ".pdb"));
-    ASSERT_EQ(
-        weft({"weave", test::corpusDll(Name), "-o", Single + "/" + File, "--pass", "single-ret"})
-            .ExitCode,
-        0);
+    // Each alone, in place too (the marker records the input's path).
+    ASSERT_FALSE(sys::fs::copy_file(Dll, Single + "/" + File));
+    ASSERT_FALSE(
+        sys::fs::copy_file(Dll.substr(0, Dll.size() - 4) + ".pdb", Single + "/" + Name + ".pdb"));
+    ASSERT_EQ(weft({"weave", Single + "/" + File, "--in-place", "--pass", "single-ret"}).ExitCode,
+              0);
     Args.push_back(Dir + "/" + File);
   }
   test::CommandResult R = weft(Args);

@@ -8,6 +8,7 @@
 #include "metadata/Resolver.h"
 #include "metadata/Signature.h"
 #include "pe/Image.h"
+#include "pe/Sha256.h"
 #include "support/ByteReader.h"
 #include "support/Error.h"
 #include "support/Format.h"
@@ -19,6 +20,7 @@
 #include "weaver/il/Encoder.h"
 #include "weaver/passes/CallOperands.h"
 #include "weaver/passes/Pass.h"
+#include "weaver/passes/WovenRecord.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -28,6 +30,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <optional>
 
@@ -569,6 +572,7 @@ struct ModuleWeave::Impl {
   Error keepEncoded(BatchState &B);
   Expected<std::optional<BodyBytes>> body(uint32_t Row);
   Error finish();
+  Expected<WovenRecord> record();
   Expected<std::optional<il::EncodedBody>> weaveMethod(uint32_t Row, const il::RawMethodBody &Raw,
                                                        ArrayRef<size_t> Also);
 
@@ -588,6 +592,8 @@ struct ModuleWeave::Impl {
   std::string passKey(size_t P) const {
     return P < Sel.Uses.size() ? Sel.Uses[P].key() : Added[P - Sel.Uses.size()];
   }
+  /// With Options.RecordInputAs: the input's SHA-256, or what kept it from being made.
+  std::future<std::pair<std::string, std::string>> InputHash;
   /// The names of the passes given by addPass, after the selection's.
   std::vector<std::string> Added;
 
@@ -688,6 +694,19 @@ Error ModuleWeave::Impl::begin() {
   S.Shapes.prepare([&](size_t N, function_ref<void(size_t)> Do) { forEach(N, Do); });
   S.prepareFacts();
   Out.MethodMicros.resize(Options.MethodTimes ? Passes.size() : 0);
+  Out.RowsChanged.resize(Sel.Uses.size());
+  // The input's hash, for the record, is made on a thread of its own while the methods are
+  // woven, from the file read in pieces (hashing the image's mapping would bring all of it
+  // into memory).
+  if (Options.RecordInputAs)
+    InputHash = std::async(std::launch::async, [this]() -> std::pair<std::string, std::string> {
+      if (Options.InputPath.empty())
+        return {pe::sha256Hex(Img.bytes()), ""};
+      Expected<std::string> Hash = pe::fileSha256Hex(Options.InputPath);
+      if (!Hash)
+        return {"", toString(Hash.takeError())};
+      return {*Hash, ""};
+    });
   Out.Times.Begin += secondsSince(Mark);
   return Error::success();
 }
@@ -814,6 +833,8 @@ Error ModuleWeave::Impl::settle(size_t P, BatchState &B) {
       Out.Notes.push_back(passName(P) + ": " + C.displayName() + ": " + N);
     C.Notes.clear();
     C.Changed = true;
+    if (P < Out.RowsChanged.size())
+      Out.RowsChanged[P].push_back(B.Rows[I]);
     if (Error Err = C.resolve())
       return plainError("pass '" + passKey(P) + "' on " + C.displayName() + ": " +
                           toString(std::move(Err)));
@@ -978,15 +999,37 @@ Error ModuleWeave::Impl::finish() {
   for (size_t P = 0; P < Passes.size(); ++P)
     if (Error Err = Passes[P]->endModule(MC))
       return passFailed(P, std::move(Err));
-  if (!isWoven(M)) {
+  uint32_t Marker = M.findTypeDef(MarkerNamespace, MarkerName);
+  if (!Marker) {
     Expected<Token> Object = MC.coreType("System", "Object");
     if (!Object)
       return Object.takeError();
     // abstract sealed: a static class nobody can use.
-    E.addTypeDef(0x00000180, MarkerNamespace, MarkerName, *Object);
+    Marker = tokenRow(E.addTypeDef(0x00000180, MarkerNamespace, MarkerName, *Object));
+  }
+  // A marker an older weft added has no fields to hold the record (and no more can be added to
+  // it): the module is woven without one.
+  if (Options.RecordInputAs) {
+    Expected<WovenRecord> R = record();
+    if (!R)
+      return R.takeError();
+    if (Error Err = writeWovenRecord(E, Marker, *R))
+      Out.Warnings.push_back("no record of this weave is kept: " + toString(std::move(Err)));
   }
   Out.Times.End += secondsSince(Mark);
   return Error::success();
+}
+
+Expected<WovenRecord> ModuleWeave::Impl::record() {
+  WovenRecord R;
+  R.Input = *Options.RecordInputAs;
+  auto [Hash, Problem] = InputHash.get();
+  if (!Problem.empty())
+    return plainError("the input's hash for the weave's record: " + Problem);
+  R.InputSha256 = std::move(Hash);
+  for (size_t P = 0; P < Sel.Uses.size(); ++P)
+    R.Passes.push_back({Sel.Uses[P].key(), Out.RowsChanged[P]});
+  return R;
 }
 
 ModuleWeave::ModuleWeave(std::unique_ptr<Impl> I) : I(std::move(I)) {}

@@ -46,7 +46,8 @@ namespace weft::passes {
 
 class Pass;
 
-/// Where a woven assembly says so: an empty type `<weft>.Woven`.
+/// Where a woven assembly says so: a type `<weft>.Woven`, which holds the record of the weave
+/// (passes/WovenRecord.h) when the weave was asked to keep one.
 constexpr const char *MarkerNamespace = "<weft>";
 constexpr const char *MarkerName = "Woven";
 
@@ -71,6 +72,11 @@ struct WeaveOptions {
   std::string InputPath;
   /// Time every runOnMethod (WeaveOutcome::MethodMicros), for benchmarks.
   bool MethodTimes = false;
+  /// Record in the marker where the module came from and what each pass changed
+  /// (passes/WovenRecord.h), with this as the input's path (`weft weave` gives it relative to
+  /// the output's folder). Unset, no record is kept: a running module (the profiler) takes no
+  /// constants.
+  std::optional<std::string> RecordInputAs;
   /// Serves ModuleContext::openAssembly (probe and replacement assemblies), so that a run weaving
   /// many modules opens each once; may be null (each module opens its own).
   metadata::AssemblyCache *Assemblies = nullptr;
@@ -103,6 +109,8 @@ struct WeaveOutcome {
   /// "pass: method: note" for what a pass did differently in a method (a parameter it could not
   /// pass to a probe, ...).
   std::vector<std::string> Notes;
+  /// For each pass of the selection (in its order), the MethodDef rows it changed, ascending.
+  std::vector<std::vector<uint32_t>> RowsChanged;
   uint32_t MethodsChanged = 0;
   uint32_t BranchesLengthened = 0;
   WeaveTimes Times;

@@ -183,6 +183,8 @@ public:
       : OS(OS), Img(Img), M(M), Opts(Opts), Names(M) {}
 
   Error run();
+  /// Each selected method's text on its own (\p Text is the stream the writer was made with).
+  Error methods(std::vector<MethodText> &Out, raw_string_ostream &Text);
 
 private:
   raw_ostream &indent() { return OS.indent(Depth * 2); }
@@ -229,6 +231,11 @@ private:
   void methodBody(uint32_t Row, const GenericContext &Ctx, const MethodSig &Sig);
   void instructions(const il::RawMethodBody &Body, const GenericContext &Ctx, uint32_t MethodRow,
                     const MethodSig &Sig);
+  void unstructuredClauses(llvm::ArrayRef<il::ExceptionClause> Clauses, const GenericContext &Ctx);
+  void collectLabels(llvm::ArrayRef<il::Instruction> Insts, const il::InstructionDecoder &D,
+                     llvm::ArrayRef<il::ExceptionClause> Clauses, bool Structured);
+  void label(uint32_t Offset);
+  void instructionStart(uint32_t Offset);
   void operand(const il::Instruction &I, const il::InstructionDecoder &D, ArrayRef<uint8_t> Code,
                const GenericContext &Ctx, uint32_t MethodRow, const MethodSig &Sig);
   void property(uint32_t Row, uint32_t TypeRow);
@@ -245,6 +252,8 @@ private:
   unsigned Depth = 0;
   std::optional<std::string> FirstProblem;
   std::vector<uint32_t> DataFields; // fields with an RVA, written at the end
+  /// With StableLabels: the offsets the method's code refers to, sorted; L_1 is the first.
+  std::vector<uint32_t> LabelOffsets;
 };
 
 std::string Writer::plainTypeName(uint32_t Row) const {
@@ -1182,6 +1191,7 @@ void Writer::instructions(const il::RawMethodBody &Body, const GenericContext &C
   }
   if (!Structured)
     Blocks.clear();
+  collectLabels(Insts, D, Cl, Structured);
 
   std::vector<const Block *> Open;
   size_t Next = 0;
@@ -1244,7 +1254,7 @@ void Writer::instructions(const il::RawMethodBody &Body, const GenericContext &C
       }
       OS << '\n';
     }
-    indent() << "IL_" << format_hex_no_prefix(Ins.Offset, 4) << ":  ";
+    instructionStart(Ins.Offset);
     const il::OpcodeInfo &Info = Ins.info();
     if (Info.Operand == il::OperandKind::None) {
       OS << Info.Name << '\n';
@@ -1255,36 +1265,102 @@ void Writer::instructions(const il::RawMethodBody &Body, const GenericContext &C
     OS << '\n';
   }
   CloseUntil(CodeEnd);
+  // Labels past the last instruction (the end of a clause, a branch out of the code).
+  for (uint32_t Off : LabelOffsets)
+    if (Off >= CodeEnd) {
+      label(Off);
+      OS << ":\n";
+    }
   if (DecodeErr) {
     problem(std::move(DecodeErr));
     return;
   }
-  if (!Structured) {
-    for (const il::ExceptionClause &E : Cl) {
-      indent() << ".try IL_" << format_hex_no_prefix(E.TryOffset, 4) << " to IL_"
-               << format_hex_no_prefix(E.tryEnd(), 4) << ' ';
-      switch (E.Kind) {
-      case il::ClauseException:
-        OS << "catch ";
-        Names.typeToken(OS, E.ClassTokenOrFilterOffset, Ctx);
-        break;
-      case il::ClauseFilter:
-        OS << "filter IL_" << format_hex_no_prefix(E.ClassTokenOrFilterOffset, 4);
-        break;
-      case il::ClauseFinally: OS << "finally"; break;
-      case il::ClauseFault: OS << "fault"; break;
-      default: OS << "flags(" << format_hex(E.Kind, 10) << ')'; break;
-      }
-      OS << " handler IL_" << format_hex_no_prefix(E.HandlerOffset, 4) << " to IL_"
-         << format_hex_no_prefix(E.handlerEnd(), 4) << '\n';
+  if (!Structured)
+    unstructuredClauses(Cl, Ctx);
+}
+
+// Clauses that do not nest as ILAsm's blocks do are listed after the code, by the offsets (or
+// labels) they start and end at.
+void Writer::unstructuredClauses(ArrayRef<il::ExceptionClause> Clauses, const GenericContext &Ctx) {
+  for (const il::ExceptionClause &E : Clauses) {
+    indent() << ".try ";
+    label(E.TryOffset);
+    OS << " to ";
+    label(E.tryEnd());
+    OS << ' ';
+    switch (E.Kind) {
+    case il::ClauseException:
+      OS << "catch ";
+      Names.typeToken(OS, E.ClassTokenOrFilterOffset, Ctx);
+      break;
+    case il::ClauseFilter:
+      OS << "filter ";
+      label(E.ClassTokenOrFilterOffset);
+      break;
+    case il::ClauseFinally: OS << "finally"; break;
+    case il::ClauseFault: OS << "fault"; break;
+    default: OS << "flags(" << format_hex(E.Kind, 10) << ')'; break;
     }
+    OS << " handler ";
+    label(E.HandlerOffset);
+    OS << " to ";
+    label(E.handlerEnd());
+    OS << '\n';
   }
+}
+
+// With StableLabels, the offsets that branches, switches and unstructured clauses name.
+void Writer::collectLabels(ArrayRef<il::Instruction> Insts, const il::InstructionDecoder &D,
+                           ArrayRef<il::ExceptionClause> Clauses, bool Structured) {
+  LabelOffsets.clear();
+  if (!Opts.StableLabels)
+    return;
+  for (const il::Instruction &I : Insts) {
+    il::OperandKind K = I.info().Operand;
+    if (K == il::OperandKind::ShortBr || K == il::OperandKind::Br)
+      LabelOffsets.push_back(I.Target);
+    else if (K == il::OperandKind::Switch)
+      for (uint32_t C = 0; C < I.Count; ++C)
+        LabelOffsets.push_back(D.switchTarget(I, C));
+  }
+  if (!Structured)
+    for (const il::ExceptionClause &E : Clauses) {
+      LabelOffsets.insert(LabelOffsets.end(),
+                          {E.TryOffset, E.tryEnd(), E.HandlerOffset, E.handlerEnd()});
+      if (E.Kind == il::ClauseFilter)
+        LabelOffsets.push_back(E.ClassTokenOrFilterOffset);
+    }
+  llvm::sort(LabelOffsets);
+  LabelOffsets.erase(std::unique(LabelOffsets.begin(), LabelOffsets.end()), LabelOffsets.end());
+}
+
+void Writer::label(uint32_t Offset) {
+  if (!Opts.StableLabels) {
+    OS << "IL_" << format_hex_no_prefix(Offset, 4);
+    return;
+  }
+  auto It = llvm::lower_bound(LabelOffsets, Offset);
+  OS << "L_" << (It - LabelOffsets.begin() + 1);
+}
+
+// The start of an instruction's line: its offset, or with StableLabels its label (on a line of
+// its own) if the code names it.
+void Writer::instructionStart(uint32_t Offset) {
+  if (!Opts.StableLabels) {
+    indent() << "IL_" << format_hex_no_prefix(Offset, 4) << ":  ";
+    return;
+  }
+  if (std::binary_search(LabelOffsets.begin(), LabelOffsets.end(), Offset)) {
+    indent();
+    label(Offset);
+    OS << ":\n";
+  }
+  indent();
 }
 
 void Writer::operand(const il::Instruction &I, const il::InstructionDecoder &D,
                      ArrayRef<uint8_t> Code, const GenericContext &Ctx, uint32_t MethodRow,
                      const MethodSig &Sig) {
-  auto Label = [&](uint32_t Target) { OS << "IL_" << format_hex_no_prefix(Target, 4); };
   switch (I.info().Operand) {
   case il::OperandKind::None: return;
   case il::OperandKind::ShortVar:
@@ -1318,13 +1394,13 @@ void Writer::operand(const il::Instruction &I, const il::InstructionDecoder &D,
     return;
   }
   case il::OperandKind::ShortBr:
-  case il::OperandKind::Br: Label(I.Target); return;
+  case il::OperandKind::Br: label(I.Target); return;
   case il::OperandKind::Switch:
     OS << '(';
     for (uint32_t C = 0; C < I.Count; ++C) {
       if (C)
         OS << ", ";
-      Label(D.switchTarget(I, C));
+      label(D.switchTarget(I, C));
     }
     OS << ')';
     return;
@@ -1517,6 +1593,30 @@ Error Writer::run() {
   return Error::success();
 }
 
+Error Writer::methods(std::vector<MethodText> &Out, raw_string_ostream &Text) {
+  auto Take = [&](uint32_t Row, uint32_t TypeRow) {
+    method(Row, TypeRow);
+    MethodText T;
+    T.Row = Row;
+    raw_string_ostream Name(T.Name);
+    Names.methodToken(Name, makeToken(TableId::MethodDef, Row), GenericContext{});
+    Name.flush();
+    T.Text.swap(Text.str());
+    Out.push_back(std::move(T));
+  };
+  for (uint32_t Type = 1; Type <= M.rowCount(TableId::TypeDef); ++Type) {
+    uint32_t Owner = Type == 1 ? 0 : Type; // members of <Module> are global
+    if (Owner ? !typeSelected(Owner) : !Opts.Types.empty())
+      continue;
+    for (uint32_t I : M.typeMethods(Type))
+      if (methodSelected(Owner, M.method(I)))
+        Take(M.method(I), Owner);
+  }
+  if (FirstProblem)
+    return plainError(*FirstProblem);
+  return Error::success();
+}
+
 } // namespace
 
 Expected<ArrayRef<uint8_t>> embeddedResource(const pe::Image &Img, const Module &M, uint32_t Row) {
@@ -1548,6 +1648,14 @@ Error disassemble(raw_ostream &OS, const pe::Image &Image, const Module &M,
                   const DisassemblerOptions &Options) {
   Writer W(OS, Image, M, Options);
   return W.run();
+}
+
+Error disassembleMethods(const pe::Image &Image, const Module &M,
+                         const DisassemblerOptions &Options, std::vector<MethodText> &Out) {
+  std::string Text;
+  raw_string_ostream OS(Text);
+  Writer W(OS, Image, M, Options);
+  return W.methods(Out, OS);
 }
 
 } // namespace weft::text

@@ -20,6 +20,7 @@
 #include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <string>
 #include <vector>
 
 namespace weft::pe {
@@ -44,6 +45,21 @@ struct DisassemblerOptions {
   /// A portable PDB of the module: its sequence points are shown before the instructions they
   /// start at, as ildasm's `.line` directives (`.line 12,12 : 9,30 'Program.cs'`).
   const metadata::Module *Pdb = nullptr;
+  /// Label only the instructions that branches and exception blocks go to, on a line of their
+  /// own and numbered in the order of the code (`L_1:`), instead of every instruction by its IL
+  /// offset: code inserted into a method then leaves the lines after it as they were, so two
+  /// versions of a method compare by what changed. The text is no longer the one ILAsm reads.
+  bool StableLabels = false;
+};
+
+/// One method's text as `disassemble` writes it (indented as if at the top level), and the name
+/// that tells it from the module's other methods.
+struct MethodText {
+  uint32_t Row = 0;
+  /// The declaring type, the name and the signature, as a call names the method:
+  /// `instance void Ns.Outer/Inner::Name(int32, !!0)`.
+  std::string Name;
+  std::string Text;
 };
 
 /// The bytes of the embedded resource of ManifestResource row \p Row (one whose Implementation is
@@ -59,6 +75,11 @@ bool resourceFileNameIsPlain(llvm::StringRef Name);
 /// module has been written.
 llvm::Error disassemble(llvm::raw_ostream &OS, const pe::Image &Image, const metadata::Module &M,
                         const DisassemblerOptions &Options);
+
+/// Each method the options select, alone: the global methods, then each type's, types in row
+/// order. Problems are handled as by `disassemble`.
+llvm::Error disassembleMethods(const pe::Image &Image, const metadata::Module &M,
+                               const DisassemblerOptions &Options, std::vector<MethodText> &Out);
 
 } // namespace weft::text
 

@@ -2,7 +2,7 @@
 #include "cli/WeaveCache.h"
 
 #include "support/AtomicFile.h"
-#include "support/Digest.h"
+#include "pe/Sha256.h"
 #include "support/Error.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -25,17 +25,16 @@ namespace {
 
 constexpr StringLiteral EntryHeader = "weft-cache 1";
 
-std::string digestHex(ArrayRef<uint8_t> Bytes) {
-  std::vector<uint8_t> D = digest(DigestKind::SHA256, {Bytes});
-  return toHex(D, /*LowerCase=*/true);
-}
+std::string digestHex(ArrayRef<uint8_t> Bytes) { return pe::sha256Hex(Bytes); }
 
 /// The digest of the file at \p Path, or "" when it cannot be read.
 std::string fileDigest(StringRef Path) {
-  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!Buf)
+  Expected<std::string> D = pe::fileSha256Hex(Path);
+  if (!D) {
+    consumeError(D.takeError());
     return "";
-  return digestHex(arrayRefFromStringRef((*Buf)->getBuffer()));
+  }
+  return *D;
 }
 
 Error copyFile(StringRef From, StringRef To) {

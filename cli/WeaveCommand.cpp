@@ -180,18 +180,24 @@ void reportWeave(const Job &J, const passes::WeaveOutcome &Woven, const WeaveRun
 }
 
 /// Writes the PDB beside the output: rewritten (unless embedded) when bodies changed, else copied
-/// as it is when it has a name of its own there (IL offsets and the PDB id are the same).
-Error writePdb(const std::optional<PdbUpdate> &Pdb, bool BodiesChanged, StringRef InPdb,
-               StringRef OutPdb) {
-  if (Pdb && !Pdb->Embedded)
-    return writeFileAtomically(OutPdb, Pdb->Bytes);
+/// as it is when it has a name of its own there (IL offsets and the PDB id are the same). True if
+/// a file was written.
+Expected<bool> writePdb(const std::optional<PdbUpdate> &Pdb, bool BodiesChanged, StringRef InPdb,
+                        StringRef OutPdb) {
+  if (Pdb && !Pdb->Embedded) {
+    if (Error E = writeFileAtomically(OutPdb, Pdb->Bytes))
+      return std::move(E);
+    return true;
+  }
   if (InPdb != OutPdb && sys::fs::exists(InPdb) && !BodiesChanged) {
     auto Copy = MemoryBuffer::getFile(InPdb, /*IsText=*/false, /*RequiresNullTerminator=*/false);
     if (!Copy)
       return createFileError(InPdb, errorCodeToError(Copy.getError()));
-    return writeFileAtomically(OutPdb, arrayRefFromStringRef((*Copy)->getBuffer()));
+    if (Error E = writeFileAtomically(OutPdb, arrayRefFromStringRef((*Copy)->getBuffer())))
+      return std::move(E);
+    return true;
   }
-  return Error::success();
+  return false;
 }
 
 /// Where the PDB \p InPdb of the input goes: a PDB named after the assembly is named after the
@@ -307,9 +313,10 @@ Error weaveFile(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
     if (Error E = passes::writeSideFiles(Weave->outcome(), J.Output))
       return withCode(CodeOutput, std::move(E));
   }
-  if (Error E = writePdb(Pdb, Woven && !Woven->Remaps.empty(), InPdb, OutPdb))
-    return withCode(CodeOutput, std::move(E));
-  if (sys::fs::exists(OutPdb) && OutPdb != InPdb)
+  Expected<bool> PdbWritten = writePdb(Pdb, Woven && !Woven->Remaps.empty(), InPdb, OutPdb);
+  if (!PdbWritten)
+    return withCode(CodeOutput, PdbWritten.takeError());
+  if (*PdbWritten)
     Log.Written.push_back(OutPdb);
   return Error::success();
 }

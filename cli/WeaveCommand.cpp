@@ -584,9 +584,10 @@ Error keyTheRun(WeaveRun &Run) {
   if (!Opt.KeyFile.empty())
     Files.push_back(Opt.KeyFile);
   for (const std::string &F : Files) {
-    if (Error E = K.addFile("file", F))
-      return E;
     Run.Dependencies.push_back(F);
+    if (Run.Cache) // hashed only for a cache (a plugin may be large)
+      if (Error E = K.addFile("file", F))
+        return E;
   }
   return Error::success();
 }
@@ -764,15 +765,14 @@ int run(const WeaveOptions &Opt) {
   if (Failed && Opt.FailFast)
     return ExitError;
   WeaveRun Run(Opt);
+  std::string CacheDir = cacheDirFrom(Opt.CacheDir);
+  if (!CacheDir.empty())
+    Run.Cache.emplace(CacheDir);
   if (Error E = prepareRun(Run))
     return reportError(std::move(E));
   if (!Opt.OutDir.empty() && !Jobs.empty())
     if (std::error_code EC = sys::fs::create_directories(Opt.OutDir))
       return reportError(createFileError(Opt.OutDir, errorCodeToError(EC)));
-
-  std::string CacheDir = cacheDirFrom(Opt.CacheDir);
-  if (!CacheDir.empty())
-    Run.Cache.emplace(CacheDir);
 
   Failed += weaveAll(Jobs, Run);
   if (!Failed && !Opt.DepsFile.empty())

@@ -532,6 +532,9 @@ bool Profiler::considered(StringRef Path, bool *Framework) {
       FrameworkDir = Dir.str();
     *Framework = !FrameworkDir.empty() && Dir == FrameworkDir;
   }
+  // The trace pass's runtime, which woven modules load from their own bytes.
+  if (sys::path::filename(Path) == "Weft.Trace.dll" && Dir.empty())
+    return false;
   SmallString<256> Real;
   if (!sys::fs::real_path(Path, Real) && llvm::is_contained(Conf.PassFiles, std::string(Real))) {
     L->line(sys::path::filename(Path) + ": a file the passes' options name (a probe or "

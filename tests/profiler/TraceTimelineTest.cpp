@@ -434,4 +434,23 @@ TEST(TraceTimeline, WeftRunRecordsTheSameCalls) {
   expectNested(P);
 }
 
+// `weft run --pass` instruments the program's own assemblies, and never the trace pass's runtime,
+// which the woven code loads from its own bytes (woven, it would trace its own calls without
+// end): in both modes the program runs as it does alone and its calls are counted.
+TEST(TraceTimeline, WeftRunLeavesTheRuntimeAlone) {
+  for (llvm::StringRef Pass : {"trace", "trace:mode=summary"}) {
+    SCOPED_TRACE(Pass.str());
+    std::string Dir = programFolder(Pass == "trace" ? "run-pass" : "run-pass-summary", "");
+    CommandResult R = run(weftTool(),
+                          {"run", "--pass", Pass.str(), "--log", Dir + "/weft.log", "--output-dir",
+                           Dir, "--", "dotnet", Dir + "/TimelineProgram.dll"},
+                          {"WEFT_TRACE_FILE=" + Dir + "/trace.json"}, 300);
+    Traced T = readTrace(Dir, R);
+    EXPECT_EQ(T.Run.Out, run("dotnet", {programDll()}).Out) << readFile(Dir + "/weft.log");
+    for (auto &[Name, Count] : expectedCalls())
+      EXPECT_EQ(T.Table[Name].Calls, Count) << Name;
+    EXPECT_EQ(readFile(Dir + "/weft.log").find("Weft.Trace"), std::string::npos);
+  }
+}
+
 } // namespace

@@ -6,18 +6,21 @@
 // events (Perfetto opens them) and a summary table.
 //
 //   [constructor prefix up to the base constructor call]
-//   id = <weft>.Trace::Base + K;  start = calli Enter(id)
+//   buffer = <weft>.Trace::Enter(<weft>.Trace::Base + K)
 //   .try { body; every ret: stloc v; leave EXIT }
-//   finally { calli Leave(id, start) }
+//   finally { <weft>.Trace::Exit(buffer) }
 //   EXIT: ldloc v; ret
 //
 // A tail call moves out of the try block to a stub after the epilogue (weaver/passes/Returns.h),
 // so the time counted ends at the call: the callee's time is its own.
 //
-// Summary mode (without instantiations) takes no timestamp and calls no runtime function per
-// call: `stack = <weft>.Trace::Push(K)` and `finally { Pop(stack) }`, methods of the hidden type
-// that the JIT inlines, count the call and keep the thread's stack in thread-static fields; the
-// runtime gives each thread its stack once (Arrive) and samples it.
+// Enter and Exit are methods of the hidden type that the JIT inlines: they write the call's entry
+// (its id) and exit (-1) into the thread's buffer, kept in a thread-static field (the runtime
+// gives each thread its buffer once, Arrive), and call the runtime's Slow when the room they were
+// given is used up; Slow reads the clock (see TraceRuntime.cs). Summary mode (without
+// instantiations) has Push(K) and Pop(stack) in their place, which count the call and keep the
+// thread's stack that the runtime samples; with instantiations, it calls the runtime's Push and
+// Pop through their addresses.
 //
 // The runtime's bytes travel in the module as a base64 string. The static constructor of the
 // hidden type `<weft>.Trace` loads them once per process (the AppDomain keeps the loaded runtime
@@ -130,7 +133,9 @@ public:
     il::Instr *CoreFirst = B.instructions()[*Start]; // after what makeSingleExit inserted
     Emitter Head(B, CoreFirst), Fin(B, X.End); // the finally block goes between body and exit
     // The method's number is given in row order in finishMethod.
-    C.Marks = {inlineCounting() ? emitCounting(C, Head, Fin) : emitTiming(C, Head, Fin)};
+    C.Marks = {inlineCounting()       ? emitCounting(C, Head, Fin)
+               : RunMode == Timeline ? emitTimeline(C, Head, Fin)
+                                     : emitTiming(C, Head, Fin)};
     Fin.op(il::Opcode::Endfinally);
     protectBody(B, CoreFirst, Fin.first(), X.End, il::RegionKind::Finally);
     return Error::success();
@@ -159,11 +164,13 @@ public:
                                 std::pair{PopMethod, &Trace::popBody},
                                 std::pair{ArriveMethod, &Trace::arriveBody},
                                 std::pair{NoThread, &Trace::noThreadBody},
+                                std::pair{SlowMethod, &Trace::slowBody},
+                                std::pair{NoSlow, &Trace::noSlowBody},
                                 std::pair{FlushMethod, &Trace::flushBody}}) {
       il::MethodBody B;
-      if (Method == PushMethod) {
+      if (Method == PushMethod || (Method == PopMethod && RunMode == Timeline)) {
         B.InitLocals = true;
-        B.LocalVarSigToken = PushLocals;
+        B.LocalVarSigToken = Method == PushMethod ? PushLocals : ExitLocals;
       }
       (this->*Body)(B);
       bool Returns = Method == NoEnter || Method == NoInstance || Method == ArriveMethod ||
@@ -223,22 +230,40 @@ private:
     return Index;
   }
 
-  /// id = Base + K (or its instantiation's id); start = Enter(id) ... finally Leave(id, start),
-  /// through the runtime's addresses. Returns the instruction that loads K.
-  il::Instr *emitTiming(MethodContext &C, Emitter &Head, Emitter &Fin) {
-    uint32_t IdLocal = C.addLocal({uint8_t(ElementType::I4)});
-    uint32_t StartLocal = C.addLocal({uint8_t(ElementType::I8)});
+  /// id = Base + K, or the id of the instantiation the call runs in (from the handles of its
+  /// generic context). Returns the instruction that loads K.
+  il::Instr *emitId(MethodContext &C, Emitter &Head) {
     Head.tok(il::Opcode::Ldsfld, Base);
     il::Instr *Index = Head.ldc(0);
     Head.op(il::Opcode::Add);
     if (Instantiations && isGeneric(C)) {
-      // The id of the instantiation this call runs in, from the handles of its generic context.
       auto [TypeTok, MethodTok] = instantiationTokens(C);
       Head.tok(il::Opcode::Ldtoken, TypeTok);
       Head.tok(il::Opcode::Ldtoken, MethodTok);
       Head.tok(il::Opcode::Ldsfld, InstanceFn);
       Head.tok(il::Opcode::Calli, InstanceSig);
     }
+    return Index;
+  }
+
+  /// Timeline mode's own code, which the JIT inlines: buffer = Enter(id) ... finally
+  /// Exit(buffer). Returns the instruction that loads K.
+  il::Instr *emitTimeline(MethodContext &C, Emitter &Head, Emitter &Fin) {
+    uint32_t Buffer = C.addLocal({uint8_t(ElementType::I)});
+    il::Instr *Index = emitId(C, Head);
+    Head.tok(il::Opcode::Call, PushMethod);
+    Head.stloc(Buffer);
+    Fin.ldloc(Buffer);
+    Fin.tok(il::Opcode::Call, PopMethod);
+    return Index;
+  }
+
+  /// Summary mode told apart by instantiation: start = Push(id) ... finally Pop(id, start),
+  /// through the runtime's addresses. Returns the instruction that loads K.
+  il::Instr *emitTiming(MethodContext &C, Emitter &Head, Emitter &Fin) {
+    uint32_t IdLocal = C.addLocal({uint8_t(ElementType::I4)});
+    uint32_t StartLocal = C.addLocal({uint8_t(ElementType::I8)});
+    il::Instr *Index = emitId(C, Head);
     Head.op(il::Opcode::Dup);
     Head.stloc(IdLocal);
     Head.tok(il::Opcode::Ldsfld, EnterFn);
@@ -321,8 +346,17 @@ private:
     InstanceParams = joined(joined({I4}, classSig(*TypeHandle, ElementType::ValueType)),
                             classSig(*Handle, ElementType::ValueType));
     InstanceSig = MC.standAloneSig(methodSig(false, I4, InstanceParams, 3));
-    ThreadSig = MC.standAloneSig(methodSig(false, SZ, {I4, I4, SZ, I8}, 2));
-    PushLocals = MC.standAloneSig({uint8_t(SigLocal), 2, SZ, I4, I4});
+    // Timeline mode keeps the address of the thread's buffer (pinned) where summary mode keeps
+    // its stack (int32[]).
+    if (RunMode == Timeline) {
+      ThreadSig = MC.standAloneSig(methodSig(false, I, {I4}, 1));
+      PushLocals = MC.standAloneSig({uint8_t(SigLocal), 2, I, I4});
+    } else {
+      ThreadSig = MC.standAloneSig(methodSig(false, SZ, {I4, I4, SZ, I8}, 2));
+      PushLocals = MC.standAloneSig({uint8_t(SigLocal), 2, SZ, I4, I4});
+    }
+    ExitLocals = MC.standAloneSig({uint8_t(SigLocal), 1, I4});
+    SlowSig = MC.standAloneSig(methodSig(false, Void, {I, I4}, 2));
     Expected<Token> Int32 = MC.coreType("System", "Int32"), Int64 = MC.coreType("System", "Int64");
     if (!Int32 || !Int64)
       return Int32 ? Int64.takeError() : Int32.takeError();
@@ -356,15 +390,31 @@ private:
     // aggressively inlined), Arrive (the slow path, never inlined) and the stand-in for the
     // runtime's JoinThread.
     const uint8_t SZ = uint8_t(ElementType::SZArray);
-    Made.push_back(MC.addField(Type, 0x0011, "Stack", {uint8_t(SigField), SZ, I4}));
+    // Timeline mode's are Enter(id) and Exit(buffer), the buffer's address in Buffer; Arrive
+    // asks the runtime for it, and without the runtime it is the address of Idle (two zeros: no
+    // room, so every record goes to Slow, which does nothing).
+    bool T = RunMode == Timeline;
+    if (T)
+      Made.push_back(MC.addField(Type, 0x0011, "Buffer", {uint8_t(SigField), I}));
+    else
+      Made.push_back(MC.addField(Type, 0x0011, "Stack", {uint8_t(SigField), SZ, I4}));
     Made.push_back(MC.addField(Type, 0x0011, "Counts", {uint8_t(SigField), SZ, I8}));
     Made.push_back(MC.addField(Type, 0x0013, "ThreadFn", {uint8_t(SigField), I}));
-    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, "Push", methodSig(false, SZ, {I4, I4}, 1)));
-    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, "Pop", methodSig(false, Void, {SZ, I4}, 1)));
     // (methodSig's first parameter byte completes the int32[] return type.)
-    Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Arrive", methodSig(false, SZ, {I4}, 0)));
+    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, T ? "Enter" : "Push",
+                                T ? methodSig(false, I, {I4}, 1) : methodSig(false, SZ, {I4, I4}, 1)));
+    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, T ? "Exit" : "Pop",
+                                T ? methodSig(false, Void, {I}, 1) : methodSig(false, Void, {SZ, I4}, 1)));
+    Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Arrive",
+                                T ? methodSig(false, I, {}, 0) : methodSig(false, SZ, {I4}, 0)));
     Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoThread",
-                                methodSig(false, SZ, {I4, I4, SZ, I8}, 2)));
+                                T ? methodSig(false, I, {I4}, 1)
+                                  : methodSig(false, SZ, {I4, I4, SZ, I8}, 2)));
+    // Timeline mode's slow path (never inlined) and the runtime's address it calls.
+    Made.push_back(MC.addField(Type, 0x0013, "SlowFn", {uint8_t(SigField), I}));
+    Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Slow", methodSig(false, Void, {I, I4}, 2)));
+    Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoSlow", methodSig(false, Void, {I, I4}, 2)));
+    Made.push_back(MC.addField(Type, 0x0013, "Idle", {uint8_t(SigField), uint8_t(ElementType::I8)}));
     for (Expected<Token> &T : Made)
       if (!T)
         return T.takeError();
@@ -386,6 +436,10 @@ private:
     PopMethod = *Made[15];
     ArriveMethod = *Made[16];
     NoThread = *Made[17];
+    SlowFn = *Made[18];
+    SlowMethod = *Made[19];
+    NoSlow = *Made[20];
+    IdleField = *Made[21];
     if (Expected<Token> Attr = MC.coreType("System", "ThreadStaticAttribute")) {
       Token Ctor = MC.memberRef(*Attr, ".ctor", methodSig(true, Void, {}, 0));
       for (Token F : {StackField, CountsField})
@@ -403,9 +457,84 @@ private:
   }
   void noLeaveBody(il::MethodBody &B) { Emitter(B, nullptr).op(il::Opcode::Ret); }
   void noFlushBody(il::MethodBody &B) { Emitter(B, nullptr).op(il::Opcode::Ret); }
+  /// Enter(id): the id written at the buffer's head (Slow when the head is at the limit);
+  /// returns the buffer's address, for Exit.
+  void enterBody(il::MethodBody &B) {
+    Emitter E(B, nullptr);
+    il::Instr *Have = B.create(il::Opcode::Ldloc_0);
+    il::Instr *Slow = B.create(il::Opcode::Ldloc_0);
+    E.tok(il::Opcode::Ldsfld, StackField);
+    E.stloc(0);
+    E.ldloc(0);
+    E.branch(il::Opcode::Brtrue, Have);
+    E.tok(il::Opcode::Call, ArriveMethod);
+    E.stloc(0);
+    emitWrite(E, [&] { E.ldloc(0); }, 1, [&] { E.ldarg(0); }, Slow, Have);
+    E.ldloc(0);
+    E.op(il::Opcode::Ret);
+    E.put(Slow); // ldloc.0
+    E.ldarg(0);
+    E.tok(il::Opcode::Call, SlowMethod);
+    E.ldloc(0);
+    E.op(il::Opcode::Ret);
+  }
+  /// Exit(buffer): -1 written at the buffer's head, the same way.
+  void exitBody(il::MethodBody &B) {
+    Emitter E(B, nullptr);
+    il::Instr *Slow = B.create(il::Opcode::Ldarg_0);
+    emitWrite(E, [&] { E.ldarg(0); }, 0, [&] { E.ldc(-1); }, Slow);
+    E.op(il::Opcode::Ret);
+    E.put(Slow); // ldarg.0
+    E.ldc(-1);
+    E.tok(il::Opcode::Call, SlowMethod);
+    E.op(il::Opcode::Ret);
+  }
+  /// At the buffer's address p (int32s): h = p[0]; if (h >= p[1]) goto Slow; p[h] = value;
+  /// p[0] = h + 1, with h in local \p H; \p First, if given, is the first load of p (a branch
+  /// target).
+  template <typename LoadBuffer, typename LoadValue>
+  static void emitWrite(Emitter &E, LoadBuffer Buffer, uint32_t H, LoadValue Value, il::Instr *Slow,
+                        il::Instr *First = nullptr) {
+    if (First)
+      E.put(First);
+    else
+      Buffer();
+    E.op(il::Opcode::Ldind_I4);
+    E.stloc(H);
+    E.ldloc(H);
+    Buffer();
+    E.ldc(4);
+    E.op(il::Opcode::Add);
+    E.op(il::Opcode::Ldind_I4);
+    E.branch(il::Opcode::Bge, Slow);
+    Buffer();
+    E.ldloc(H);
+    E.ldc(4);
+    E.op(il::Opcode::Mul);
+    E.op(il::Opcode::Add);
+    Value();
+    E.op(il::Opcode::Stind_I4);
+    Buffer();
+    E.ldloc(H);
+    E.ldc(1);
+    E.op(il::Opcode::Add);
+    E.op(il::Opcode::Stind_I4);
+  }
+  /// Slow(buffer, value): the runtime's slow path, through its address.
+  void slowBody(il::MethodBody &B) {
+    Emitter E(B, nullptr);
+    E.ldarg(0);
+    E.ldarg(1);
+    E.tok(il::Opcode::Ldsfld, SlowFn);
+    E.tok(il::Opcode::Calli, SlowSig);
+    E.op(il::Opcode::Ret);
+  }
+  void noSlowBody(il::MethodBody &B) { Emitter(B, nullptr).op(il::Opcode::Ret); }
   /// Push(k): one call deeper on the thread's stack (method Base + k there while it fits), one
   /// more call of k in the thread's counts; returns the stack, for Pop.
   void pushBody(il::MethodBody &B) {
+    if (RunMode == Timeline)
+      return enterBody(B);
     Emitter E(B, nullptr);
     il::Instr *Have = B.create(il::Opcode::Ldloc_0);
     E.tok(il::Opcode::Ldsfld, StackField);
@@ -449,6 +578,8 @@ private:
   }
   /// Pop(stack): one call less deep.
   void popBody(il::MethodBody &B) {
+    if (RunMode == Timeline)
+      return exitBody(B);
     Emitter E(B, nullptr);
     E.ldarg(0);
     E.ldc(0);
@@ -461,23 +592,32 @@ private:
     E.op(il::Opcode::Ret);
   }
   /// Arrive(), the thread's first Push: its counts, registered with the runtime, which gives the
-  /// thread's stack.
+  /// thread's stack; in timeline mode, the address of the thread's buffer.
   void arriveBody(il::MethodBody &B) {
     Emitter E(B, nullptr);
     E.tok(il::Opcode::Ldsfld, Base);
-    E.ldc(int32_t(Names.size()));
-    E.tok(il::Opcode::Newarr, Int64Type);
-    E.op(il::Opcode::Dup);
-    E.tok(il::Opcode::Stsfld, CountsField);
+    if (RunMode != Timeline) {
+      E.ldc(int32_t(Names.size()));
+      E.tok(il::Opcode::Newarr, Int64Type);
+      E.op(il::Opcode::Dup);
+      E.tok(il::Opcode::Stsfld, CountsField);
+    }
     E.tok(il::Opcode::Ldsfld, ThreadFn);
     E.tok(il::Opcode::Calli, ThreadSig);
     E.op(il::Opcode::Dup);
     E.tok(il::Opcode::Stsfld, StackField);
     E.op(il::Opcode::Ret);
   }
-  /// Without the runtime: a stack of the thread's own that nothing reads.
+  /// Without the runtime: a stack of the thread's own that nothing reads; in timeline mode,
+  /// Idle's address.
   void noThreadBody(il::MethodBody &B) {
     Emitter E(B, nullptr);
+    if (RunMode == Timeline) {
+      E.tok(il::Opcode::Ldsflda, IdleField);
+      E.op(il::Opcode::Conv_U);
+      E.op(il::Opcode::Ret);
+      return;
+    }
     E.ldc(StackSize);
     E.tok(il::Opcode::Newarr, Int32Type);
     E.op(il::Opcode::Ret);
@@ -495,7 +635,7 @@ private:
   }
 
   /// Stands the do-nothing functions in, loads the runtime (once per process), registers the
-  /// module's names and takes the runtime's addresses, Enter's last; an exception on the way
+  /// module's names and takes the runtime's addresses, Push's last; an exception on the way
   /// leaves the stand-ins in place.
   Error writeCctor(ModuleContext &MC) {
     std::string Problem;
@@ -521,7 +661,7 @@ private:
     Emitter E(B, nullptr);
     for (auto [Field, Method] : {std::pair{EnterFn, NoEnter}, std::pair{LeaveFn, NoLeave},
                                  std::pair{FlushFn, NoFlush}, std::pair{InstanceFn, NoInstance},
-                                 std::pair{ThreadFn, NoThread}}) {
+                                 std::pair{ThreadFn, NoThread}, std::pair{SlowFn, NoSlow}}) {
       E.tok(il::Opcode::Ldftn, Method);
       E.tok(il::Opcode::Stsfld, Field);
     }
@@ -577,11 +717,10 @@ private:
     Function(3);
     E.tok(il::Opcode::Calli, RegisterSig);
     E.tok(il::Opcode::Stsfld, Base);
-    // Summary mode's pair counts and keeps the stack the runtime samples (Push, Pop).
-    int EnterWhich = RunMode == Summary ? 4 : 0, LeaveWhich = RunMode == Summary ? 5 : 1;
-    for (auto [Which, Field] : {std::pair{LeaveWhich, LeaveFn}, std::pair{2, FlushFn},
-                                std::pair{6, InstanceFn}, std::pair{7, ThreadFn},
-                                std::pair{EnterWhich, EnterFn}}) {
+    // The runtime's Push and Pop (summary mode told apart by instantiation), Slow (timeline).
+    for (auto [Which, Field] : {std::pair{5, LeaveFn}, std::pair{2, FlushFn}, std::pair{6, InstanceFn},
+                                std::pair{RunMode == Timeline ? 8 : 7, ThreadFn}, std::pair{0, SlowFn},
+                                std::pair{4, EnterFn}}) {
       Function(Which);
       E.tok(il::Opcode::Stsfld, Field);
     }
@@ -610,9 +749,9 @@ private:
   Token CurrentDomain = 0, GetData = 0, SetData = 0, MonitorEnter = 0, MonitorExit = 0;
   Token FromBase64 = 0, Load = 0, GetType = 0, GetMethod = 0, GetHandle = 0, GetPointer = 0;
   Token EnterSig = 0, LeaveSig = 0, FlushSig = 0, FunctionSig = 0, RegisterSig = 0, InstanceSig = 0;
-  Token ThreadSig = 0, PushLocals = 0, Int32Type = 0, Int64Type = 0;
-  Token StackField = 0, CountsField = 0, ThreadFn = 0;
-  Token PushMethod = 0, PopMethod = 0, ArriveMethod = 0, NoThread = 0;
+  Token ThreadSig = 0, PushLocals = 0, ExitLocals = 0, SlowSig = 0, Int32Type = 0, Int64Type = 0;
+  Token StackField = 0, CountsField = 0, ThreadFn = 0, SlowFn = 0, IdleField = 0;
+  Token PushMethod = 0, PopMethod = 0, ArriveMethod = 0, NoThread = 0, SlowMethod = 0, NoSlow = 0;
   std::vector<uint8_t> InstanceParams;
   /// Method names by number, filled in row order by finishMethod.
   std::vector<std::string> Names;
@@ -631,8 +770,8 @@ PassInfo tracePass() {
                     "the table only"},
            {"threshold-us", "calls shorter than this many microseconds are left off the "
                             "timeline (they still count in the table); default 0"},
-           {"buffer-mb", "the memory the timeline's buffers may take before calls are dropped "
-                         "(and counted); default 64"},
+           {"buffer-mb", "sixteen times the size of each thread's buffer (at least 64 KiB); "
+                         "calls that find it full are dropped (and counted); default 64"},
            {"max-events", "the most calls the timeline holds (later ones are counted in the "
                           "table only); default 1000000, 0 for no limit"},
            {"instantiations", "true: calls of generic code are told apart by the exact "

@@ -1,30 +1,36 @@
 // The trace pass's runtime. A module woven with `trace` carries these bytes and loads them once per
 // process (the first woven module to start does; the others find it through the AppDomain), gets
-// the addresses of Enter, Leave, Flush and Register from Function, registers its method names and
-// calls Enter and Leave around every woven method.
+// the addresses of its functions from Function, registers its method names and runs.
 //
-// A module woven in timeline mode calls Enter and Leave. Per thread they keep call counts,
-// inclusive time (a recursive method's time counted once, at its outermost call) and exclusive
-// time per method from two timestamps a call, a stack of the time spent in callees, and a chunk of
-// records (method, start, duration) for the timeline. A full chunk goes to a queue that a
-// background thread writes ten times a second as Chrome trace events; when every chunk the buffer
-// allows is in use, the record is dropped and counted, and the program never waits.
+// Timeline mode. Woven code writes each call's entry (the method's id) and exit (-1) into its
+// thread's buffer with code of its own that the JIT inlines, one thread-static load and a few
+// stores a call; the buffer is a ring the runtime gives each thread (JoinThread) and a background
+// writer empties. The woven code takes no timestamp: when the room it was given runs out (every
+// AnchorEvery records, and at once after each tick of the clock thread, which ticks each
+// millisecond), it calls Slow, which reads the clock and writes an anchor (the time) before the
+// record. The writer places the records between two anchors evenly between their times, and no
+// later than the tick that followed the first, so a time is off by at most the time between two
+// anchors, and at most a millisecond: nesting and order are exact, and calls longer than that
+// are timed to within it. From the records the writer keeps per-thread counts, inclusive time (a
+// recursive method's time counted once, at its outermost call) and exclusive time per method,
+// and writes Chrome trace events. When the ring is full the thread's records go to a scratch
+// area that the thread counts (per method) and forgets: those calls are dropped and counted, and
+// when the ring has room again a resync record tells the writer which calls ended and which began
+// meanwhile. The program never waits.
 //
-// A module woven in summary mode counts the call and keeps a stack of the methods each thread is
-// in, with no timestamp: with code of its own that the JIT inlines into the woven methods, on a
-// stack the runtime gives each thread (JoinThread) and counts of its own it registers with it, or,
-// where calls are told apart by instantiation, by calling Push and Pop here. A sampling thread reads every
-// thread's stack each millisecond and gives the time since its last look to the method on top
-// (exclusive) and, once each, to every method on the stack (inclusive).
+// Summary mode counts the call and keeps a stack of the methods each thread is in, with no
+// timestamp: with code of its own that the JIT inlines into the woven methods, on a stack the
+// runtime gives each thread (JoinThread) and counts of its own it registers with it, or, where
+// calls are told apart by instantiation, by calling Push and Pop here. A sampling thread reads
+// every thread's stack each millisecond and gives the time since its last look to the method on
+// top (exclusive) and, once each, to every method on the stack (inclusive).
 //
-// A chunk is also handed over once it is 100 ms old, so that the writer sees a slow thread's calls.
 // When weft's profiler is in the process (`weft run`), the writer also hands each call to it
 // (weft_trace_calls, found through CORECLR_PROFILER_PATH), which puts it on the profiler's
 // timeline beside collections and tracepoints and sends it to the Weft EventPipe provider.
 //
 // At process exit (or Flush) the events are finished and the table is written beside them.
 using System;
-using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Reflection;
 using System.Runtime.InteropServices;
@@ -37,18 +43,10 @@ namespace Weft.Trace
 {
     internal sealed class ThreadState
     {
-        public long[] Calls = new long[0], Inclusive = new long[0], Exclusive = new long[0];
-        public int[] Active = new int[0];
-        /// The callee time of each open call's caller, restored when the call returns.
-        public long[] Saved = new long[64];
-        public int Depth;
-        public long Child;
-        public long[] Chunk;
-        public int Used;
-        /// When the chunk got its first call (Stopwatch ticks).
-        public long ChunkTime;
-        public long Dropped;
-        public int Tid;
+        public int Index, Tid;
+        public Thread Thread;
+        /// Calls counted here (Push, summary mode told apart by instantiation).
+        public long[] Calls = new long[0];
         /// The ids of the instantiations the thread has run, by their handles.
         public Dictionary<InstanceKey, int> Instances;
         /// Summary mode: how many calls deep the thread is (at 0), then the methods it is in,
@@ -56,6 +54,31 @@ namespace Weft.Trace
         public int[] Stack = new int[4096];
         /// Summary mode: the counts woven modules keep for this thread, with their first id.
         public List<KeyValuePair<int, long[]>> ModuleCalls = new List<KeyValuePair<int, long[]>>();
+
+        /// Timeline mode: the thread's buffer (Runtime's layout), never replaced, and its address.
+        public int[] Buffer;
+        public IntPtr Address;
+        /// The thread's side while the ring is full: the calls dropped per method, the calls
+        /// begun meanwhile that are still open, and how many of the calls open before ended.
+        public long[] Dropped = new long[0];
+        public long DroppedTotal;
+        public int[] GapOpen = new int[64];
+        public int GapDepth, GapEnded;
+
+        /// The writer's side: where it reads, the calls open (method, start, callee time; a
+        /// begun-while-dropped call is not counted again), and the counts and times per method.
+        public int ReadAt;
+        public int[] OpenId = new int[64];
+        public long[] OpenStart = new long[64], OpenChild = new long[64];
+        public bool[] OpenDropped = new bool[64];
+        public int Depth;
+        public long[] Ended = new long[0], Inclusive = new long[0], Exclusive = new long[0];
+        public int[] Active = new int[0];
+        /// The time between two records in the thread's last whole stretch between anchors.
+        public double Pace;
+        /// Calls for the timeline, (method, start, duration), written out when full.
+        public long[] Out = new long[3 * 4096];
+        public int OutUsed;
     }
 
     internal struct InstanceKey : IEquatable<InstanceKey>
@@ -66,17 +89,20 @@ namespace Weft.Trace
         public override int GetHashCode() { return Type.GetHashCode() * 31 + Method.GetHashCode(); }
     }
 
-    internal sealed class Filled
-    {
-        public int Tid;
-        public long[] Data;
-        public int Count;
-    }
-
     public static class Runtime
     {
-        private const int ChunkLongs = 3 * 8192;
         private const int ModeTimeline = 0;
+        // A timeline buffer: a header, the ring the writer reads, and the scratch area a thread
+        // writes to while the ring is full.
+        private const int HeadAt = 0, LimitAt = 1, CommittedAt = 2, TailAt = 3, DroppingAt = 4,
+                          OwnerAt = 5, HeaderInts = 16;
+        // Records: a method's id (its entry), and these.
+        private const int ExitRecord = -1, AnchorRecord = -2, ResyncRecord = -3, WrapRecord = -4;
+        private const int AnchorInts = 4, ScratchInts = 8192;
+        /// The most records between two readings of the clock.
+        private const int AnchorEvery = 512;
+        /// Room always kept in the ring: a gap's anchor fits in it.
+        private const int Spare = 8;
         private static readonly object Lock = new object();
         [ThreadStatic] private static ThreadState Current;
         private static ThreadState[] Threads = new ThreadState[8];
@@ -84,45 +110,46 @@ namespace Weft.Trace
         private static string[] Names = new string[0], JsonNames = new string[0];
         private static long[] Thresholds = new long[0];
         private static volatile int Count;
-        private static readonly ConcurrentQueue<Filled> Full = new ConcurrentQueue<Filled>();
-        private static readonly ConcurrentQueue<long[]> Free = new ConcurrentQueue<long[]>();
-        private static int ChunksMade, MaxChunks;
+        private static int RingEnd;
         private static string Path;
         private static long Origin;
         private static double NsPerTick;
         private static StreamWriter Json;
-        private static bool AnyEvent;
-        private static long Recorded, MaxEvents, HandOver;
+        private static bool AnyEvent, Capped;
+        private static long Recorded, MaxEvents;
         /// weft's profiler's weft_trace_name and weft_trace_calls, when it is in the process.
         private static IntPtr ProfilerName, ProfilerCalls;
         private static volatile bool Closed;
         private static readonly char[] Digits = new char[24];
-        private static Thread Sampler;
+        private static Thread Sampler, Writer;
         private static long[] SampledInclusive = new long[0], SampledExclusive = new long[0];
         private static int[] Seen = new int[0];
         private static int Generation;
         private static readonly Dictionary<InstanceKey, int> AllInstances = new Dictionary<InstanceKey, int>();
+        /// The clock's ticks (each millisecond) and when each of the last 1,024 was.
+        private static int Epoch;
+        private static readonly long[] TickTimes = new long[1024];
 
         /// The addresses woven modules call through.
         public static unsafe IntPtr Function(int which)
         {
             switch (which)
             {
-                case 0: return (IntPtr)(delegate*<int, long>)&Enter;
-                case 1: return (IntPtr)(delegate*<int, long, void>)&Leave;
+                case 0: return (IntPtr)(delegate*<IntPtr, int, void>)&Slow;
                 case 2: return (IntPtr)(delegate*<void>)&Flush;
                 case 3: return (IntPtr)(delegate*<string, string, int, long, int, long, int>)&Register;
                 case 4: return (IntPtr)(delegate*<int, long>)&Push;
                 case 5: return (IntPtr)(delegate*<int, long, void>)&Pop;
                 case 6: return (IntPtr)(delegate*<int, RuntimeTypeHandle, RuntimeMethodHandle, int>)&Instance;
                 case 7: return (IntPtr)(delegate*<int, long[], int[]>)&JoinThread;
+                case 8: return (IntPtr)(delegate*<int, IntPtr>)&JoinTimeline;
                 default: return IntPtr.Zero;
             }
         }
 
         /// A module's methods (names separated by '\n') get the ids from the one returned on.
-        /// The first module's settings choose the files; each module's mode and threshold hold
-        /// for its own methods.
+        /// The first module's settings choose the files and the buffers' size; each module's mode
+        /// and threshold hold for its own methods.
         private static int Register(string names, string file, int mode, long thresholdUs, int bufferMb,
                                     long maxEvents)
         {
@@ -137,10 +164,10 @@ namespace Weft.Trace
                     if (Path == null)
                         Start(file, bufferMb, maxEvents);
                     Append(added, threshold);
-                    if (mode == ModeTimeline && Json == null && !Closed)
-                        OpenTimeline();
+                    if (mode == ModeTimeline && Writer == null && !Closed)
+                        StartTimeline();
                     if (mode != ModeTimeline && Sampler == null)
-                        StartSampler();
+                        Sampler = Background(SampleLoop, "weft trace sampler");
                 }
                 catch (Exception)
                 {
@@ -218,9 +245,7 @@ namespace Weft.Trace
         /// (the woven code loads them with ldtoken in its own generic context).
         private static int Instance(int id, RuntimeTypeHandle type, RuntimeMethodHandle method)
         {
-            ThreadState s = Current;
-            if (s == null || id >= s.Calls.Length)
-                s = Prepare(id);
+            ThreadState s = Current ?? Arrive();
             InstanceKey key = new InstanceKey { Type = type.Value, Method = method.Value };
             if (s.Instances == null)
                 s.Instances = new Dictionary<InstanceKey, int>();
@@ -281,17 +306,18 @@ namespace Weft.Trace
         private static void Start(string file, int bufferMb, long maxEvents)
         {
             FindProfiler();
-            HandOver = Stopwatch.Frequency / 10;
             MaxEvents = maxEvents > 0 ? maxEvents : long.MaxValue;
             Path = Environment.GetEnvironmentVariable("WEFT_TRACE_FILE") ?? file;
             Origin = Stopwatch.GetTimestamp();
             NsPerTick = 1e9 / Stopwatch.Frequency;
-            long bytes = Math.Max(1, bufferMb) * 1024L * 1024L;
-            MaxChunks = (int)Math.Max(2, bytes / (ChunkLongs * 8L));
+            // Each thread's ring takes a sixteenth of the buffer size (at least 64 KiB).
+            long ints = Math.Max(1, bufferMb) * (1L << 20) / 16 / 4;
+            RingEnd = HeaderInts + (int)Math.Min(Math.Max(ints, 16384), 1 << 26);
             AppDomain.CurrentDomain.ProcessExit += OnExit;
         }
 
-        private static void OpenTimeline()
+        /// The timeline's file (if it can be made), its writer and the clock.
+        private static void StartTimeline()
         {
             try
             {
@@ -302,29 +328,48 @@ namespace Weft.Trace
             }
             catch (Exception)
             {
-                Json = null; // no timeline; the table is still tried at exit
-                return;
+                Json = null; // no timeline; the table is still written at exit
             }
-            Thread writer = new Thread(WriteLoop);
-            writer.IsBackground = true;
-            writer.Name = "weft trace writer";
-            writer.Start();
+            Writer = Background(WriteLoop, "weft trace writer");
+            Background(ClockLoop, "weft trace clock");
         }
 
-        private static void StartSampler()
+        private static Thread Background(ThreadStart loop, string name)
         {
-            Sampler = new Thread(SampleLoop);
-            Sampler.IsBackground = true;
-            Sampler.Name = "weft trace sampler";
-            Sampler.Start();
+            Thread t = new Thread(loop);
+            t.IsBackground = true;
+            t.Name = name;
+            t.Start();
+            return t;
         }
 
-        /// Summary mode's entry: the call counted and the method pushed on the thread's stack.
+        /// The calling thread's state, made and listed on its first call.
+        private static ThreadState Arrive()
+        {
+            lock (Lock)
+            {
+                ThreadState s = Current;
+                if (s != null)
+                    return s;
+                s = new ThreadState();
+                s.Tid = ThreadId();
+                s.Thread = Thread.CurrentThread;
+                if (ThreadCount == Threads.Length)
+                    Array.Resize(ref Threads, ThreadCount * 2);
+                s.Index = ThreadCount;
+                Threads[ThreadCount++] = s;
+                Current = s;
+                return s;
+            }
+        }
+
+        /// Summary mode's entry when calls are told apart by instantiation: the call counted and
+        /// the method pushed on the thread's stack.
         private static long Push(int id)
         {
             ThreadState s = Current;
             if (s == null || id >= s.Calls.Length)
-                s = Prepare(id);
+                s = MoreCalls(id);
             s.Calls[id]++;
             int[] stack = s.Stack;
             int d = stack[0] + 1;
@@ -334,15 +379,44 @@ namespace Weft.Trace
             return 1;
         }
 
+        private static ThreadState MoreCalls(int id)
+        {
+            ThreadState s = Current ?? Arrive();
+            lock (Lock)
+                Array.Resize(ref s.Calls, Math.Max(Count, id + 1));
+            return s;
+        }
+
         /// A woven module's first call on this thread in summary mode: its counts (by its own
         /// method numbers, from \p first on) are summed into the table, and it gets the thread's
         /// stack.
         private static int[] JoinThread(int first, long[] calls)
         {
-            ThreadState s = Current ?? Prepare(first);
+            ThreadState s = Current ?? Arrive();
             lock (Lock)
                 s.ModuleCalls.Add(new KeyValuePair<int, long[]>(first, calls));
             return s.Stack;
+        }
+
+        /// A woven module's first call on this thread in timeline mode: the address of the
+        /// thread's buffer (pinned, and kept while the thread lives).
+        private static unsafe IntPtr JoinTimeline(int first)
+        {
+            ThreadState s = Current ?? Arrive();
+            lock (Lock)
+            {
+                if (s.Buffer == null)
+                {
+                    int[] a = GC.AllocateArray<int>(RingEnd + ScratchInts, pinned: true);
+                    a[HeadAt] = a[CommittedAt] = a[TailAt] = s.ReadAt = HeaderInts;
+                    a[LimitAt] = 0; // the first record goes through Slow, which anchors it
+                    a[OwnerAt] = s.Index;
+                    s.Buffer = a;
+                    fixed (int* at = a)
+                        s.Address = (IntPtr)at;
+                }
+                return s.Address;
+            }
         }
 
         private static void Pop(int id, long entered)
@@ -403,119 +477,186 @@ namespace Weft.Trace
             }
         }
 
-        private static long Enter(int id)
-        {
-            ThreadState s = Current;
-            if (s == null || id >= s.Calls.Length)
-                s = Prepare(id);
-            int d = s.Depth;
-            if (d == s.Saved.Length)
-                Array.Resize(ref s.Saved, d * 2);
-            s.Saved[d] = s.Child;
-            s.Depth = d + 1;
-            s.Child = 0;
-            s.Active[id]++;
-            return Stopwatch.GetTimestamp();
-        }
+        // --- timeline mode: the woven thread's side ---
 
-        private static void Leave(int id, long start)
+        /// Woven code's slow path: the room it was given is used up (or the clock ticked), and
+        /// \p v is the record it was writing. Reads the clock and writes an anchor and \p v, or,
+        /// while the ring is full, \p v goes to the scratch area.
+        private static unsafe void Slow(IntPtr p, int v)
         {
-            long now = Stopwatch.GetTimestamp();
-            ThreadState s = Current;
-            // A call entered before the module's tracing started has no start.
-            if (start == 0 || s == null || s.Depth == 0)
+            ThreadState s = Threads[((int*)p)[OwnerAt]];
+            int[] a = s.Buffer;
+            if (a == null)
                 return;
-            long took = now - start;
-            s.Calls[id]++;
-            s.Exclusive[id] += took - s.Child;
-            if (--s.Active[id] == 0)
-                s.Inclusive[id] += took;
-            int d = s.Depth - 1;
-            s.Depth = d;
-            s.Child = s.Saved[d] + took;
-            if (took >= Thresholds[id])
-                Record(s, id, start, took);
-        }
-
-        private static ThreadState Prepare(int id)
-        {
-            ThreadState s = Current;
-            lock (Lock)
+            if (Closed)
             {
-                if (s == null)
-                {
-                    s = new ThreadState();
-                    s.Tid = ThreadId();
-                    if (ThreadCount == Threads.Length)
-                        Array.Resize(ref Threads, ThreadCount * 2);
-                    Threads[ThreadCount++] = s;
-                    Current = s;
-                }
-                int n = Math.Max(Count, id + 1);
-                Array.Resize(ref s.Calls, n);
-                Array.Resize(ref s.Inclusive, n);
-                Array.Resize(ref s.Exclusive, n);
-                Array.Resize(ref s.Active, n);
+                // The timeline is written: records go nowhere from now on.
+                PutScratch(a, v);
+                return;
             }
-            return s;
-        }
-
-        private static void Record(ThreadState s, int id, long start, long took)
-        {
-            long[] c = s.Chunk;
-            int u = s.Used;
-            long end = start + took;
-            if (c == null || u == c.Length || end - s.ChunkTime > HandOver)
+            long now = Stopwatch.GetTimestamp();
+            if (a[DroppingAt] != 0)
             {
-                c = NextChunk(s);
-                if (c == null)
-                {
-                    s.Dropped++;
-                    return;
-                }
-                u = 0;
-                s.ChunkTime = end;
+                CountScratch(s, a);
+                if (!Resume(s, a, v, now))
+                    PutScratch(a, v);
+                return;
             }
-            c[u] = id;
-            c[u + 1] = start;
-            c[u + 2] = took;
-            s.Used = u + 3;
+            int h = a[HeadAt];
+            int room = Room(a, ref h, AnchorInts + 1 + Spare);
+            if (room >= AnchorInts + 1 + Spare)
+            {
+                Continue(a, h, room, v, now);
+                return;
+            }
+            // The ring is full: the gap's start is anchored in the room always kept.
+            if (room >= AnchorInts)
+                h = PutAnchor(a, h, now);
+            Volatile.Write(ref a[CommittedAt], h);
+            s.GapDepth = 0;
+            s.GapEnded = 0;
+            a[DroppingAt] = 1;
+            PutScratch(a, v);
         }
 
-        /// Hands the thread's chunk (full, or old) to the writer and takes an empty one, or none
-        /// if the buffer is all in use (or the timeline is closed).
-        private static long[] NextChunk(ThreadState s)
+        /// The free room in the ring from \p h on, in one piece: when too little is left before
+        /// the ring's end and enough at its start, a wrap record sends the reader (and \p h) there.
+        private static int Room(int[] a, ref int h, int need)
         {
-            if (Json == null || Closed)
-                return null;
-            if (s.Chunk != null)
+            int tail = Volatile.Read(ref a[TailAt]);
+            if (h < tail)
+                return tail - 1 - h;
+            int toEnd = RingEnd - h - 1; // the last slot is kept for a wrap record
+            if (toEnd >= need)
+                return toEnd;
+            int fromStart = tail - 1 - HeaderInts;
+            if (fromStart < need)
+                return Math.Max(0, toEnd);
+            a[h] = WrapRecord;
+            h = HeaderInts;
+            return fromStart;
+        }
+
+        /// Writes an anchor and \p v at \p h, publishes them and gives the thread room up to the
+        /// next anchor.
+        private static void Continue(int[] a, int h, int room, int v, long now)
+        {
+            int start = h + AnchorInts + 1;
+            // The room first, then the tick read: a tick after that read zeroes the new room.
+            a[LimitAt] = start + Math.Max(0, Math.Min(AnchorEvery, room - (AnchorInts + 1) - Spare));
+            h = PutAnchor(a, h, now);
+            a[h] = v;
+            a[HeadAt] = start;
+            Volatile.Write(ref a[CommittedAt], start);
+        }
+
+        private static int PutAnchor(int[] a, int h, long now)
+        {
+            a[h] = AnchorRecord;
+            a[h + 1] = (int)now;
+            a[h + 2] = (int)(now >> 32);
+            a[h + 3] = Volatile.Read(ref Epoch);
+            return h + AnchorInts;
+        }
+
+        private static void PutScratch(int[] a, int v)
+        {
+            a[RingEnd] = v;
+            a[HeadAt] = RingEnd + 1;
+            a[LimitAt] = a.Length;
+        }
+
+        /// Counts the records in the scratch area as dropped calls, following which of the calls
+        /// open before the gap end and which begun in it are still open.
+        private static void CountScratch(ThreadState s, int[] a)
+        {
+            int end = Math.Min(a[HeadAt], a.Length);
+            // In locals: the loop runs for every record dropped.
+            long[] dropped = s.Dropped;
+            int[] open = s.GapOpen;
+            int depth = s.GapDepth, ended = s.GapEnded, begun = 0;
+            for (int i = RingEnd; i < end; ++i)
             {
-                if (s.Used > 0)
-                    Full.Enqueue(new Filled { Tid = s.Tid, Data = s.Chunk, Count = s.Used });
+                int v = a[i];
+                if (v >= 0)
+                {
+                    if ((uint)v >= (uint)dropped.Length)
+                        dropped = MoreDropped(s, v);
+                    dropped[v]++;
+                    ++begun;
+                    if (depth == open.Length)
+                        Array.Resize(ref open, depth * 2);
+                    open[depth++] = v;
+                }
+                else if (depth > 0)
+                {
+                    --depth;
+                }
                 else
-                    Free.Enqueue(s.Chunk);
-                s.Chunk = null;
-            }
-            long[] c;
-            if (!Free.TryDequeue(out c))
-            {
-                if (Interlocked.Increment(ref ChunksMade) > MaxChunks)
                 {
-                    Interlocked.Decrement(ref ChunksMade);
-                    return null;
+                    ++ended;
                 }
-                c = new long[ChunkLongs];
             }
-            s.Chunk = c;
-            s.Used = 0;
-            return c;
+            s.GapOpen = open;
+            s.GapDepth = depth;
+            s.GapEnded = ended;
+            s.DroppedTotal += begun;
+            a[HeadAt] = RingEnd;
         }
+
+        private static long[] MoreDropped(ThreadState s, int id)
+        {
+            long[] more = new long[Math.Max(Count, id + 1)];
+            Array.Copy(s.Dropped, more, s.Dropped.Length);
+            s.Dropped = more;
+            return more;
+        }
+
+        /// Ends the gap if the ring has room: a resync record (how many calls open before the gap
+        /// ended in it, and the calls begun in it still open), an anchor and \p v.
+        private static bool Resume(ThreadState s, int[] a, int v, long now)
+        {
+            int h = a[CommittedAt];
+            int record = 3 + s.GapDepth;
+            int room = Room(a, ref h, record + AnchorInts + 1 + Spare);
+            if (room < record + AnchorInts + 1 + Spare)
+                return false;
+            a[h] = ResyncRecord;
+            a[h + 1] = s.GapEnded;
+            a[h + 2] = s.GapDepth;
+            Array.Copy(s.GapOpen, 0, a, h + 3, s.GapDepth);
+            a[DroppingAt] = 0;
+            Continue(a, h + record, room - record, v, now);
+            return true;
+        }
+
+        private static void ClockLoop()
+        {
+            while (!Closed)
+            {
+                Thread.Sleep(1);
+                int e = Epoch + 1;
+                TickTimes[e & (TickTimes.Length - 1)] = Stopwatch.GetTimestamp();
+                Volatile.Write(ref Epoch, e);
+                // Every thread's next record anchors itself.
+                ThreadState[] threads = Threads;
+                int n = Math.Min(Volatile.Read(ref ThreadCount), threads.Length);
+                for (int t = 0; t < n; ++t)
+                {
+                    int[] a = threads[t] != null ? threads[t].Buffer : null;
+                    if (a != null)
+                        a[LimitAt] = 0;
+                }
+            }
+        }
+
+        // --- timeline mode: the writer's side ---
 
         private static void WriteLoop()
         {
             while (!Closed)
             {
-                Thread.Sleep(100);
+                Thread.Sleep(4);
                 lock (Lock)
                 {
                     if (!Closed)
@@ -524,27 +665,256 @@ namespace Weft.Trace
             }
         }
 
-        /// Writes every full chunk (under Lock).
+        /// Reads what every thread has published, writes the calls that ended and gives the room
+        /// back (under Lock). A thread that has ended is read to its last record and let go.
         private static void Drain()
         {
+            for (int t = 0; t < ThreadCount; ++t)
+            {
+                ThreadState s = Threads[t];
+                int[] a = s.Buffer;
+                if (a == null)
+                    continue;
+                bool gone = !s.Thread.IsAlive;
+                Read(s, a, gone);
+                Emit(s);
+                Volatile.Write(ref a[TailAt], s.ReadAt);
+                if (gone)
+                    s.Buffer = null;
+            }
             if (Json == null)
                 return;
             try
             {
-                Filled f;
-                while (Full.TryDequeue(out f))
-                {
-                    int written = WriteEvents(f.Tid, f.Data, f.Count);
-                    if (ProfilerCalls != IntPtr.Zero)
-                        TellProfiler(f.Tid, f.Data, written);
-                    Free.Enqueue(f.Data);
-                }
                 Json.Flush();
             }
             catch (Exception)
             {
                 Json = null; // a full disk ends the timeline, not the program
             }
+        }
+
+        /// Reads the records of \p a from the writer's place on, as far as the thread has published
+        /// them (with \p last, as far as it has written them: it has ended, or the process is).
+        private static void Read(ThreadState s, int[] a, bool last)
+        {
+            int c = Volatile.Read(ref a[CommittedAt]);
+            int t = s.ReadAt;
+            while (t != c)
+            {
+                int r = a[t];
+                if (r == WrapRecord)
+                {
+                    t = HeaderInts;
+                    continue;
+                }
+                if (r == ResyncRecord)
+                {
+                    int k = a[t + 2];
+                    Resync(s, a, t + 3, a[t + 1], k, AnchorTime(a, t + 3 + k));
+                    t += 3 + k;
+                    continue;
+                }
+                if (r != AnchorRecord)
+                {
+                    t = c; // not a record the runtime writes: skipped
+                    break;
+                }
+                int e = t + AnchorInts;
+                while (e != c && a[e] >= ExitRecord)
+                    ++e;
+                if (e == c)
+                    break; // the next anchor is not written yet
+                int next = a[e] == WrapRecord ? HeaderInts : e;
+                if (a[next] == ResyncRecord)
+                    next += 3 + a[next + 2];
+                Place(s, a, t, e, AnchorTime(a, next));
+                t = e;
+            }
+            s.ReadAt = t;
+            if (last && t != c && a[t] == AnchorRecord && a[DroppingAt] == 0)
+            {
+                // The records after the last anchor, to the clock's last tick at most.
+                int head = Math.Min(Volatile.Read(ref a[HeadAt]), RingEnd);
+                if (head >= t + AnchorInts)
+                    Place(s, a, t, head, Stopwatch.GetTimestamp());
+            }
+            else if (last && a[DroppingAt] != 0)
+            {
+                // The calls open before the last gap that ended in it end with it.
+                CountScratch(s, a);
+                long now = Stopwatch.GetTimestamp();
+                for (int i = 0; i < s.GapEnded; ++i)
+                    Close(s, now);
+                s.GapEnded = 0;
+            }
+        }
+
+        private static long AnchorTime(int[] a, int at)
+        {
+            return (uint)a[at + 1] | ((long)a[at + 2] << 32);
+        }
+
+        /// The records after the anchor at \p at up to \p end, placed between its time and \p next
+        /// (the next anchor's), and no later than the clock tick after it. A stretch cut short by
+        /// the clock or a full ring (fewer than AnchorEvery records) is placed at the pace of the
+        /// thread's last whole stretch, if that is faster: the thread more likely waited after its
+        /// last record than between them.
+        private static void Place(ThreadState s, int[] a, int at, int end, long next)
+        {
+            long start = AnchorTime(a, at);
+            int tick = a[at + 3] + 1;
+            int now = Volatile.Read(ref Epoch);
+            if (now - tick >= 0 && now - tick < TickTimes.Length)
+                next = Math.Min(next, TickTimes[tick & (TickTimes.Length - 1)]);
+            long span = Math.Max(0, next - start);
+            int first = at + AnchorInts, n = end - first;
+            if (n <= 0)
+                return;
+            if (n >= AnchorEvery)
+                s.Pace = (double)span / n;
+            else if (s.Pace > 0 && s.Pace * n < span)
+                span = (long)(s.Pace * n);
+            double step = (double)span / n;
+            // In locals: the loop runs for every record the writer reads.
+            if (s.Depth + n > s.OpenId.Length)
+                MoreOpen(s, s.Depth + n);
+            if (s.Active.Length < Count)
+                MoreIds(s, Count - 1);
+            int[] openId = s.OpenId, active = s.Active;
+            long[] openStart = s.OpenStart, openChild = s.OpenChild, ended = s.Ended;
+            long[] inclusive = s.Inclusive, exclusive = s.Exclusive, thresholds = Thresholds;
+            bool[] openDropped = s.OpenDropped;
+            int depth = s.Depth;
+            for (int i = 0; i < n; ++i)
+            {
+                long ts = start + (long)(i * step);
+                int v = a[first + i];
+                if (v >= 0)
+                {
+                    if ((uint)v >= (uint)active.Length)
+                        continue;
+                    openId[depth] = v;
+                    openStart[depth] = ts;
+                    openChild[depth] = 0;
+                    openDropped[depth] = false;
+                    ++depth;
+                    active[v]++;
+                    continue;
+                }
+                if (depth == 0)
+                    continue; // a call begun before the thread's tracing did
+                int d = --depth;
+                int id = openId[d];
+                long took = ts - openStart[d];
+                exclusive[id] += took - openChild[d];
+                if (--active[id] == 0)
+                    inclusive[id] += took;
+                if (d > 0)
+                    openChild[d - 1] += took;
+                if (openDropped[d])
+                    continue;
+                ended[id]++;
+                if (took >= thresholds[id] && !Capped)
+                    Record(s, id, openStart[d], took);
+            }
+            s.Depth = depth;
+        }
+
+        private static void MoreOpen(ThreadState s, int need)
+        {
+            int n = Math.Max(need, s.OpenId.Length * 2);
+            Array.Resize(ref s.OpenId, n);
+            Array.Resize(ref s.OpenStart, n);
+            Array.Resize(ref s.OpenChild, n);
+            Array.Resize(ref s.OpenDropped, n);
+        }
+
+        /// A call for the timeline.
+        private static void Record(ThreadState s, int id, long start, long took)
+        {
+            if (s.OutUsed == s.Out.Length)
+                Emit(s);
+            s.Out[s.OutUsed] = id;
+            s.Out[s.OutUsed + 1] = start;
+            s.Out[s.OutUsed + 2] = took;
+            s.OutUsed += 3;
+        }
+
+        /// A gap ended at \p when: \p ended of the calls open before it ended, and the \p k calls at
+        /// \p at began and are still open (they were counted as dropped).
+        private static void Resync(ThreadState s, int[] a, int at, int ended, int k, long when)
+        {
+            for (int i = 0; i < ended; ++i)
+                Close(s, when);
+            for (int i = 0; i < k; ++i)
+                Open(s, a[at + i], when, true);
+        }
+
+        private static void Open(ThreadState s, int id, long ts, bool dropped)
+        {
+            if (id >= s.Active.Length)
+                MoreIds(s, id);
+            int d = s.Depth;
+            if (d == s.OpenId.Length)
+                MoreOpen(s, d + 1);
+            s.OpenId[d] = id;
+            s.OpenStart[d] = ts;
+            s.OpenChild[d] = 0;
+            s.OpenDropped[d] = dropped;
+            s.Depth = d + 1;
+            s.Active[id]++;
+        }
+
+        /// Ends the innermost open call at \p ts (Place does the same for the records it reads).
+        private static void Close(ThreadState s, long ts)
+        {
+            if (s.Depth == 0)
+                return;
+            int d = --s.Depth;
+            int id = s.OpenId[d];
+            long took = ts - s.OpenStart[d];
+            s.Exclusive[id] += took - s.OpenChild[d];
+            if (--s.Active[id] == 0)
+                s.Inclusive[id] += took;
+            if (d > 0)
+                s.OpenChild[d - 1] += took;
+            if (s.OpenDropped[d])
+                return;
+            s.Ended[id]++;
+            if (took >= Thresholds[id] && !Capped)
+                Record(s, id, s.OpenStart[d], took);
+        }
+
+        private static void MoreIds(ThreadState s, int id)
+        {
+            int n = Math.Max(Count, id + 1);
+            Array.Resize(ref s.Active, n);
+            Array.Resize(ref s.Ended, n);
+            Array.Resize(ref s.Inclusive, n);
+            Array.Resize(ref s.Exclusive, n);
+        }
+
+        /// Writes the thread's ended calls to the timeline and hands them to the profiler.
+        private static void Emit(ThreadState s)
+        {
+            int n = s.OutUsed;
+            s.OutUsed = 0;
+            if (n == 0)
+                return;
+            if (Json != null)
+            {
+                try
+                {
+                    n = WriteEvents(s.Tid, s.Out, n);
+                }
+                catch (Exception)
+                {
+                    Json = null;
+                }
+            }
+            if (ProfilerCalls != IntPtr.Zero)
+                TellProfiler(s.Tid, s.Out, n);
         }
 
         /// Hands \p count longs of calls to the profiler, times in nanoseconds of the monotonic
@@ -575,10 +945,7 @@ namespace Weft.Trace
                 if (Recorded == MaxEvents)
                 {
                     // The timeline is as long as it may be: no more calls are recorded.
-                    long[] never = new long[Thresholds.Length];
-                    for (int k = 0; k < never.Length; ++k)
-                        never[k] = long.MaxValue;
-                    Thresholds = never;
+                    Capped = true;
                     return i;
                 }
                 Json.Write(AnyEvent ? ",\n" : "\n");
@@ -653,17 +1020,19 @@ namespace Weft.Trace
             for (int t = 0; t < ThreadCount; ++t)
             {
                 ThreadState s = Threads[t];
-                foreach (long c in s.Calls)
-                    calls += c;
+                if (s.Buffer != null)
+                {
+                    Read(s, s.Buffer, true);
+                    Emit(s);
+                }
+                foreach (long[] counts in new[] { s.Calls, s.Ended, s.Dropped })
+                    foreach (long c in counts)
+                        calls += c;
                 foreach (KeyValuePair<int, long[]> m in s.ModuleCalls)
                     foreach (long c in m.Value)
                         calls += c;
-                dropped += s.Dropped;
-                long[] chunk = s.Chunk;
-                if (chunk != null)
-                    Full.Enqueue(new Filled { Tid = s.Tid, Data = chunk, Count = Math.Min(s.Used, chunk.Length) });
+                dropped += s.DroppedTotal;
             }
-            Drain();
             if (Json == null)
                 return;
             Json.Write("\n],\"otherData\":{\"calls\":" + calls + ",\"recorded\":" + Recorded +
@@ -680,22 +1049,16 @@ namespace Weft.Trace
             int n = Count;
             long[] calls = new long[n], inclusive = new long[n], exclusive = new long[n];
             // The sampler's times (summary mode's methods), read where the sampler writes them.
-            long[] sampledInclusive = SampledInclusive, sampledExclusive = SampledExclusive;
-            for (int i = 0; i < n && i < sampledInclusive.Length && i < sampledExclusive.Length; ++i)
-            {
-                inclusive[i] = sampledInclusive[i];
-                exclusive[i] = sampledExclusive[i];
-            }
+            Add(inclusive, SampledInclusive);
+            Add(exclusive, SampledExclusive);
             for (int t = 0; t < ThreadCount; ++t)
             {
                 ThreadState s = Threads[t];
-                long[] c = s.Calls, inc = s.Inclusive, exc = s.Exclusive;
-                for (int i = 0; i < n && i < c.Length && i < inc.Length && i < exc.Length; ++i)
-                {
-                    calls[i] += c[i];
-                    inclusive[i] += inc[i];
-                    exclusive[i] += exc[i];
-                }
+                Add(calls, s.Calls);
+                Add(calls, s.Ended);
+                Add(calls, s.Dropped);
+                Add(inclusive, s.Inclusive);
+                Add(exclusive, s.Exclusive);
                 foreach (KeyValuePair<int, long[]> m in s.ModuleCalls)
                     for (int k = 0; k < m.Value.Length && m.Key + k < n; ++k)
                         calls[m.Key + k] += m.Value[k];
@@ -711,6 +1074,12 @@ namespace Weft.Trace
                     .Append(Names[i]).Append('\n');
             }
             File.WriteAllText(Path + ".txt", table.ToString());
+        }
+
+        private static void Add(long[] to, long[] from)
+        {
+            for (int i = 0; i < to.Length && i < from.Length; ++i)
+                to[i] += from[i];
         }
 
         private static string Escaped(string name)

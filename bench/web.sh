@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A minimal API under load (bench/webapi: GET /search filters 2,000 products), beside itself
+# A minimal API under load (corpus/WebApi: GET /search filters 2,000 products), beside itself
 # instrumented, in one run: wrk (2 threads, 16 connections on loopback) for 5 s after 2 s of
 # warm-up, each configuration in turn, two rounds; requests per second of each round.
 #   - unwoven;
@@ -22,7 +22,7 @@ command -v wrk >/dev/null || { echo "wrk is needed (./dev setup installs it)" >&
 out="$(mktemp -d)"
 server=""
 trap '[[ -n "$server" ]] && kill "$server" 2>/dev/null; rm -rf "$out"' EXIT
-dotnet build "$here/webapi/WebApi.csproj" -c Release --artifacts-path "$out/build" -nologo -v:q \
+dotnet build "$here/../corpus/WebApi/WebApi.csproj" -c Release --artifacts-path "$out/build" -nologo -v:q \
   >/dev/null
 app="$out/build/bin/WebApi/release"
 for woven in trace=trace trace-summary=trace:mode=summary coverage=coverage; do

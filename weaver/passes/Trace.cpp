@@ -133,9 +133,7 @@ public:
     il::Instr *CoreFirst = B.instructions()[*Start]; // after what makeSingleExit inserted
     Emitter Head(B, CoreFirst), Fin(B, X.End); // the finally block goes between body and exit
     // The method's number is given in row order in finishMethod.
-    C.Marks = {inlineCounting()       ? emitCounting(C, Head, Fin)
-               : RunMode == Timeline ? emitTimeline(C, Head, Fin)
-                                     : emitTiming(C, Head, Fin)};
+    C.Marks = {inlined() ? emitInlined(C, Head, Fin) : emitTiming(C, Head, Fin)};
     Fin.op(il::Opcode::Endfinally);
     protectBody(B, CoreFirst, Fin.first(), X.End, il::RegionKind::Finally);
     return Error::success();
@@ -186,9 +184,9 @@ private:
   /// The deepest call the thread stack of summary mode holds (the runtime's size).
   static constexpr int32_t StackSize = 4096;
 
-  /// Summary mode counts with code in the module (Push, Pop), unless calls are told apart by
-  /// instantiation (the runtime gives those their ids).
-  bool inlineCounting() const { return RunMode == Summary && !Instantiations; }
+  /// The module's own code records calls (Enter and Exit, Push and Pop), except in summary mode
+  /// with calls told apart by instantiation (the runtime counts those).
+  bool inlined() const { return RunMode == Timeline || !Instantiations; }
 
   static bool isGeneric(MethodContext &C) {
     return C.signature().GenericParamCount ||
@@ -218,18 +216,6 @@ private:
     return {Type, Method};
   }
 
-  /// Summary mode's own code, which the JIT inlines: stack = Push(K) ... finally Pop(stack).
-  /// Returns the instruction that loads K.
-  il::Instr *emitCounting(MethodContext &C, Emitter &Head, Emitter &Fin) {
-    uint32_t Stack = C.addLocal({uint8_t(ElementType::SZArray), uint8_t(ElementType::I4)});
-    il::Instr *Index = Head.ldc(0);
-    Head.tok(il::Opcode::Call, PushMethod);
-    Head.stloc(Stack);
-    Fin.ldloc(Stack);
-    Fin.tok(il::Opcode::Call, PopMethod);
-    return Index;
-  }
-
   /// id = Base + K, or the id of the instantiation the call runs in (from the handles of its
   /// generic context). Returns the instruction that loads K.
   il::Instr *emitId(MethodContext &C, Emitter &Head) {
@@ -246,11 +232,12 @@ private:
     return Index;
   }
 
-  /// Timeline mode's own code, which the JIT inlines: buffer = Enter(id) ... finally
-  /// Exit(buffer). Returns the instruction that loads K.
-  il::Instr *emitTimeline(MethodContext &C, Emitter &Head, Emitter &Fin) {
+  /// The module's own code, which the JIT inlines: buffer = Enter(id) ... finally Exit(buffer)
+  /// in timeline mode, stack = Push(K) ... finally Pop(stack) in summary mode (the addresses of
+  /// the thread's buffer or stack). Returns the instruction that loads K.
+  il::Instr *emitInlined(MethodContext &C, Emitter &Head, Emitter &Fin) {
     uint32_t Buffer = C.addLocal({uint8_t(ElementType::I)});
-    il::Instr *Index = emitId(C, Head);
+    il::Instr *Index = RunMode == Timeline ? emitId(C, Head) : Head.ldc(0);
     Head.tok(il::Opcode::Call, PushMethod);
     Head.stloc(Buffer);
     Fin.ldloc(Buffer);
@@ -346,14 +333,14 @@ private:
     InstanceParams = joined(joined({I4}, classSig(*TypeHandle, ElementType::ValueType)),
                             classSig(*Handle, ElementType::ValueType));
     InstanceSig = MC.standAloneSig(methodSig(false, I4, InstanceParams, 3));
-    // Timeline mode keeps the address of the thread's buffer (pinned) where summary mode keeps
-    // its stack (int32[]).
+    // The module keeps the address of the thread's buffer (timeline mode) or of its block of
+    // counts (summary mode), both pinned.
     if (RunMode == Timeline) {
       ThreadSig = MC.standAloneSig(methodSig(false, I, {I4}, 1));
       PushLocals = MC.standAloneSig({uint8_t(SigLocal), 2, I, I4});
     } else {
-      ThreadSig = MC.standAloneSig(methodSig(false, SZ, {I4, I4, SZ, I8}, 2));
-      PushLocals = MC.standAloneSig({uint8_t(SigLocal), 2, SZ, I4, I4});
+      ThreadSig = MC.standAloneSig(methodSig(false, I, {I4, I4}, 2));
+      PushLocals = MC.standAloneSig({uint8_t(SigLocal), 3, I, I, I4});
     }
     ExitLocals = MC.standAloneSig({uint8_t(SigLocal), 1, I4});
     SlowSig = MC.standAloneSig(methodSig(false, Void, {I, I4}, 2));
@@ -394,22 +381,13 @@ private:
     // asks the runtime for it, and without the runtime it is the address of Idle (two zeros: no
     // room, so every record goes to Slow, which does nothing).
     bool T = RunMode == Timeline;
-    if (T)
-      Made.push_back(MC.addField(Type, 0x0011, "Buffer", {uint8_t(SigField), I}));
-    else
-      Made.push_back(MC.addField(Type, 0x0011, "Stack", {uint8_t(SigField), SZ, I4}));
-    Made.push_back(MC.addField(Type, 0x0011, "Counts", {uint8_t(SigField), SZ, I8}));
+    Made.push_back(MC.addField(Type, 0x0011, T ? "Buffer" : "Block", {uint8_t(SigField), I}));
     Made.push_back(MC.addField(Type, 0x0013, "ThreadFn", {uint8_t(SigField), I}));
-    // (methodSig's first parameter byte completes the int32[] return type.)
-    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, T ? "Enter" : "Push",
-                                T ? methodSig(false, I, {I4}, 1) : methodSig(false, SZ, {I4, I4}, 1)));
-    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, T ? "Exit" : "Pop",
-                                T ? methodSig(false, Void, {I}, 1) : methodSig(false, Void, {SZ, I4}, 1)));
-    Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Arrive",
-                                T ? methodSig(false, I, {}, 0) : methodSig(false, SZ, {I4}, 0)));
+    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, T ? "Enter" : "Push", methodSig(false, I, {I4}, 1)));
+    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, T ? "Exit" : "Pop", methodSig(false, Void, {I}, 1)));
+    Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Arrive", methodSig(false, I, {}, 0)));
     Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoThread",
-                                T ? methodSig(false, I, {I4}, 1)
-                                  : methodSig(false, SZ, {I4, I4, SZ, I8}, 2)));
+                                T ? methodSig(false, I, {I4}, 1) : methodSig(false, I, {I4, I4}, 2)));
     // Timeline mode's slow path (never inlined) and the runtime's address it calls.
     Made.push_back(MC.addField(Type, 0x0013, "SlowFn", {uint8_t(SigField), I}));
     Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Slow", methodSig(false, Void, {I, I4}, 2)));
@@ -430,20 +408,18 @@ private:
     NoFlush = *Made[9];
     NoInstance = *Made[10];
     StackField = *Made[11];
-    CountsField = *Made[12];
-    ThreadFn = *Made[13];
-    PushMethod = *Made[14];
-    PopMethod = *Made[15];
-    ArriveMethod = *Made[16];
-    NoThread = *Made[17];
-    SlowFn = *Made[18];
-    SlowMethod = *Made[19];
-    NoSlow = *Made[20];
-    IdleField = *Made[21];
+    ThreadFn = *Made[12];
+    PushMethod = *Made[13];
+    PopMethod = *Made[14];
+    ArriveMethod = *Made[15];
+    NoThread = *Made[16];
+    SlowFn = *Made[17];
+    SlowMethod = *Made[18];
+    NoSlow = *Made[19];
+    IdleField = *Made[20];
     if (Expected<Token> Attr = MC.coreType("System", "ThreadStaticAttribute")) {
       Token Ctor = MC.memberRef(*Attr, ".ctor", methodSig(true, Void, {}, 0));
-      for (Token F : {StackField, CountsField})
-        MC.addCustomAttribute(F, Ctor, {1, 0, 0, 0});
+      MC.addCustomAttribute(StackField, Ctor, {1, 0, 0, 0});
     } else {
       return Attr.takeError();
     }
@@ -535,91 +511,101 @@ private:
   void pushBody(il::MethodBody &B) {
     if (RunMode == Timeline)
       return enterBody(B);
+    // Locals: 0 the block, 1 the stack's address, 2 the new depth.
     Emitter E(B, nullptr);
     il::Instr *Have = B.create(il::Opcode::Ldloc_0);
+    il::Instr *Skip = B.create(il::Opcode::Ldloc_1);
     E.tok(il::Opcode::Ldsfld, StackField);
     E.stloc(0);
     E.ldloc(0);
     E.branch(il::Opcode::Brtrue, Have);
     E.tok(il::Opcode::Call, ArriveMethod);
     E.stloc(0);
+    E.ldloc(0);
+    E.branch(il::Opcode::Brtrue, Have);
+    E.ldc(0); // no runtime: nothing is counted
+    E.op(il::Opcode::Conv_I);
+    E.op(il::Opcode::Ret);
     E.put(Have); // ldloc.0
-    E.ldc(0);
-    E.op(il::Opcode::Ldelem_I4);
+    E.op(il::Opcode::Ldind_I);
+    E.stloc(1);
+    E.ldloc(1);
+    E.op(il::Opcode::Ldind_I4);
     E.ldc(1);
     E.op(il::Opcode::Add);
-    E.stloc(1);
-    il::Instr *Skip = B.create(il::Opcode::Ldloc_0);
+    E.stloc(2);
+    E.ldloc(2);
+    E.ldc(StackSize);
+    E.branch(il::Opcode::Bge_Un, Skip);
     E.ldloc(1);
-    E.ldloc(0);
-    E.op(il::Opcode::Ldlen);
-    E.op(il::Opcode::Conv_I4);
-    E.branch(il::Opcode::Bge, Skip);
-    E.ldloc(0);
-    E.ldloc(1);
+    E.ldloc(2);
+    E.ldc(4);
+    E.op(il::Opcode::Mul);
+    E.op(il::Opcode::Add);
     E.tok(il::Opcode::Ldsfld, Base);
     E.ldarg(0);
     E.op(il::Opcode::Add);
-    E.op(il::Opcode::Stelem_I4);
-    E.put(Skip); // ldloc.0
-    E.ldc(0);
-    E.ldloc(1);
-    E.op(il::Opcode::Stelem_I4);
-    E.tok(il::Opcode::Ldsfld, CountsField);
+    E.op(il::Opcode::Stind_I4);
+    E.put(Skip); // ldloc.1
+    E.ldloc(2);
+    E.op(il::Opcode::Stind_I4);
+    E.ldloc(0);
     E.ldarg(0);
-    E.tok(il::Opcode::Ldelema, Int64Type);
+    E.ldc(8);
+    E.op(il::Opcode::Mul);
+    E.ldc(8);
+    E.op(il::Opcode::Add);
+    E.op(il::Opcode::Add);
     E.op(il::Opcode::Dup);
     E.op(il::Opcode::Ldind_I8);
     E.ldcI8(1);
     E.op(il::Opcode::Add);
     E.op(il::Opcode::Stind_I8);
-    E.ldloc(0);
+    E.ldloc(1);
     E.op(il::Opcode::Ret);
   }
-  /// Pop(stack): one call less deep.
+  /// Pop(stack): one call less deep (nothing without the runtime).
   void popBody(il::MethodBody &B) {
     if (RunMode == Timeline)
       return exitBody(B);
     Emitter E(B, nullptr);
+    il::Instr *End = B.create(il::Opcode::Ret);
     E.ldarg(0);
-    E.ldc(0);
-    E.tok(il::Opcode::Ldelema, Int32Type);
-    E.op(il::Opcode::Dup);
+    E.branch(il::Opcode::Brfalse, End);
+    E.ldarg(0);
+    E.ldarg(0);
     E.op(il::Opcode::Ldind_I4);
     E.ldc(1);
     E.op(il::Opcode::Sub);
     E.op(il::Opcode::Stind_I4);
-    E.op(il::Opcode::Ret);
+    E.put(End);
   }
-  /// Arrive(), the thread's first Push: its counts, registered with the runtime, which gives the
-  /// thread's stack; in timeline mode, the address of the thread's buffer.
+  /// Arrive(), the thread's first call of a woven method of the module: from the runtime, the
+  /// address of the thread's buffer (timeline mode) or of the module's counts for the thread
+  /// (summary mode: a block whose first 8 bytes hold the address of the thread's stack, then a
+  /// count per method).
   void arriveBody(il::MethodBody &B) {
     Emitter E(B, nullptr);
     E.tok(il::Opcode::Ldsfld, Base);
-    if (RunMode != Timeline) {
+    if (RunMode != Timeline)
       E.ldc(int32_t(Names.size()));
-      E.tok(il::Opcode::Newarr, Int64Type);
-      E.op(il::Opcode::Dup);
-      E.tok(il::Opcode::Stsfld, CountsField);
-    }
     E.tok(il::Opcode::Ldsfld, ThreadFn);
     E.tok(il::Opcode::Calli, ThreadSig);
     E.op(il::Opcode::Dup);
     E.tok(il::Opcode::Stsfld, StackField);
     E.op(il::Opcode::Ret);
   }
-  /// Without the runtime: a stack of the thread's own that nothing reads; in timeline mode,
-  /// Idle's address.
+  /// Without the runtime: Idle's address in timeline mode (no room: every record goes to Slow,
+  /// which does nothing), none in summary mode (Push and Pop do nothing).
   void noThreadBody(il::MethodBody &B) {
     Emitter E(B, nullptr);
     if (RunMode == Timeline) {
       E.tok(il::Opcode::Ldsflda, IdleField);
       E.op(il::Opcode::Conv_U);
-      E.op(il::Opcode::Ret);
-      return;
+    } else {
+      E.ldc(0);
+      E.op(il::Opcode::Conv_I);
     }
-    E.ldc(StackSize);
-    E.tok(il::Opcode::Newarr, Int32Type);
     E.op(il::Opcode::Ret);
   }
   void noInstanceBody(il::MethodBody &B) {
@@ -750,7 +736,7 @@ private:
   Token FromBase64 = 0, Load = 0, GetType = 0, GetMethod = 0, GetHandle = 0, GetPointer = 0;
   Token EnterSig = 0, LeaveSig = 0, FlushSig = 0, FunctionSig = 0, RegisterSig = 0, InstanceSig = 0;
   Token ThreadSig = 0, PushLocals = 0, ExitLocals = 0, SlowSig = 0, Int32Type = 0, Int64Type = 0;
-  Token StackField = 0, CountsField = 0, ThreadFn = 0, SlowFn = 0, IdleField = 0;
+  Token StackField = 0, ThreadFn = 0, SlowFn = 0, IdleField = 0;
   Token PushMethod = 0, PopMethod = 0, ArriveMethod = 0, NoThread = 0, SlowMethod = 0, NoSlow = 0;
   std::vector<uint8_t> InstanceParams;
   /// Method names by number, filled in row order by finishMethod.

@@ -50,9 +50,11 @@ namespace Weft.Trace
         /// The ids of the instantiations the thread has run, by their handles.
         public Dictionary<InstanceKey, int> Instances;
         /// Summary mode: how many calls deep the thread is (at 0), then the methods it is in,
-        /// innermost last (as many as fit). Never replaced: woven modules keep it.
-        public int[] Stack = new int[4096];
-        /// Summary mode: the counts woven modules keep for this thread, with their first id.
+        /// innermost last (as many as fit). Pinned and never replaced: woven modules keep its
+        /// address.
+        public int[] Stack = GC.AllocateArray<int>(4096, pinned: true);
+        /// Summary mode: the counts woven modules keep for this thread (from index 1 on), with
+        /// their first id.
         public List<KeyValuePair<int, long[]>> ModuleCalls = new List<KeyValuePair<int, long[]>>();
 
         /// Timeline mode: the thread's buffer (Runtime's layout), never replaced, and its address.
@@ -103,6 +105,8 @@ namespace Weft.Trace
         private const int AnchorEvery = 512;
         /// Room always kept in the ring: a gap's anchor fits in it.
         private const int Spare = 8;
+        /// The most records of a thread one drain reads.
+        private const int ReadBudget = 1 << 16;
         private static readonly object Lock = new object();
         [ThreadStatic] private static ThreadState Current;
         private static ThreadState[] Threads = new ThreadState[8];
@@ -141,7 +145,7 @@ namespace Weft.Trace
                 case 4: return (IntPtr)(delegate*<int, long>)&Push;
                 case 5: return (IntPtr)(delegate*<int, long, void>)&Pop;
                 case 6: return (IntPtr)(delegate*<int, RuntimeTypeHandle, RuntimeMethodHandle, int>)&Instance;
-                case 7: return (IntPtr)(delegate*<int, long[], int[]>)&JoinThread;
+                case 7: return (IntPtr)(delegate*<int, int, IntPtr>)&JoinThread;
                 case 8: return (IntPtr)(delegate*<int, IntPtr>)&JoinTimeline;
                 default: return IntPtr.Zero;
             }
@@ -387,15 +391,19 @@ namespace Weft.Trace
             return s;
         }
 
-        /// A woven module's first call on this thread in summary mode: its counts (by its own
-        /// method numbers, from \p first on) are summed into the table, and it gets the thread's
-        /// stack.
-        private static int[] JoinThread(int first, long[] calls)
+        /// A woven module's first call on this thread in summary mode: the address of a block for
+        /// its counts of the thread's calls (pinned, summed into the table): the address of the
+        /// thread's stack, then a count for each of its \p count methods (ids from \p first on).
+        private static unsafe IntPtr JoinThread(int first, int count)
         {
             ThreadState s = Current ?? Arrive();
+            long[] block = GC.AllocateArray<long>(1 + count, pinned: true);
+            fixed (int* stack = s.Stack)
+                block[0] = (long)stack;
             lock (Lock)
-                s.ModuleCalls.Add(new KeyValuePair<int, long[]>(first, calls));
-            return s.Stack;
+                s.ModuleCalls.Add(new KeyValuePair<int, long[]>(first, block));
+            fixed (long* at = block)
+                return (IntPtr)at;
         }
 
         /// A woven module's first call on this thread in timeline mode: the address of the
@@ -652,22 +660,30 @@ namespace Weft.Trace
 
         // --- timeline mode: the writer's side ---
 
+        /// The writer takes at most about a tenth of a core: a drain reads at most ReadBudget
+        /// records of each thread, and the writer rests nine times as long as it worked (4 ms at
+        /// least). A program that makes records faster than that fills its rings, and the calls
+        /// that find them full are dropped (and counted) rather than the program slowed.
         private static void WriteLoop()
         {
+            int rest = 4;
             while (!Closed)
             {
-                Thread.Sleep(4);
+                Thread.Sleep(rest);
+                long began = Stopwatch.GetTimestamp();
                 lock (Lock)
                 {
                     if (!Closed)
-                        Drain();
+                        Drain(ReadBudget);
                 }
+                long worked = (Stopwatch.GetTimestamp() - began) * 1000 / Stopwatch.Frequency;
+                rest = (int)Math.Min(1000, Math.Max(4, worked * 9));
             }
         }
 
-        /// Reads what every thread has published, writes the calls that ended and gives the room
-        /// back (under Lock). A thread that has ended is read to its last record and let go.
-        private static void Drain()
+        /// Reads what every thread has published (at most \p budget records of each), writes the
+        /// calls that ended and gives the room back (under Lock). A thread that has ended is read to its last record and let go.
+        private static void Drain(int budget)
         {
             for (int t = 0; t < ThreadCount; ++t)
             {
@@ -676,7 +692,7 @@ namespace Weft.Trace
                 if (a == null)
                     continue;
                 bool gone = !s.Thread.IsAlive;
-                Read(s, a, gone);
+                Read(s, a, gone ? int.MaxValue : budget, gone);
                 Emit(s);
                 Volatile.Write(ref a[TailAt], s.ReadAt);
                 if (gone)
@@ -696,11 +712,12 @@ namespace Weft.Trace
 
         /// Reads the records of \p a from the writer's place on, as far as the thread has published
         /// them (with \p last, as far as it has written them: it has ended, or the process is).
-        private static void Read(ThreadState s, int[] a, bool last)
+        private static void Read(ThreadState s, int[] a, int budget, bool last)
         {
             int c = Volatile.Read(ref a[CommittedAt]);
             int t = s.ReadAt;
-            while (t != c)
+            int read = 0;
+            while (t != c && read < budget)
             {
                 int r = a[t];
                 if (r == WrapRecord)
@@ -729,6 +746,7 @@ namespace Weft.Trace
                 if (a[next] == ResyncRecord)
                     next += 3 + a[next + 2];
                 Place(s, a, t, e, AnchorTime(a, next));
+                read += e - t;
                 t = e;
             }
             s.ReadAt = t;
@@ -1003,7 +1021,7 @@ namespace Weft.Trace
                     if (last)
                         CloseTimeline();
                     else
-                        Drain();
+                        Drain(int.MaxValue);
                     WriteTable();
                 }
                 catch (Exception)
@@ -1022,15 +1040,15 @@ namespace Weft.Trace
                 ThreadState s = Threads[t];
                 if (s.Buffer != null)
                 {
-                    Read(s, s.Buffer, true);
+                    Read(s, s.Buffer, int.MaxValue, true);
                     Emit(s);
                 }
                 foreach (long[] counts in new[] { s.Calls, s.Ended, s.Dropped })
                     foreach (long c in counts)
                         calls += c;
                 foreach (KeyValuePair<int, long[]> m in s.ModuleCalls)
-                    foreach (long c in m.Value)
-                        calls += c;
+                    for (int k = 1; k < m.Value.Length; ++k)
+                        calls += m.Value[k];
                 dropped += s.DroppedTotal;
             }
             if (Json == null)
@@ -1060,8 +1078,8 @@ namespace Weft.Trace
                 Add(inclusive, s.Inclusive);
                 Add(exclusive, s.Exclusive);
                 foreach (KeyValuePair<int, long[]> m in s.ModuleCalls)
-                    for (int k = 0; k < m.Value.Length && m.Key + k < n; ++k)
-                        calls[m.Key + k] += m.Value[k];
+                    for (int k = 1; k < m.Value.Length && m.Key + k - 1 < n; ++k)
+                        calls[m.Key + k - 1] += m.Value[k];
             }
             StringBuilder table = new StringBuilder("calls\tinclusive_us\texclusive_us\tmethod\n");
             for (int i = 0; i < n; ++i)

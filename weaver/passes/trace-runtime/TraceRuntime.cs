@@ -62,10 +62,12 @@ namespace Weft.Trace
         public IntPtr Address;
         /// The thread's side while the ring is full: the calls dropped per method, the calls
         /// begun meanwhile that are still open, and how many of the calls open before ended.
-        public long[] Dropped = new long[0];
+        public long[] Dropped = new long[8]; // by id + Runtime.DroppedAt (before: the exits)
         public long DroppedTotal;
+        /// The calls begun in the gap, at GapBase + depth; the depth is counted from the gap's
+        /// start (below 0: calls open before it ended) and GapMin is the least it has been.
         public int[] GapOpen = new int[64];
-        public int GapDepth, GapEnded;
+        public int GapBase, GapDepth, GapMin;
 
         /// The writer's side: where it reads, the calls open (method, start, callee time; a
         /// begun-while-dropped call is not counted again), and the counts and times per method.
@@ -105,6 +107,8 @@ namespace Weft.Trace
         private const int AnchorEvery = 512;
         /// Room always kept in the ring: a gap's anchor fits in it.
         private const int Spare = 8;
+        /// Where the counts of dropped calls begin (by id) in ThreadState.Dropped.
+        internal const int DroppedAt = 8;
         /// The most records of a thread one drain reads.
         private const int ReadBudget = 1 << 16;
         private static readonly object Lock = new object();
@@ -521,8 +525,8 @@ namespace Weft.Trace
             if (room >= AnchorInts)
                 h = PutAnchor(a, h, now);
             Volatile.Write(ref a[CommittedAt], h);
-            s.GapDepth = 0;
-            s.GapEnded = 0;
+            s.GapBase = s.GapOpen.Length / 2;
+            s.GapDepth = s.GapMin = 0;
             a[DroppingAt] = 1;
             PutScratch(a, v);
         }
@@ -576,45 +580,68 @@ namespace Weft.Trace
 
         /// Counts the records in the scratch area as dropped calls, following which of the calls
         /// open before the gap end and which begun in it are still open.
-        private static void CountScratch(ThreadState s, int[] a)
+        private static unsafe void CountScratch(ThreadState s, int[] a)
         {
-            int end = Math.Min(a[HeadAt], a.Length);
-            // In locals: the loop runs for every record dropped.
+            int n = Math.Min(a[HeadAt], a.Length) - RingEnd;
+            a[HeadAt] = RingEnd;
+            if (n <= 0)
+                return;
+            RoomForGap(s, n);
+            if (s.Dropped.Length < Count + DroppedAt)
+                MoreDropped(s, Count - 1);
             long[] dropped = s.Dropped;
-            int[] open = s.GapOpen;
-            int depth = s.GapDepth, ended = s.GapEnded, begun = 0;
-            for (int i = RingEnd; i < end; ++i)
+            int depth = s.GapDepth, least = s.GapMin, begun = 0, slots = dropped.Length;
+            List<int> late = null;
+            fixed (int* records = &a[RingEnd])
+            fixed (int* open = &s.GapOpen[s.GapBase])
+            fixed (long* counts = dropped)
             {
-                int v = a[i];
-                if (v >= 0)
+                for (int i = 0; i < n; ++i)
                 {
-                    if ((uint)v >= (uint)dropped.Length)
-                        dropped = MoreDropped(s, v);
-                    dropped[v]++;
-                    ++begun;
-                    if (depth == open.Length)
-                        Array.Resize(ref open, depth * 2);
-                    open[depth++] = v;
-                }
-                else if (depth > 0)
-                {
-                    --depth;
-                }
-                else
-                {
-                    ++ended;
+                    int v = records[i];
+                    if (v >= 0)
+                    {
+                        if (v + DroppedAt < slots)
+                            counts[v + DroppedAt]++;
+                        else
+                            (late ?? (late = new List<int>())).Add(v); // an id made since Count was read
+                        open[depth++] = v;
+                        ++begun;
+                    }
+                    else if (--depth < least)
+                    {
+                        least = depth;
+                    }
                 }
             }
-            s.GapOpen = open;
             s.GapDepth = depth;
-            s.GapEnded = ended;
+            s.GapMin = least;
             s.DroppedTotal += begun;
-            a[HeadAt] = RingEnd;
+            if (late != null)
+                foreach (int v in late)
+                    MoreDropped(s, v)[v + DroppedAt]++;
+        }
+
+        /// Makes room in GapOpen for the depth to move \p n either way, keeping the calls begun in
+        /// the gap that are still open.
+        private static void RoomForGap(ThreadState s, int n)
+        {
+            int at = s.GapBase + s.GapDepth;
+            if (at - n >= 0 && at + n < s.GapOpen.Length)
+                return;
+            int live = s.GapDepth - s.GapMin;
+            int[] more = new int[Math.Max(s.GapOpen.Length, 2 * (live + 2 * n) + 64)];
+            int top = more.Length / 2;
+            Array.Copy(s.GapOpen, s.GapBase + s.GapMin, more, top - live, live);
+            s.GapOpen = more;
+            s.GapBase = top - s.GapDepth;
         }
 
         private static long[] MoreDropped(ThreadState s, int id)
         {
-            long[] more = new long[Math.Max(Count, id + 1)];
+            if (id + DroppedAt < s.Dropped.Length)
+                return s.Dropped;
+            long[] more = new long[Math.Max(Count, id + 1) + DroppedAt];
             Array.Copy(s.Dropped, more, s.Dropped.Length);
             s.Dropped = more;
             return more;
@@ -625,14 +652,14 @@ namespace Weft.Trace
         private static bool Resume(ThreadState s, int[] a, int v, long now)
         {
             int h = a[CommittedAt];
-            int record = 3 + s.GapDepth;
+            int k = s.GapDepth - s.GapMin, record = 3 + k;
             int room = Room(a, ref h, record + AnchorInts + 1 + Spare);
             if (room < record + AnchorInts + 1 + Spare)
                 return false;
             a[h] = ResyncRecord;
-            a[h + 1] = s.GapEnded;
-            a[h + 2] = s.GapDepth;
-            Array.Copy(s.GapOpen, 0, a, h + 3, s.GapDepth);
+            a[h + 1] = -s.GapMin;
+            a[h + 2] = k;
+            Array.Copy(s.GapOpen, s.GapBase + s.GapMin, a, h + 3, k);
             a[DroppingAt] = 0;
             Continue(a, h + record, room - record, v, now);
             return true;
@@ -762,9 +789,9 @@ namespace Weft.Trace
                 // The calls open before the last gap that ended in it end with it.
                 CountScratch(s, a);
                 long now = Stopwatch.GetTimestamp();
-                for (int i = 0; i < s.GapEnded; ++i)
+                for (int i = 0; i < -s.GapMin; ++i)
                     Close(s, now);
-                s.GapEnded = 0;
+                s.GapDepth = s.GapMin = 0;
             }
         }
 
@@ -1043,12 +1070,13 @@ namespace Weft.Trace
                     Read(s, s.Buffer, int.MaxValue, true);
                     Emit(s);
                 }
-                foreach (long[] counts in new[] { s.Calls, s.Ended, s.Dropped })
+                foreach (long[] counts in new[] { s.Calls, s.Ended })
                     foreach (long c in counts)
                         calls += c;
                 foreach (KeyValuePair<int, long[]> m in s.ModuleCalls)
                     for (int k = 1; k < m.Value.Length; ++k)
                         calls += m.Value[k];
+                calls += s.DroppedTotal;
                 dropped += s.DroppedTotal;
             }
             if (Json == null)
@@ -1074,7 +1102,8 @@ namespace Weft.Trace
                 ThreadState s = Threads[t];
                 Add(calls, s.Calls);
                 Add(calls, s.Ended);
-                Add(calls, s.Dropped);
+                for (int i = 0; i + DroppedAt < s.Dropped.Length && i < n; ++i)
+                    calls[i] += s.Dropped[i + DroppedAt];
                 Add(inclusive, s.Inclusive);
                 Add(exclusive, s.Exclusive);
                 foreach (KeyValuePair<int, long[]> m in s.ModuleCalls)

@@ -310,6 +310,24 @@ TEST(TraceTimeline, AFullBufferDropsAndCountsCalls) {
   expectNested(T.Events);
 }
 
+// Recursion deeper and longer than a small ring holds: the calls open when the ring filled that
+// ended while it was full end on the timeline, those begun meanwhile are dropped and counted,
+// and what is recorded still nests: Fib under Fib, Work or Main only.
+TEST(TraceTimeline, AFullRingKeepsTheNestingWhole) {
+  Traced T = traceOffline("dropped-deep", "trace:buffer-mb=1,max-events=0", {"deep", "24"});
+  EXPECT_NE(T.Run.Out.find("fib 24 = 46368"), std::string::npos) << T.Run.Out;
+  EXPECT_EQ(T.Table["Fib"].Calls, 2 * 1973 + 150049);
+  EXPECT_EQ(T.Table["Main"].Calls, 1);
+  EXPECT_GT(T.Events.Dropped, 0);
+  EXPECT_EQ(T.Events.Recorded, int64_t(T.Events.Calls.size()));
+  EXPECT_EQ(T.Events.Recorded + T.Events.Dropped, T.Events.Total);
+  std::map<std::string, std::set<std::string>> Callers = expectNested(T.Events);
+  for (const std::string &Caller : Callers["Fib"])
+    EXPECT_TRUE(Caller == "Fib" || Caller == "Work" || Caller == "Main") << Caller;
+  EXPECT_EQ(eventsOf(T.Events, "Main"), 1);
+  EXPECT_LE(T.Table["Fib"].Inclusive, T.Table["Main"].Inclusive + T.Table["Work"].Inclusive);
+}
+
 // The timeline stops at its limit; the table goes on counting.
 TEST(TraceTimeline, ALimitEndsTheTimelineNotTheTable) {
   Traced T = traceOffline("limit", "trace:max-events=1000", {"many", "100000"});

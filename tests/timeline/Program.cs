@@ -1,6 +1,6 @@
 // Calls the trace pass's tests count: on each of two threads, Work calls Fib(15) (1973 calls, 15
 // deep), Outer (Outer calls Middle 10 times, Middle calls Inner twice) and Nap (30 ms asleep).
-// With "many N", Main then calls Tiny N times; with "generic", Echo<int> once, Echo<string> twice,
+// With "many N", Main then calls Tiny N times; with "deep N", Fib(N); with "generic", Echo<int> once, Echo<string> twice,
 // and Box<int> and Box<string> (each constructed once and asked Get once).
 using System;
 using System.Threading;
@@ -56,6 +56,11 @@ static class Program
             for (int i = 0; i < n; i++)
                 sum += Tiny(i);
             Console.WriteLine($"sum {sum}");
+        }
+        if (args.Length == 2 && args[0] == "deep")
+        {
+            int n = int.Parse(args[1]);
+            Console.WriteLine($"fib {n} = {Fib(n)}");
         }
         if (args.Length == 1 && args[0] == "generic")
         {

@@ -13,6 +13,10 @@
 # The server and wrk share this machine's cores.
 #
 #   bench/web.sh [BUILD_DIR]      (default: build; needs wrk: ./dev setup installs it)
+#
+# WEFT_BENCH_ROUNDS (default 2) sets the rounds; WEFT_WEB_ONLY, a regular expression, keeps the
+# configurations whose names match (the unwoven app always runs). Each line ends with the median
+# round and its change from the unwoven app's median.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="$(cd "${1:-$here/../build}" && pwd)"
@@ -52,12 +56,17 @@ declare -A configs=(
   ["tracepoint on Search, disabled"]="$weft run --spec $out/off.json --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
   ["--gc informational"]="$weft run --gc informational --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
 )
-order=("unwoven" "woven with trace" "woven with trace, summary" "woven with trace on Search only"
-       "woven with coverage" "tracepoint on Search, enabled"
-       "tracepoint on Search, disabled" "--gc informational")
+order=()
+for name in "unwoven" "woven with trace" "woven with trace, summary" "woven with trace on Search only" \
+  "woven with coverage" "tracepoint on Search, enabled" "tracepoint on Search, disabled" \
+  "--gc informational"; do
+  if [[ $name == unwoven || $name =~ ${WEFT_WEB_ONLY:-.} ]]; then order+=("$name"); fi
+done
+rounds="${WEFT_BENCH_ROUNDS:-2}"
+median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 echo "machine: $(nproc) cores, $(uname -m); $(dotnet --list-runtimes | grep AspNetCore.App | tail -1)"
 declare -A results
-for round in 1 2; do
+for ((round = 1; round <= rounds; round++)); do
   for name in "${order[@]}"; do
     url="http://127.0.0.1:$port"
     ${configs[$name]} --urls "$url" >"$out/server.log" 2>&1 &
@@ -74,6 +83,9 @@ for round in 1 2; do
     port=$((port + 1))
   done
 done
+base=$(echo "${results[unwoven]}" | median)
 for name in "${order[@]}"; do
-  printf '  %-34s requests/s:%s\n' "$name" "${results[$name]}"
+  m=$(echo "${results[$name]}" | median)
+  printf '  %-34s requests/s:%s; median %.0f (%+.1f %%)\n' "$name" "${results[$name]}" "$m" \
+    "$(awk -v m="$m" -v b="$base" 'BEGIN {print (m - b) * 100 / b}')"
 done

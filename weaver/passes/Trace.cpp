@@ -433,18 +433,23 @@ private:
   }
   void noLeaveBody(il::MethodBody &B) { Emitter(B, nullptr).op(il::Opcode::Ret); }
   void noFlushBody(il::MethodBody &B) { Emitter(B, nullptr).op(il::Opcode::Ret); }
-  /// Enter(id): the id written at the buffer's head (Slow when the head is at the limit);
-  /// returns the buffer's address, for Exit.
-  void enterBody(il::MethodBody &B) {
-    Emitter E(B, nullptr);
-    il::Instr *Have = B.create(il::Opcode::Ldloc_0);
-    il::Instr *Slow = B.create(il::Opcode::Ldloc_0);
+  /// Local 0 = the thread's address the module keeps, or Arrive's if it has none yet; a kept
+  /// one goes on to \p Have.
+  void emitArrive(Emitter &E, il::Instr *Have) {
     E.tok(il::Opcode::Ldsfld, StackField);
     E.stloc(0);
     E.ldloc(0);
     E.branch(il::Opcode::Brtrue, Have);
     E.tok(il::Opcode::Call, ArriveMethod);
     E.stloc(0);
+  }
+  /// Enter(id): the id written at the buffer's head (Slow when the head is at the limit);
+  /// returns the buffer's address, for Exit.
+  void enterBody(il::MethodBody &B) {
+    Emitter E(B, nullptr);
+    il::Instr *Have = B.create(il::Opcode::Ldloc_0);
+    il::Instr *Slow = B.create(il::Opcode::Ldloc_0);
+    emitArrive(E, Have);
     emitWrite(E, [&] { E.ldloc(0); }, 1, [&] { E.ldarg(0); }, Slow, Have);
     E.ldloc(0);
     E.op(il::Opcode::Ret);
@@ -507,7 +512,7 @@ private:
   }
   void noSlowBody(il::MethodBody &B) { Emitter(B, nullptr).op(il::Opcode::Ret); }
   /// Push(k): one call deeper on the thread's stack (method Base + k there while it fits), one
-  /// more call of k in the thread's counts; returns the stack, for Pop.
+  /// more call of k in the module's counts for the thread; returns the stack's address, for Pop.
   void pushBody(il::MethodBody &B) {
     if (RunMode == Timeline)
       return enterBody(B);
@@ -515,12 +520,7 @@ private:
     Emitter E(B, nullptr);
     il::Instr *Have = B.create(il::Opcode::Ldloc_0);
     il::Instr *Skip = B.create(il::Opcode::Ldloc_1);
-    E.tok(il::Opcode::Ldsfld, StackField);
-    E.stloc(0);
-    E.ldloc(0);
-    E.branch(il::Opcode::Brtrue, Have);
-    E.tok(il::Opcode::Call, ArriveMethod);
-    E.stloc(0);
+    emitArrive(E, Have);
     E.ldloc(0);
     E.branch(il::Opcode::Brtrue, Have);
     E.ldc(0); // no runtime: nothing is counted

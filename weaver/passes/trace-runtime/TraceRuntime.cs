@@ -68,6 +68,8 @@ namespace Weft.Trace
         /// start (below 0: calls open before it ended) and GapMin is the least it has been.
         public int[] GapOpen = new int[64];
         public int GapBase, GapDepth, GapMin;
+        /// 1 while the thread is in Slow; 2 once the process's end has read its scratch area.
+        public int Busy;
 
         /// The writer's side: where it reads, the calls open (method, start, callee time; a
         /// begun-while-dropped call is not counted again), and the counts and times per method.
@@ -500,6 +502,17 @@ namespace Weft.Trace
             int[] a = s.Buffer;
             if (a == null)
                 return;
+            if (Interlocked.CompareExchange(ref s.Busy, 1, 0) != 0)
+            {
+                PutScratch(a, v); // the process is ending, and its last reading has the thread's
+                return;
+            }
+            SlowOwned(s, a, v);
+            Volatile.Write(ref s.Busy, 0);
+        }
+
+        private static void SlowOwned(ThreadState s, int[] a, int v)
+        {
             if (Closed)
             {
                 // The timeline is written: records go nowhere from now on.
@@ -784,9 +797,11 @@ namespace Weft.Trace
                 if (head >= t + AnchorInts)
                     Place(s, a, t, head, Stopwatch.GetTimestamp());
             }
-            else if (last && a[DroppingAt] != 0)
+            else if (last && a[DroppingAt] != 0 && Interlocked.CompareExchange(ref s.Busy, 2, 0) == 0)
             {
-                // The calls open before the last gap that ended in it end with it.
+                // The calls open before the last gap that ended in it end with it. (Busy, left
+                // at 2, keeps the thread, if it still runs, out of its scratch area's counts; had
+                // it been in Slow, its last dropped calls would go uncounted.)
                 CountScratch(s, a);
                 long now = Stopwatch.GetTimestamp();
                 for (int i = 0; i < -s.GapMin; ++i)

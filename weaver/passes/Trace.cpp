@@ -591,9 +591,18 @@ private:
       E.ldc(int32_t(Names.size()));
     E.tok(il::Opcode::Ldsfld, ThreadFn);
     E.tok(il::Opcode::Calli, ThreadSig);
+    // Idle's address is not kept: the thread asks again once the runtime is there (a woven
+    // method run while the static constructor loads it, from an assembly-load handler, say).
+    il::Instr *Done = B.create(il::Opcode::Ret);
+    if (RunMode == Timeline) {
+      E.op(il::Opcode::Dup);
+      E.tok(il::Opcode::Ldsflda, IdleField);
+      E.op(il::Opcode::Conv_U);
+      E.branch(il::Opcode::Beq, Done);
+    }
     E.op(il::Opcode::Dup);
     E.tok(il::Opcode::Stsfld, StackField);
-    E.op(il::Opcode::Ret);
+    E.put(Done);
   }
   /// Without the runtime: Idle's address in timeline mode (no room: every record goes to Slow,
   /// which does nothing), none in summary mode (Push and Pop do nothing).

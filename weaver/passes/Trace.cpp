@@ -344,11 +344,6 @@ private:
     }
     ExitLocals = MC.standAloneSig({uint8_t(SigLocal), 1, I4});
     SlowSig = MC.standAloneSig(methodSig(false, Void, {I, I4}, 2));
-    Expected<Token> Int32 = MC.coreType("System", "Int32"), Int64 = MC.coreType("System", "Int64");
-    if (!Int32 || !Int64)
-      return Int32 ? Int64.takeError() : Int32.takeError();
-    Int32Type = *Int32;
-    Int64Type = *Int64;
     return Error::success();
   }
 
@@ -373,13 +368,11 @@ private:
     Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoLeave", methodSig(false, Void, {I4, I8}, 2)));
     Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoFlush", methodSig(false, Void, {}, 0)));
     Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoInstance", methodSig(false, I4, InstanceParams, 3)));
-    // Summary mode's thread statics and the code that uses them: Push and Pop (assembly static,
-    // aggressively inlined), Arrive (the slow path, never inlined) and the stand-in for the
-    // runtime's JoinThread.
-    const uint8_t SZ = uint8_t(ElementType::SZArray);
-    // Timeline mode's are Enter(id) and Exit(buffer), the buffer's address in Buffer; Arrive
-    // asks the runtime for it, and without the runtime it is the address of Idle (two zeros: no
-    // room, so every record goes to Slow, which does nothing).
+    // The thread-static address and the code that uses it: Push and Pop, or in timeline mode
+    // Enter and Exit (assembly static, aggressively inlined), Arrive (the slow path, never
+    // inlined), which asks the runtime for the address, and the stand-in for the runtime's
+    // function; without the runtime, timeline mode's address is Idle's (two zeros: no room, so
+    // every record goes to Slow, which does nothing).
     bool T = RunMode == Timeline;
     Made.push_back(MC.addField(Type, 0x0011, T ? "Buffer" : "Block", {uint8_t(SigField), I}));
     Made.push_back(MC.addField(Type, 0x0013, "ThreadFn", {uint8_t(SigField), I}));
@@ -744,7 +737,7 @@ private:
   Token CurrentDomain = 0, GetData = 0, SetData = 0, MonitorEnter = 0, MonitorExit = 0;
   Token FromBase64 = 0, Load = 0, GetType = 0, GetMethod = 0, GetHandle = 0, GetPointer = 0;
   Token EnterSig = 0, LeaveSig = 0, FlushSig = 0, FunctionSig = 0, RegisterSig = 0, InstanceSig = 0;
-  Token ThreadSig = 0, PushLocals = 0, ExitLocals = 0, SlowSig = 0, Int32Type = 0, Int64Type = 0;
+  Token ThreadSig = 0, PushLocals = 0, ExitLocals = 0, SlowSig = 0;
   Token StackField = 0, ThreadFn = 0, SlowFn = 0, IdleField = 0;
   Token PushMethod = 0, PopMethod = 0, ArriveMethod = 0, NoThread = 0, SlowMethod = 0, NoSlow = 0;
   std::vector<uint8_t> InstanceParams;

@@ -390,6 +390,19 @@ TEST(TraceTimeline, SummaryModeWritesTheTableOnly) {
   EXPECT_LT(T.Table["Work"].Exclusive, T.Table["Work"].Inclusive / 2);
 }
 
+// Threads that end, and threads that begin on the stacks they leave (summary mode finds a
+// thread's counts from where its stack is), are counted exactly, in both modes.
+TEST(TraceTimeline, ThreadsThatComeAndGoAreCountedExactly) {
+  for (std::string Mode : {"summary", "timeline"}) {
+    Traced T = traceOffline("waves-" + Mode, "trace:mode=" + Mode, {"waves", "50", "20000"});
+    // Each of 200 threads adds 1 + 2 + ... + 20000.
+    EXPECT_NE(T.Run.Out.find("waves 40002000000"), std::string::npos) << T.Run.Out;
+    EXPECT_EQ(T.Table["Tiny"].Calls, 50 * 4 * 20000) << Mode;
+    for (auto &[Name, Count] : expectedCalls())
+      EXPECT_EQ(T.Table[Name].Calls, Count) << Mode << " " << Name;
+  }
+}
+
 // `weft run` weaves the same code as the program compiles: the same calls on the timeline,
 // nested the same way, instantiations told apart.
 TEST(TraceTimeline, WeftRunRecordsTheSameCalls) {

@@ -1,7 +1,9 @@
 // Calls the trace pass's tests count: on each of two threads, Work calls Fib(15) (1973 calls, 15
 // deep), Outer (Outer calls Middle 10 times, Middle calls Inner twice) and Nap (30 ms asleep).
 // With "many N", Main then calls Tiny N times; with "deep N", Fib(N); with "generic", Echo<int> once, Echo<string> twice,
-// and Box<int> and Box<string> (each constructed once and asked Get once).
+// and Box<int> and Box<string> (each constructed once and asked Get once); with "waves N M", N
+// waves of 4 threads that each call Tiny M times (threads that end while others begin, on the
+// stacks the ended ones leave).
 using System;
 using System.Threading;
 
@@ -61,6 +63,24 @@ static class Program
         {
             int n = int.Parse(args[1]);
             Console.WriteLine($"fib {n} = {Fib(n)}");
+        }
+        if (args.Length == 3 && args[0] == "waves")
+        {
+            int waves = int.Parse(args[1]), m = int.Parse(args[2]);
+            long[] sums = new long[4];
+            for (int w = 0; w < waves; w++)
+            {
+                Thread[] wave = new Thread[4];
+                for (int i = 0; i < wave.Length; i++)
+                {
+                    int slot = i;
+                    wave[i] = new Thread(() => { for (int j = 0; j < m; j++) sums[slot] += Tiny(j); });
+                    wave[i].Start();
+                }
+                foreach (Thread t in wave)
+                    t.Join();
+            }
+            Console.WriteLine($"waves {sums[0] + sums[1] + sums[2] + sums[3]}");
         }
         if (args.Length == 1 && args[0] == "generic")
         {

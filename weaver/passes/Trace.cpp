@@ -19,8 +19,10 @@
 // gives each thread its buffer once, Arrive), and call the runtime's Slow when the room they were
 // given is used up; Slow reads the clock (see TraceRuntime.cs). Summary mode (without
 // instantiations) has Push(K) and Pop(stack) in their place, which count the call and keep the
-// thread's stack that the runtime samples; with instantiations, it calls the runtime's Push and
-// Pop through their addresses.
+// thread's stack that the runtime samples, finding the thread's block through the runtime's
+// stack map (from the address of a local; the thread-static field where the map has no record
+// of the thread); with instantiations, it calls the runtime's Push and Pop through their
+// addresses.
 //
 // The runtime's bytes travel in the module as a base64 string. The static constructor of the
 // hidden type `<weft>.Trace` loads them once per process (the AppDomain keeps the loaded runtime
@@ -167,7 +169,9 @@ public:
                                 std::pair{FlushMethod, &Trace::flushBody}}) {
       il::MethodBody B;
       if (Method == PushMethod || (Method == PopMethod && RunMode == Timeline)) {
-        B.InitLocals = true;
+        // Summary mode's Push sets every local before reading it, and takes the address of
+        // one it never sets: nothing to zero.
+        B.InitLocals = !(Method == PushMethod && RunMode != Timeline);
         B.LocalVarSigToken = Method == PushMethod ? PushLocals : ExitLocals;
       }
       (this->*Body)(B);
@@ -183,6 +187,10 @@ private:
   enum Mode { Timeline = 0, Summary = 1 };
   /// The deepest call the thread stack of summary mode holds (the runtime's size).
   static constexpr int32_t StackSize = 4096;
+  /// The runtime's stack map: an entry for each 64 KiB of address space, modulo its size.
+  static constexpr int32_t MapShift = 16, MapEntries = 4096;
+  /// Where a thread's record holds its stack: after its range and 128 module slots.
+  static constexpr int32_t StackOffset = (2 + 128) * 8;
 
   /// The module's own code records calls (Enter and Exit, Push and Pop), except in summary mode
   /// with calls told apart by instantiation (the runtime counts those).
@@ -340,7 +348,8 @@ private:
       PushLocals = MC.standAloneSig({uint8_t(SigLocal), 2, I, I4});
     } else {
       ThreadSig = MC.standAloneSig(methodSig(false, I, {I4, I4}, 2));
-      PushLocals = MC.standAloneSig({uint8_t(SigLocal), 3, I, I, I4});
+      PushLocals = MC.standAloneSig({uint8_t(SigLocal), 6, I, I, I, I, I, I4});
+      MapSig = MC.standAloneSig(methodSig(false, I, {I4, I}, 2));
     }
     ExitLocals = MC.standAloneSig({uint8_t(SigLocal), 1, I4});
     SlowSig = MC.standAloneSig(methodSig(false, Void, {I, I4}, 2));
@@ -386,6 +395,11 @@ private:
     Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Slow", methodSig(false, Void, {I, I4}, 2)));
     Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoSlow", methodSig(false, Void, {I, I4}, 2)));
     Made.push_back(MC.addField(Type, 0x0013, "Idle", {uint8_t(SigField), uint8_t(ElementType::I8)}));
+    // Summary mode: the runtime's stack map, and where a thread's record keeps the module's block.
+    if (!T) {
+      Made.push_back(MC.addField(Type, 0x0013, "Map", {uint8_t(SigField), I}));
+      Made.push_back(MC.addField(Type, 0x0013, "Slot", {uint8_t(SigField), I4}));
+    }
     for (Expected<Token> &T : Made)
       if (!T)
         return T.takeError();
@@ -410,6 +424,10 @@ private:
     SlowMethod = *Made[18];
     NoSlow = *Made[19];
     IdleField = *Made[20];
+    if (!T) {
+      MapField = *Made[21];
+      SlotField = *Made[22];
+    }
     if (Expected<Token> Attr = MC.coreType("System", "ThreadStaticAttribute")) {
       Token Ctor = MC.memberRef(*Attr, ".ctor", methodSig(true, Void, {}, 0));
       MC.addCustomAttribute(StackField, Ctor, {1, 0, 0, 0});
@@ -427,9 +445,12 @@ private:
   void noLeaveBody(il::MethodBody &B) { Emitter(B, nullptr).op(il::Opcode::Ret); }
   void noFlushBody(il::MethodBody &B) { Emitter(B, nullptr).op(il::Opcode::Ret); }
   /// Local 0 = the thread's address the module keeps, or Arrive's if it has none yet; a kept
-  /// one goes on to \p Have.
-  void emitArrive(Emitter &E, il::Instr *Have) {
-    E.tok(il::Opcode::Ldsfld, StackField);
+  /// one goes on to \p Have. \p First, if given, is the load of the field (a branch target).
+  void emitArrive(Emitter &E, il::Instr *Have, il::Instr *First = nullptr) {
+    if (First)
+      E.put(First);
+    else
+      E.tok(il::Opcode::Ldsfld, StackField);
     E.stloc(0);
     E.ldloc(0);
     E.branch(il::Opcode::Brtrue, Have);
@@ -504,26 +525,90 @@ private:
     E.op(il::Opcode::Ret);
   }
   void noSlowBody(il::MethodBody &B) { Emitter(B, nullptr).op(il::Opcode::Ret); }
+  /// Local 0 = the block the thread's record in the runtime's stack map holds for the module
+  /// (0 if none): the record of the map's entry for the stack's 64 KiB (local 3 is where the
+  /// stack is), if the stack's page is in the record's range; else on to \p Slow.
+  void emitFromMap(Emitter &E, il::Instr *Slow) {
+    E.ldloca(5);
+    E.op(il::Opcode::Conv_U);
+    E.stloc(3);
+    E.tok(il::Opcode::Ldsfld, MapField);
+    E.stloc(4);
+    E.ldloc(4);
+    E.branch(il::Opcode::Brfalse, Slow);
+    E.ldloc(4);
+    E.ldloc(3);
+    E.ldc(MapShift);
+    E.op(il::Opcode::Shr_Un);
+    E.ldc(MapEntries - 1);
+    E.op(il::Opcode::And);
+    E.ldc(3);
+    E.op(il::Opcode::Shl);
+    E.op(il::Opcode::Add);
+    E.op(il::Opcode::Ldind_I);
+    E.stloc(4);
+    E.ldloc(3);
+    E.ldloc(4);
+    E.op(il::Opcode::Ldind_I);
+    E.branch(il::Opcode::Blt_Un, Slow);
+    E.ldloc(3);
+    E.ldloc(4);
+    E.ldc(8);
+    E.op(il::Opcode::Add);
+    E.op(il::Opcode::Ldind_I);
+    E.branch(il::Opcode::Bge_Un, Slow);
+    E.ldloc(4);
+    E.tok(il::Opcode::Ldsfld, SlotField);
+    E.op(il::Opcode::Add);
+    E.op(il::Opcode::Ldind_I);
+    E.stloc(0);
+  }
   /// Push(k): one call deeper on the thread's stack (method Base + k there while it fits), one
   /// more call of k in the module's counts for the thread; returns the stack's address, for Pop.
+  /// The thread's block comes from the runtime's stack map where it can (emitFromMap), else from
+  /// the thread-static field, and Claim (through SlowFn) then maps the stack's page.
   void pushBody(il::MethodBody &B) {
     if (RunMode == Timeline)
       return enterBody(B);
-    // Locals: 0 the block, 1 the stack's address, 2 the new depth.
+    // Locals: 0 the block, 1 the stack's address, 2 the new depth, 3 where the thread's stack
+    // is, 4 its record, 5 a local whose address that is.
     Emitter E(B, nullptr);
-    il::Instr *Have = B.create(il::Opcode::Ldloc_0);
-    il::Instr *Skip = B.create(il::Opcode::Ldloc_1);
-    emitArrive(E, Have);
+    il::Instr *Have = B.create(il::Opcode::Ldloc_1);
+    il::Instr *Slow = B.createToken(il::Opcode::Ldsfld, StackField);
+    il::Instr *Claim = B.create(il::Opcode::Ldloc_3);
+    il::Instr *NoRuntime = B.createToken(il::Opcode::Ldsflda, IdleField);
+    emitFromMap(E, Slow);
     E.ldloc(0);
-    E.branch(il::Opcode::Brtrue, Have);
-    E.ldc(0); // no runtime: nothing is counted
-    E.op(il::Opcode::Conv_I);
-    E.op(il::Opcode::Ret);
-    E.put(Have); // ldloc.0
+    E.branch(il::Opcode::Brfalse, Slow);
+    E.ldloc(4);
+    E.ldc(StackOffset);
+    E.op(il::Opcode::Add);
+    E.stloc(1);
+    E.branch(il::Opcode::Br, Have);
+    emitArrive(E, Claim, Slow);
+    E.ldloc(0);
+    E.branch(il::Opcode::Brfalse, NoRuntime); // nothing is counted
+    E.put(Claim); // ldloc.3
+    E.tok(il::Opcode::Ldsfld, SlotField);
+    E.tok(il::Opcode::Call, SlowMethod);
+    E.ldloc(0);
     E.op(il::Opcode::Ldind_I);
     E.stloc(1);
+    E.put(Have); // ldloc.1
+    emitPushAndCount(B, E);
     E.ldloc(1);
+    E.op(il::Opcode::Ret);
+    E.put(NoRuntime); // ldsflda Idle: a stack of no thread, for Pop
+    E.op(il::Opcode::Conv_U);
+    E.op(il::Opcode::Ret);
+  }
+  /// With the stack's address loaded (and in local 1) and the block in local 0: depth (local
+  /// 2) = stack[0] + 1; stack[depth] = Base + k while it fits; stack[0] = depth; block[1 + k]
+  /// += 1.
+  void emitPushAndCount(il::MethodBody &B, Emitter &E) {
+    il::Instr *Skip = B.create(il::Opcode::Ldloc_1);
     E.op(il::Opcode::Ldind_I4);
+    E.op(il::Opcode::Conv_I);
     E.ldc(1);
     E.op(il::Opcode::Add);
     E.stloc(2);
@@ -541,37 +626,34 @@ private:
     E.op(il::Opcode::Stind_I4);
     E.put(Skip); // ldloc.1
     E.ldloc(2);
+    E.op(il::Opcode::Conv_I4);
     E.op(il::Opcode::Stind_I4);
-    E.ldloc(0);
-    E.ldarg(0);
-    E.ldc(8);
-    E.op(il::Opcode::Mul);
-    E.ldc(8);
-    E.op(il::Opcode::Add);
-    E.op(il::Opcode::Add);
-    E.op(il::Opcode::Dup);
+    for (int I = 0; I < 2; ++I) {
+      E.ldloc(0);
+      E.ldarg(0);
+      E.ldc(1);
+      E.op(il::Opcode::Add);
+      E.ldc(8);
+      E.op(il::Opcode::Mul);
+      E.op(il::Opcode::Add);
+    }
     E.op(il::Opcode::Ldind_I8);
     E.ldcI8(1);
     E.op(il::Opcode::Add);
     E.op(il::Opcode::Stind_I8);
-    E.ldloc(1);
-    E.op(il::Opcode::Ret);
   }
-  /// Pop(stack): one call less deep (nothing without the runtime).
+  /// Pop(stack): one call less deep.
   void popBody(il::MethodBody &B) {
     if (RunMode == Timeline)
       return exitBody(B);
     Emitter E(B, nullptr);
-    il::Instr *End = B.create(il::Opcode::Ret);
-    E.ldarg(0);
-    E.branch(il::Opcode::Brfalse, End);
     E.ldarg(0);
     E.ldarg(0);
     E.op(il::Opcode::Ldind_I4);
     E.ldc(1);
     E.op(il::Opcode::Sub);
     E.op(il::Opcode::Stind_I4);
-    E.put(End);
+    E.op(il::Opcode::Ret);
   }
   /// Arrive(), the thread's first call of a woven method of the module: from the runtime, the
   /// address of the thread's buffer (timeline mode) or of the module's counts for the thread
@@ -707,10 +789,19 @@ private:
     E.tok(il::Opcode::Stsfld, Base);
     // The runtime's Push and Pop (summary mode told apart by instantiation), Slow (timeline).
     for (auto [Which, Field] : {std::pair{5, LeaveFn}, std::pair{2, FlushFn}, std::pair{6, InstanceFn},
-                                std::pair{RunMode == Timeline ? 8 : 7, ThreadFn}, std::pair{0, SlowFn},
-                                std::pair{4, EnterFn}}) {
+                                std::pair{RunMode == Timeline ? 8 : 7, ThreadFn},
+                                std::pair{RunMode == Timeline ? 0 : 10, SlowFn}, std::pair{4, EnterFn}}) {
       Function(Which);
       E.tok(il::Opcode::Stsfld, Field);
+    }
+    // Summary mode: the stack map, once the module has a slot in the threads' records.
+    if (RunMode != Timeline) {
+      E.tok(il::Opcode::Ldsfld, Base);
+      E.tok(il::Opcode::Ldsflda, SlotField);
+      E.op(il::Opcode::Conv_U);
+      Function(9);
+      E.tok(il::Opcode::Calli, MapSig);
+      E.tok(il::Opcode::Stsfld, MapField);
     }
     // Without the runtime, the module runs untraced.
     dropExceptionsAndReturn(B, TryFirst, ObjectType);
@@ -736,9 +827,10 @@ private:
   Token CctorMethod = 0, FlushMethod = 0, NoEnter = 0, NoLeave = 0, NoFlush = 0, NoInstance = 0;
   Token CurrentDomain = 0, GetData = 0, SetData = 0, MonitorEnter = 0, MonitorExit = 0;
   Token FromBase64 = 0, Load = 0, GetType = 0, GetMethod = 0, GetHandle = 0, GetPointer = 0;
-  Token EnterSig = 0, LeaveSig = 0, FlushSig = 0, FunctionSig = 0, RegisterSig = 0, InstanceSig = 0;
+  Token EnterSig = 0, LeaveSig = 0, FlushSig = 0, FunctionSig = 0, RegisterSig = 0, InstanceSig = 0,
+        MapSig = 0;
   Token ThreadSig = 0, PushLocals = 0, ExitLocals = 0, SlowSig = 0;
-  Token StackField = 0, ThreadFn = 0, SlowFn = 0, IdleField = 0;
+  Token StackField = 0, ThreadFn = 0, SlowFn = 0, IdleField = 0, MapField = 0, SlotField = 0;
   Token PushMethod = 0, PopMethod = 0, ArriveMethod = 0, NoThread = 0, SlowMethod = 0, NoSlow = 0;
   std::vector<uint8_t> InstanceParams;
   /// Method names by number, filled in row order by finishMethod.

@@ -20,7 +20,8 @@
 //
 // Summary mode counts the call and keeps a stack of the methods each thread is in, with no
 // timestamp: with code of its own that the JIT inlines into the woven methods, on a stack the
-// runtime gives each thread (JoinThread) and counts of its own it registers with it, or, where
+// runtime gives each thread (JoinThread, in the thread's record, which woven code finds through
+// the stack map: see StackMap) and counts of its own it registers with it, or, where
 // calls are told apart by instantiation, by calling Push and Pop here. A sampling thread reads
 // every thread's stack each millisecond and gives the time since its last look to the method on
 // top (exclusive) and, once each, to every method on the stack (inclusive).
@@ -49,13 +50,16 @@ namespace Weft.Trace
         public long[] Calls = new long[0];
         /// The ids of the instantiations the thread has run, by their handles.
         public Dictionary<InstanceKey, int> Instances;
-        /// Summary mode: how many calls deep the thread is (at 0), then the methods it is in,
-        /// innermost last (as many as fit). Pinned and never replaced: woven modules keep its
-        /// address.
-        public int[] Stack = GC.AllocateArray<int>(4096, pinned: true);
         /// Summary mode: the counts woven modules keep for this thread (from index 1 on), with
         /// their first id.
         public List<KeyValuePair<int, long[]>> ModuleCalls = new List<KeyValuePair<int, long[]>>();
+        /// Summary mode: the thread's record (Runtime's stack map), pinned and never replaced:
+        /// woven modules keep addresses in it. It ends with the thread's stack: how many calls
+        /// deep the thread is (at 0), then the methods it is in, innermost last (as many as
+        /// fit). Retired once the thread has ended.
+        public long[] Record;
+        public unsafe int* Stack;
+        public bool Retired;
 
         /// Timeline mode: the thread's buffer (Runtime's layout), never replaced, and its address.
         public int[] Buffer;
@@ -140,6 +144,25 @@ namespace Weft.Trace
         private static int Epoch;
         private static readonly long[] TickTimes = new long[1024];
 
+        // The stack map (summary mode). Woven code finds its thread's blocks without a
+        // thread-static load: from the address of one of its locals, the map's entry for that
+        // 64 KiB of address space (modulo MapEntries) holds the address of a thread's record,
+        // which is the thread's if the address is within the record's range [low, high) (a range
+        // of stack pages the thread was seen on: only the thread extends it, it only grows, and
+        // its two ends are read separately, so a range read is always within the thread's
+        // stack). The record then holds, at each module's slot, the address of the module's
+        // block for the thread. Where the map has no record for the thread (the first call on a
+        // page, or an entry another thread's record holds), the woven code takes the
+        // thread-static path and Claim extends the range and takes the entry if it is free.
+        // An ended thread's record is retired (its range emptied) before its stack can serve
+        // another thread for long: the sampler does that within a millisecond or so.
+        private const int MapShift = 16, MapEntries = 4096, RecordSlots = 128, RecordHeader = 2,
+                          StackAt = RecordHeader + RecordSlots, StackInts = 4096;
+        private static long[] Map;
+        /// The record of no thread: every entry's until claimed.
+        private static readonly long[] NoThread = GC.AllocateArray<long>(RecordHeader, pinned: true);
+        private static readonly Dictionary<int, int> SlotOf = new Dictionary<int, int>();
+
         /// The addresses woven modules call through.
         public static unsafe IntPtr Function(int which)
         {
@@ -153,6 +176,8 @@ namespace Weft.Trace
                 case 6: return (IntPtr)(delegate*<int, RuntimeTypeHandle, RuntimeMethodHandle, int>)&Instance;
                 case 7: return (IntPtr)(delegate*<int, int, IntPtr>)&JoinThread;
                 case 8: return (IntPtr)(delegate*<int, IntPtr>)&JoinTimeline;
+                case 9: return (IntPtr)(delegate*<int, int*, IntPtr>)&StackMap;
+                case 10: return (IntPtr)(delegate*<IntPtr, int, void>)&Claim;
                 default: return IntPtr.Zero;
             }
         }
@@ -375,15 +400,15 @@ namespace Weft.Trace
 
         /// Summary mode's entry when calls are told apart by instantiation: the call counted and
         /// the method pushed on the thread's stack.
-        private static long Push(int id)
+        private static unsafe long Push(int id)
         {
             ThreadState s = Current;
             if (s == null || id >= s.Calls.Length)
                 s = MoreCalls(id);
             s.Calls[id]++;
-            int[] stack = s.Stack;
+            int* stack = s.Stack;
             int d = stack[0] + 1;
-            if (d < stack.Length)
+            if (d < StackInts)
                 stack[d] = id;
             stack[0] = d;
             return 1;
@@ -391,9 +416,22 @@ namespace Weft.Trace
 
         private static ThreadState MoreCalls(int id)
         {
-            ThreadState s = Current ?? Arrive();
+            ThreadState s = WithRecord(Current ?? Arrive());
             lock (Lock)
                 Array.Resize(ref s.Calls, Math.Max(Count, id + 1));
+            return s;
+        }
+
+        /// \p s, with its record (on the thread's first summary-mode call).
+        private static unsafe ThreadState WithRecord(ThreadState s)
+        {
+            if (s.Record != null)
+                return s;
+            long[] record = GC.AllocateArray<long>(StackAt + StackInts / 2, pinned: true);
+            record[0] = -1; // the range: none yet
+            fixed (long* at = record)
+                s.Stack = (int*)(at + StackAt);
+            Volatile.Write(ref s.Record, record);
             return s;
         }
 
@@ -402,14 +440,79 @@ namespace Weft.Trace
         /// thread's stack, then a count for each of its \p count methods (ids from \p first on).
         private static unsafe IntPtr JoinThread(int first, int count)
         {
-            ThreadState s = Current ?? Arrive();
+            ThreadState s = WithRecord(Current ?? Arrive());
             long[] block = GC.AllocateArray<long>(1 + count, pinned: true);
-            fixed (int* stack = s.Stack)
-                block[0] = (long)stack;
-            lock (Lock)
-                s.ModuleCalls.Add(new KeyValuePair<int, long[]>(first, block));
+            block[0] = (long)s.Stack;
             fixed (long* at = block)
+            {
+                lock (Lock)
+                {
+                    s.ModuleCalls.Add(new KeyValuePair<int, long[]>(first, block));
+                    if (SlotOf.TryGetValue(first, out int m))
+                        Volatile.Write(ref s.Record[m], (long)at);
+                }
                 return (IntPtr)at;
+            }
+        }
+
+        /// A summary-mode module's slot in the threads' records (the byte offset of its block's
+        /// address there, in \p slot) and the stack map's address; none (0) once RecordSlots
+        /// modules have one, and the module takes the thread-static path.
+        private static unsafe IntPtr StackMap(int first, int* slot)
+        {
+            lock (Lock)
+            {
+                if (SlotOf.Count == RecordSlots)
+                    return IntPtr.Zero;
+                if (Map == null)
+                {
+                    fixed (long* none = NoThread)
+                    {
+                        none[0] = -1; // low: above every address
+                        long[] map = GC.AllocateArray<long>(MapEntries, pinned: true);
+                        Array.Fill(map, (long)none);
+                        Map = map;
+                    }
+                }
+                int m = RecordHeader + SlotOf.Count;
+                SlotOf[first] = m;
+                *slot = m * sizeof(long);
+                fixed (long* at = Map)
+                    return (IntPtr)at;
+            }
+        }
+
+        /// Woven code's slow path in summary mode, where \p sp (the address of a local) found no
+        /// record of the thread in the map: the thread's record takes in the page and, if the
+        /// map's entry is free (no thread's, or an ended thread's), the entry.
+        private static unsafe void Claim(IntPtr sp, int slot)
+        {
+            ThreadState s = Current;
+            long[] record = s?.Record;
+            if (record == null || s.Retired)
+                return;
+            ulong page = (ulong)sp & ~0xFFFUL;
+            fixed (long* r = record)
+            fixed (long* map = Map)
+            {
+                if ((ulong)r[0] > page)
+                    Volatile.Write(ref r[0], (long)page);
+                if ((ulong)r[1] < page + 0x1000)
+                    Volatile.Write(ref r[1], (long)(page + 0x1000));
+                long* entry = map + (((ulong)sp >> MapShift) & (MapEntries - 1));
+                long* held = (long*)Volatile.Read(ref *entry);
+                if (held != r && Volatile.Read(ref held[1]) == 0)
+                    Volatile.Write(ref *entry, (long)r);
+            }
+        }
+
+        /// An ended thread's record holds no address from now on: its stack may become
+        /// another thread's.
+        private static unsafe void Retire(ThreadState s)
+        {
+            s.Retired = true;
+            Volatile.Write(ref s.Record[1], 0);
+            Volatile.Write(ref s.Record[0], -1);
         }
 
         /// A woven module's first call on this thread in timeline mode: the address of the
@@ -433,10 +536,10 @@ namespace Weft.Trace
             }
         }
 
-        private static void Pop(int id, long entered)
+        private static unsafe void Pop(int id, long entered)
         {
             ThreadState s = Current;
-            if (entered != 0 && s != null && s.Stack[0] > 0)
+            if (entered != 0 && s != null && s.Stack != null && s.Stack[0] > 0)
                 s.Stack[0]--;
         }
 
@@ -454,7 +557,7 @@ namespace Weft.Trace
 
         /// Gives \p ticks to what every thread's stack holds now (read without a lock: a thread
         /// that moves meanwhile makes one sample land a call away).
-        private static void Sample(long ticks)
+        private static unsafe void Sample(long ticks)
         {
             int n = Count;
             if (SampledInclusive.Length < n)
@@ -470,8 +573,12 @@ namespace Weft.Trace
                 ThreadState s = threads[t];
                 if (s == null)
                     continue;
-                int[] stack = s.Stack;
-                int top = Math.Min(stack[0], stack.Length - 1);
+                if (Volatile.Read(ref s.Record) == null)
+                    continue;
+                if (!s.Retired && !s.Thread.IsAlive)
+                    Retire(s);
+                int* stack = s.Stack;
+                int top = Math.Min(stack[0], StackInts - 1);
                 if (top <= 0)
                     continue;
                 ++Generation;

@@ -114,8 +114,12 @@ EventPipeSink::EventPipeSink(ICorProfilerInfo7 *I, unsigned InfoVersion, Log &L)
 
 void EventPipeSink::enabled(const UINT8 *, UINT32 IsEnabled, UINT8, UINT64 Any, UINT64,
                             COR_PRF_FILTER_DATA *, void *) {
-  if (EventPipeSink *Self = TheSink.load())
-    Self->Keywords = IsEnabled ? (Any ? Any : ~uint64_t(0)) : 0;
+  EventPipeSink *Self = TheSink.load();
+  if (!Self)
+    return;
+  uint64_t Now = IsEnabled ? (Any ? Any : ~uint64_t(0)) : 0;
+  if (Self->Keywords.exchange(Now) != Now && Self->Changed)
+    Self->Changed();
 }
 
 bool EventPipeSink::wants(uint64_t Keyword) const {

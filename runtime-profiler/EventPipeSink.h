@@ -11,7 +11,8 @@
 //                                       HeapAfter, ThreadId
 //
 // All at level 4 (informational). What a session enables, the callback keeps: nothing is
-// formatted for the provider while no session asks for a keyword.
+// formatted for the provider while no session asks for a keyword, and the profiler is told when
+// the keywords asked for change (tracepoints may follow them).
 //
 //===----------------------------------------------------------------------===//
 #ifndef WEFT_RUNTIME_PROFILER_EVENTPIPESINK_H
@@ -24,6 +25,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace weft::prof {
@@ -46,6 +48,9 @@ public:
   void collection(uint32_t Generation, llvm::StringRef Reason, double Micros, uint64_t Before,
                   uint64_t After, uint32_t Tid) override;
   void call(llvm::StringRef Method, uint64_t StartNanos, uint64_t Nanos, uint32_t Tid) override;
+  /// \p F is called (on the runtime's thread that enabled or disabled the provider) each time
+  /// the keywords sessions ask for change.
+  void onKeywords(std::function<void()> F) { Changed = std::move(F); }
 
 private:
   static void enabled(const UINT8 *SourceId, UINT32 IsEnabled, UINT8 Level, UINT64 Any,
@@ -55,6 +60,7 @@ private:
   EVENTPIPE_EVENT Enter = 0, Leave = 0, Collection = 0, Call = 0;
   /// The keywords sessions ask for; all of them when the runtime has no callback to say.
   std::atomic<uint64_t> Keywords{0};
+  std::function<void()> Changed;
 };
 
 } // namespace weft::prof

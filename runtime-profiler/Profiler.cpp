@@ -1060,7 +1060,7 @@ void Profiler::reJitThread() {
   bool Polls = Attached || !SpecPath.empty();
   while (true) {
     auto Ready = [&] {
-      return ReJits.Stop || !ReJits.Pending.empty() ||
+      return ReJits.Stop || !ReJits.Pending.empty() || ReJits.SessionChanged ||
              (!NewModules.empty() && Traced && !Traced->tracepoints().empty());
     };
     if (Polls)
@@ -1091,12 +1091,23 @@ void Profiler::reJitThread() {
     }
     G.unlock();
     try {
-      bool Edited = !SpecPath.empty() && specEdited();
-      std::vector<ModuleID> Ids;
+      bool Edited = !SpecPath.empty() && specEdited(), Session = false;
+      std::vector<ModuleID> Ids, Kept;
       {
         std::lock_guard<std::mutex> Q(ReJits.Lock);
+        std::swap(Session, ReJits.SessionChanged);
         Ids = Edited ? AllModules : NewModules;
+        if (Session && !Edited)
+          Kept = AllModules;
         NewModules.clear();
+      }
+      if (Session) {
+        L->line(Twine("eventpipe: ") +
+                (Provider->wantsTracepoints() ? "a session asks" : "no session asks") +
+                " for the tracepoint keyword now");
+        // The tracepoints that follow the sessions record or not from now on.
+        if (Traced && !Kept.empty())
+          applyTracepoints(Kept, /*FlagsOnly=*/true);
       }
       if (Traced && (Edited || !Traced->tracepoints().empty()) && !Ids.empty())
         applyTracepoints(Ids);
@@ -1121,13 +1132,19 @@ bool Profiler::specEdited() {
   HasTracepoints = !Traced->tracepoints().empty();
   std::vector<std::string> Names;
   for (const spec::Tracepoint &T : Traced->tracepoints())
-    Names.push_back(T.Name + (T.Enabled ? "" : " (disabled)"));
+    Names.push_back(T.Name + (T.FollowsSession ? " (while a session asks)"
+                              : T.Enabled        ? ""
+                                                 : " (disabled)"));
   L->line("spec edited: tracepoints now " + (Names.empty() ? std::string("none") : join(Names, ", ")) +
           " (rules and passes stay as they were at the start)");
   return true;
 }
 
-void Profiler::applyTracepoints(const std::vector<ModuleID> &Ids) {
+bool Profiler::recordsNow(const spec::Tracepoint &T) const {
+  return T.FollowsSession ? Provider && Provider->wantsTracepoints() : T.Enabled;
+}
+
+void Profiler::applyTracepoints(const std::vector<ModuleID> &Ids, bool FlagsOnly) {
   const spec::Spec &S = *Traced;
   bool NamesAssemblies = false;
   for (const spec::Tracepoint &T : S.tracepoints())
@@ -1143,6 +1160,8 @@ void Profiler::applyTracepoints(const std::vector<ModuleID> &Ids) {
   for (ModuleID Id : Ids) {
     std::shared_ptr<LoadedModule> Mod = moduleOf(Id);
     bool Kept = bool(Mod);
+    if (!Mod && FlagsOnly)
+      continue; // no tracepoint's code in it
     if (!Mod && !S.tracepoints().empty())
       Mod = readModule(Id, /*SkipFramework=*/!NamesAssemblies, /*Notify=*/false);
     if (!Mod)
@@ -1179,7 +1198,7 @@ void Profiler::applyTracepoints(const std::vector<ModuleID> &Ids) {
       unsigned Depth = 0;
       for (uint16_t U : Uses)
         for (const spec::Tracepoint &T : S.tracepoints())
-          if (T.Name == Sel->Uses[U].Options[0].second && T.Enabled) {
+          if (T.Name == Sel->Uses[U].Options[0].second && recordsNow(T)) {
             Enabled.push_back(T.Name);
             Depth = std::max(Depth, T.Depth);
           }
@@ -1229,7 +1248,13 @@ Recorder &Profiler::recorder() {
       sys::fs::current_path(Path);
     sys::path::append(Path, "weft-timeline-" + Twine(getpid()) + ".json");
     Rec = new Recorder(Info, std::string(Path), *L);
-    Sinks.push_back(new EventPipeSink(Info, InfoVersion, *L));
+    Provider = new EventPipeSink(Info, InfoVersion, *L);
+    Provider->onKeywords([this] {
+      std::lock_guard<std::mutex> Q(ReJits.Lock);
+      ReJits.SessionChanged = true;
+      ReJits.Wake.notify_all();
+    });
+    Sinks.push_back(Provider);
     if (WantsLttng)
       if (std::unique_ptr<EventSink> Lttng = openLttngSink(*L))
         Sinks.push_back(Lttng.release());

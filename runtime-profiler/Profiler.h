@@ -41,6 +41,7 @@ struct WovenMethod;
 class Recorder;
 class GcEvents;
 class EventSink;
+class EventPipeSink;
 
 class Profiler final : public CallbackDefaults {
 public:
@@ -141,7 +142,10 @@ private:
   bool specEdited();
   /// Brings the methods of \p Ids to what the tracepoints in force say: new matches woven and
   /// compiled again, methods no longer matched reverted, the others' tracepoints updated.
-  void applyTracepoints(const std::vector<ModuleID> &Ids);
+  void applyTracepoints(const std::vector<ModuleID> &Ids, bool FlagsOnly = false);
+  /// Whether \p T records now: as the spec says, or while a session asks for the Weft
+  /// provider's tracepoint keyword.
+  bool recordsNow(const spec::Tracepoint &T) const;
   /// Weaves method \p Row of \p Mod with its tracepoint code (and its rules' passes); the
   /// reason if it cannot. Called with the module locked.
   std::optional<std::string> weaveTraced(LoadedModule &Mod, ModuleID Id, uint32_t Row);
@@ -172,6 +176,7 @@ private:
   /// may call the EventPipe provider's callback until the end): the Weft provider, and LTTng
   /// with WEFT_LTTNG=1.
   std::vector<EventSink *> Sinks;
+  EventPipeSink *Provider = nullptr; // among Sinks
   bool WantsLttng = false;
   /// The recorder, made now if it was not (its file is weft-timeline-PID.json in the output
   /// folder).
@@ -212,6 +217,8 @@ private:
     std::deque<std::pair<ModuleID, std::vector<mdMethodDef>>> Pending;
     std::vector<std::pair<ModuleID, mdMethodDef>> Requested; // all ReJIT asked for, for detach
     bool Stop = false;
+    /// The keywords sessions ask of the Weft provider changed since the thread last looked.
+    bool SessionChanged = false;
     std::thread Thread;
   } ReJits;
   /// How long each rewrite took (reading the body, the passes, encoding, handing it over), in

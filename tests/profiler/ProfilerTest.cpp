@@ -1296,6 +1296,44 @@ TEST(ProfilerEventPipe, DotnetTraceReceivesTheWeftProvidersEvents) {
   T.expectUnchangedOutput();
 }
 
+// A tracepoint that follows the sessions ("enabled": "session") records while a session asks
+// for the Weft provider's tracepoint keyword, and only then: none of its calls before the
+// session, the session receives them (and the timeline has them), and none once it has ended.
+TEST(ProfilerEventPipe, ASessionTracepointRecordsWhileASessionAsks) {
+  std::string Dir = scratchDir("eventpipe-session");
+  std::string Spec = Dir + "/weft.json", Log = Dir + "/weft.log";
+  writeTracepoints(Spec, "[{\"name\": \"describe\", \"match\": {\"assembly\": \"Ticker\", "
+                         "\"method\": \"Describe\"}, \"enabled\": \"session\"}]");
+  Ticker T("eventpipe-session-run",
+           {weftTool(), "run", "--spec", Spec, "--log", Log, "--output-dir", Dir, "--"}, {});
+  ASSERT_TRUE(waitFor(30, [&] {
+    return readFile(Log).find("methods compiled again with tracepoint code") != std::string::npos;
+  })) << readFile(Log);
+  long Pid = profiledPid(Log);
+  ASSERT_GT(Pid, 0) << readFile(Log);
+  ASSERT_TRUE(T.waitTicks(25)) << readFile(T.Err);
+  EXPECT_EQ(countEvents(Dir, "B", "Program::Describe"), 0u);
+
+  std::vector<std::map<std::string, std::string>> Events =
+      weftEvents(collectTrace(Dir, Pid, "Weft:0x1:4"));
+  size_t Received = llvm::count_if(Events, [](std::map<std::string, std::string> &E) {
+    return E["event"] == "Weft/TracepointEnter" && E["Method"] == "Program::Describe";
+  });
+  EXPECT_GE(Received, 20u);
+  ASSERT_TRUE(waitFor(30, [&] {
+    return readFile(Log).find("no session asks for the tracepoint keyword now") != std::string::npos;
+  })) << readFile(Log);
+  EXPECT_NE(readFile(Log).find("a session asks for the tracepoint keyword now"), std::string::npos);
+  // What the session saw, the timeline has too; then nothing more.
+  ASSERT_TRUE(T.waitTicks(10));
+  size_t Recorded = countEvents(Dir, "B", "Program::Describe");
+  EXPECT_GE(Recorded, Received);
+  ASSERT_TRUE(T.waitTicks(25));
+  EXPECT_EQ(countEvents(Dir, "B", "Program::Describe"), Recorded);
+  EXPECT_EQ(T.stop(), 0) << readFile(T.Err);
+  T.expectUnchangedOutput();
+}
+
 // The trace pass under `weft run` hands the calls it records to the profiler: a dotnet-trace
 // session with the Weft provider's call keyword (0x4) receives them, each with the method, its
 // start and duration and the thread (the same thread id as the trace file's), and they are on

@@ -145,10 +145,14 @@ TEST(SpecParse, Plugins) {
 TEST(SpecParse, Tracepoints) {
   Expected<Spec> S = Spec::parse(R"({"version": 1, "rules": [], "tracepoints": [
       {"name": "orders", "match": {"type": "Orders", "method": "Place*"}, "depth": 2},
-      {"name": "off", "enabled": false}]})",
+      {"name": "off", "enabled": false}, {"name": "asked", "enabled": "session"}]})",
                                  "weft.json");
   ASSERT_TRUE(bool(S)) << toString(S.takeError());
-  ASSERT_EQ(S->tracepoints().size(), 2u);
+  ASSERT_EQ(S->tracepoints().size(), 3u);
+  EXPECT_FALSE(S->tracepoints()[0].FollowsSession);
+  EXPECT_FALSE(S->tracepoints()[1].FollowsSession);
+  EXPECT_TRUE(S->tracepoints()[2].FollowsSession);
+  EXPECT_FALSE(S->tracepoints()[2].Enabled);
   EXPECT_EQ(S->tracepoints()[0].Name, "orders");
   EXPECT_EQ(S->tracepoints()[0].Depth, 2u);
   EXPECT_TRUE(S->tracepoints()[0].Enabled);
@@ -161,6 +165,9 @@ TEST(SpecParse, Tracepoints) {
   EXPECT_EQ(parseError(R"({"version": 1, "rules": [], "tracepoints": [{"name": "a"},
                            {"name": "a"}]})"),
             "weft.json: tracepoints[1] 'a': the name is used by tracepoints[0] 'a' too");
+  EXPECT_EQ(parseError(R"({"version": 1, "rules": [], "tracepoints": [{"name": "a",
+                           "enabled": "always"}]})"),
+            "weft.json: tracepoints[0] 'a': enabled: expected a boolean or \"session\", got a string");
   EXPECT_EQ(parseError(R"({"version": 1, "rules": [], "tracepoints": [{"name": "a", "depth": 9}]})"),
             "weft.json: tracepoints[0] 'a': depth: expected an integer from 0 to 8, got a number");
   EXPECT_EQ(parseError(R"({"version": 1, "rules": [], "tracepoints": [{"name": "a",

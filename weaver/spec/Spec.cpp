@@ -613,9 +613,11 @@ private:
           return Err;
       if (Node En = member(T, "enabled")) {
         Optional<bool> B = En.V->getAsBoolean();
-        if (!B)
-          return wrongType(En, Out.Match.Label + ": enabled", "a boolean");
-        Out.Enabled = *B;
+        Optional<StringRef> Word = En.V->getAsString();
+        if (!B && Word != StringRef("session"))
+          return wrongType(En, Out.Match.Label + ": enabled", "a boolean or \"session\"");
+        Out.Enabled = B.getValueOr(false);
+        Out.FollowsSession = !B;
       }
       if (Node D = member(T, "depth")) {
         Optional<int64_t> V = D.V->getAsInteger();

@@ -97,6 +97,9 @@ struct Tracepoint {
   std::string Name;
   Rule Match;
   bool Enabled = true;
+  /// "enabled": "session": enabled while an EventPipe session asks for the Weft provider's
+  /// tracepoint keyword (Enabled is then false in the file's terms).
+  bool FollowsSession = false;
   /// How many levels of an object argument's fields are recorded (0: its type name only).
   unsigned Depth = 1;
 };

@@ -1344,7 +1344,8 @@ TEST(ProfilerEventPipe, DotnetTraceReceivesTheTracePassesCalls) {
   ASSERT_TRUE(writeFile(Spec, R"({"version": 1, "rules": [{"match": {"assembly": "Ticker", )"
                               R"("method": "Tick"}, "passes": ["trace"]}]})"));
   Ticker T("eventpipe-trace-run", {weftTool(), "run", "--spec", Spec, "--log", Log,
-                                   "--output-dir", Dir, "--"}, {});
+                                   "--output-dir", Dir, "--"},
+           {"WEFT_TRACE_FILE=" + Dir + "/trace.json"});
   ASSERT_TRUE(T.waitTicks(5)) << readFile(T.Err) << readFile(Log);
   long Pid = profiledPid(Log);
   ASSERT_GT(Pid, 0) << readFile(Log);

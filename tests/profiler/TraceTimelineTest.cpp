@@ -390,6 +390,17 @@ TEST(TraceTimeline, SummaryModeWritesTheTableOnly) {
   EXPECT_LT(T.Table["Work"].Exclusive, T.Table["Work"].Inclusive / 2);
 }
 
+// A thread's last calls before it waits are on the timeline while it waits, not only once it
+// calls again or the process ends: Main calls Tiny 200 times (400 records, fewer than come
+// between two anchors), sleeps half a second, and finds all 200 in the file.
+TEST(TraceTimeline, AnIdleThreadsLastCallsAreWrittenWhileItWaits) {
+  Traced T = traceOffline("idle", "trace", {"idle", "200"});
+  EXPECT_NE(T.Run.Out.find("idle 20100 seen 200"), std::string::npos) << T.Run.Out;
+  EXPECT_EQ(T.Table["Tiny"].Calls, 200);
+  EXPECT_EQ(eventsOf(T.Events, "Tiny"), 200);
+  expectNested(T.Events);
+}
+
 // Threads that end, and threads that begin on the stacks they leave (summary mode finds a
 // thread's counts from where its stack is), are counted exactly, in both modes.
 TEST(TraceTimeline, ThreadsThatComeAndGoAreCountedExactly) {

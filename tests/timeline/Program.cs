@@ -3,8 +3,10 @@
 // With "many N", Main then calls Tiny N times; with "deep N", Fib(N); with "generic", Echo<int> once, Echo<string> twice,
 // and Box<int> and Box<string> (each constructed once and asked Get once); with "waves N M", N
 // waves of 4 threads that each call Tiny M times (threads that end while others begin, on the
-// stacks the ended ones leave).
+// stacks the ended ones leave); with "idle N", Tiny N times, then, half a second later, how many
+// of those calls the trace file (WEFT_TRACE_FILE) holds already.
 using System;
+using System.IO;
 using System.Threading;
 
 sealed class Box<T>
@@ -81,6 +83,22 @@ static class Program
                     t.Join();
             }
             Console.WriteLine($"waves {sums[0] + sums[1] + sums[2] + sums[3]}");
+        }
+        if (args.Length == 2 && args[0] == "idle")
+        {
+            long sum = 0;
+            int n = int.Parse(args[1]);
+            for (int i = 0; i < n; i++)
+                sum += Tiny(i);
+            Thread.Sleep(500);
+            string file = Environment.GetEnvironmentVariable("WEFT_TRACE_FILE") ?? "weft-trace.json";
+            string text;
+            using (var reader = new StreamReader(new FileStream(file, FileMode.Open, FileAccess.Read, FileShare.ReadWrite)))
+                text = reader.ReadToEnd();
+            int seen = 0;
+            for (int at = text.IndexOf("Program::Tiny\""); at >= 0; at = text.IndexOf("Program::Tiny\"", at + 1))
+                seen++;
+            Console.WriteLine($"idle {sum} seen {seen}");
         }
         if (args.Length == 1 && args[0] == "generic")
         {

@@ -78,6 +78,12 @@ namespace Weft.Trace
         /// The writer's side: where it reads, the calls open (method, start, callee time; a
         /// begun-while-dropped call is not counted again), and the counts and times per method.
         public int ReadAt;
+        /// The writer read the stretch after the thread's last anchor before the thread closed
+        /// it (the thread went idle): ReadAt is where the thread's next anchor goes, IdleTime
+        /// when what was read ends, IdleCommitted where the thread had committed then.
+        public bool Idle;
+        public long IdleTime;
+        public int IdleCommitted;
         public int[] OpenId = new int[64];
         public long[] OpenStart = new long[64], OpenChild = new long[64];
         public bool[] OpenDropped = new bool[64];
@@ -862,8 +868,11 @@ namespace Weft.Trace
         private static void Read(ThreadState s, int[] a, int budget, bool last)
         {
             int c = Volatile.Read(ref a[CommittedAt]);
+            if (s.Idle && !AfterIdle(s, a, c, last))
+                return;
             int t = s.ReadAt;
             int read = 0;
+            bool open = false; // t is the last anchor, its stretch not closed yet
             while (t != c && read < budget)
             {
                 int r = a[t];
@@ -888,7 +897,10 @@ namespace Weft.Trace
                 while (e != c && a[e] >= ExitRecord)
                     ++e;
                 if (e == c)
-                    break; // the next anchor is not written yet
+                {
+                    open = true; // the next anchor is not written yet
+                    break;
+                }
                 int next = a[e] == WrapRecord ? HeaderInts : e;
                 if (a[next] == ResyncRecord)
                     next += 3 + a[next + 2];
@@ -897,7 +909,9 @@ namespace Weft.Trace
                 t = e;
             }
             s.ReadAt = t;
-            if (last && t != c && a[t] == AnchorRecord && a[DroppingAt] == 0)
+            if (!last && open && a[DroppingAt] == 0 && Volatile.Read(ref Epoch) - a[t + 3] >= 2)
+                ReadIdle(s, a, t, c);
+            else if (last && t != c && a[t] == AnchorRecord && a[DroppingAt] == 0)
             {
                 // The records after the last anchor, to the clock's last tick at most.
                 int head = Math.Min(Volatile.Read(ref a[HeadAt]), RingEnd);
@@ -917,6 +931,42 @@ namespace Weft.Trace
             }
         }
 
+        /// The records after the last anchor of a thread that has made none since the clock
+        /// ticked twice (its next record anchors first): it went idle, and what it did last goes
+        /// on the timeline now rather than with its next call.
+        private static void ReadIdle(ThreadState s, int[] a, int t, int c)
+        {
+            int head = Math.Min(Volatile.Read(ref a[HeadAt]), RingEnd);
+            if (head <= t + AnchorInts)
+                return;
+            for (int i = c; i < head; ++i)
+                if (a[i] < ExitRecord)
+                    return; // it anchored meanwhile: not idle
+            s.IdleTime = Place(s, a, t, head, Stopwatch.GetTimestamp());
+            s.IdleCommitted = c;
+            s.ReadAt = head;
+            s.Idle = true;
+        }
+
+        /// After ReadIdle: the records the thread wrote from ReadAt on before its next anchor
+        /// (made as the clock ticked, or all of them at the end), at the time what was read
+        /// ended. Whether reading goes on from an anchor (the thread has committed one since).
+        private static bool AfterIdle(ThreadState s, int[] a, int c, bool last)
+        {
+            bool anchored = c != s.IdleCommitted;
+            int t = s.ReadAt, end = t;
+            if (anchored)
+                while (end != c && end < RingEnd && a[end] >= ExitRecord)
+                    ++end;
+            else
+                end = Math.Min(Volatile.Read(ref a[HeadAt]), RingEnd);
+            if (end > t)
+                PlaceRecords(s, a, t, end - t, s.IdleTime, 0);
+            s.ReadAt = Math.Max(t, end);
+            s.Idle = !anchored;
+            return anchored;
+        }
+
         private static long AnchorTime(int[] a, int at)
         {
             return (uint)a[at + 1] | ((long)a[at + 2] << 32);
@@ -926,8 +976,8 @@ namespace Weft.Trace
         /// (the next anchor's), and no later than the clock tick after it. A stretch cut short by
         /// the clock or a full ring (fewer than AnchorEvery records) is placed at the pace of the
         /// thread's last whole stretch, if that is faster: the thread more likely waited after its
-        /// last record than between them.
-        private static void Place(ThreadState s, int[] a, int at, int end, long next)
+        /// last record than between them. Returns when the stretch, so placed, ends.
+        private static long Place(ThreadState s, int[] a, int at, int end, long next)
         {
             long start = AnchorTime(a, at);
             int tick = a[at + 3] + 1;
@@ -937,12 +987,18 @@ namespace Weft.Trace
             long span = Math.Max(0, next - start);
             int first = at + AnchorInts, n = end - first;
             if (n <= 0)
-                return;
+                return start;
             if (n >= AnchorEvery)
                 s.Pace = (double)span / n;
             else if (s.Pace > 0 && s.Pace * n < span)
                 span = (long)(s.Pace * n);
-            double step = (double)span / n;
+            PlaceRecords(s, a, first, n, start, (double)span / n);
+            return start + span;
+        }
+
+        /// The \p n records from \p first on, the i-th at \p start + i * \p step.
+        private static void PlaceRecords(ThreadState s, int[] a, int first, int n, long start, double step)
+        {
             // In locals: the loop runs for every record the writer reads.
             if (s.Depth + n > s.OpenId.Length)
                 MoreOpen(s, s.Depth + n);

@@ -154,11 +154,12 @@ Traced readTrace(std::string Dir, CommandResult Run) {
 
 /// tests/timeline woven offline with \p Pass, run with \p Args.
 Traced traceOffline(const std::string &Tag, llvm::StringRef Pass,
-                    std::vector<std::string> Args = {}) {
+                    std::vector<std::string> Args = {}, std::vector<std::string> Env = {}) {
   std::string Dir = programFolder(Tag, Pass);
   std::vector<std::string> Command{Dir + "/TimelineProgram.dll"};
   Command.insert(Command.end(), Args.begin(), Args.end());
-  return readTrace(Dir, run("dotnet", Command, {"WEFT_TRACE_FILE=" + Dir + "/trace.json"}, 300));
+  Env.push_back("WEFT_TRACE_FILE=" + Dir + "/trace.json");
+  return readTrace(Dir, run("dotnet", Command, Env, 300));
 }
 
 /// The calls of one thread in the order they began (an enclosing call before what it encloses).
@@ -402,10 +403,14 @@ TEST(TraceTimeline, AnIdleThreadsLastCallsAreWrittenWhileItWaits) {
 }
 
 // Threads that end, and threads that begin on the stacks they leave (summary mode finds a
-// thread's counts from where its stack is), are counted exactly, in both modes.
+// thread's counts from where its stack is), are counted exactly, in both modes, and in summary
+// mode without the stack map too (WEFT_TRACE_MAP=0: the thread-static path alone).
 TEST(TraceTimeline, ThreadsThatComeAndGoAreCountedExactly) {
-  for (std::string Mode : {"summary", "timeline"}) {
-    Traced T = traceOffline("waves-" + Mode, "trace:mode=" + Mode, {"waves", "50", "20000"});
+  for (std::string Mode : {"summary", "summary-unmapped", "timeline"}) {
+    bool Unmapped = Mode == "summary-unmapped";
+    Traced T = traceOffline("waves-" + Mode, Unmapped ? "trace:mode=summary" : "trace:mode=" + Mode,
+                            {"waves", "50", "20000"},
+                            {Unmapped ? "WEFT_TRACE_MAP=0" : "WEFT_TRACE_MAP=1"});
     // Each of 200 threads adds 1 + 2 + ... + 20000.
     EXPECT_NE(T.Run.Out.find("waves 40002000000"), std::string::npos) << T.Run.Out;
     EXPECT_EQ(T.Table["Tiny"].Calls, 50 * 4 * 20000) << Mode;

@@ -575,7 +575,8 @@ private:
     Emitter E(B, nullptr);
     il::Instr *Have = B.create(il::Opcode::Ldloc_1);
     il::Instr *Slow = B.createToken(il::Opcode::Ldsfld, StackField);
-    il::Instr *Claim = B.create(il::Opcode::Ldloc_3);
+    il::Instr *Claim = B.createToken(il::Opcode::Ldsfld, MapField);
+    il::Instr *Claimed = B.create(il::Opcode::Ldloc_0);
     il::Instr *NoRuntime = B.createToken(il::Opcode::Ldsflda, IdleField);
     emitFromMap(E, Slow);
     E.ldloc(0);
@@ -588,10 +589,12 @@ private:
     emitArrive(E, Claim, Slow);
     E.ldloc(0);
     E.branch(il::Opcode::Brfalse, NoRuntime); // nothing is counted
-    E.put(Claim); // ldloc.3
+    E.put(Claim); // ldsfld Map: without one (no slot, or not yet), no claim
+    E.branch(il::Opcode::Brfalse, Claimed);
+    E.ldloc(3);
     E.tok(il::Opcode::Ldsfld, SlotField);
     E.tok(il::Opcode::Call, SlowMethod);
-    E.ldloc(0);
+    E.put(Claimed); // ldloc.0
     E.op(il::Opcode::Ldind_I);
     E.stloc(1);
     E.put(Have); // ldloc.1

@@ -463,12 +463,13 @@ namespace Weft.Trace
 
         /// A summary-mode module's slot in the threads' records (the byte offset of its block's
         /// address there, in \p slot) and the stack map's address; none (0) once RecordSlots
-        /// modules have one, and the module takes the thread-static path.
+        /// modules have one, or with WEFT_TRACE_MAP=0, and the module takes the thread-static
+        /// path.
         private static unsafe IntPtr StackMap(int first, int* slot)
         {
             lock (Lock)
             {
-                if (SlotOf.Count == RecordSlots)
+                if (SlotOf.Count == RecordSlots || Environment.GetEnvironmentVariable("WEFT_TRACE_MAP") == "0")
                     return IntPtr.Zero;
                 if (Map == null)
                 {
@@ -495,7 +496,7 @@ namespace Weft.Trace
         {
             ThreadState s = Current;
             long[] record = s?.Record;
-            if (record == null || s.Retired)
+            if (record == null || s.Retired || Map == null)
                 return;
             ulong page = (ulong)sp & ~0xFFFUL;
             fixed (long* r = record)

@@ -491,7 +491,8 @@ namespace Weft.Trace
 
         /// Woven code's slow path in summary mode, where \p sp (the address of a local) found no
         /// record of the thread in the map: the thread's record takes in the page and, if the
-        /// map's entry is free (no thread's, or an ended thread's), the entry.
+        /// map's entry is free (no thread's, or an ended thread's), the entry. (The module calls
+        /// it as it calls Slow in timeline mode, with its slot, which is not needed here.)
         private static unsafe void Claim(IntPtr sp, int slot)
         {
             ThreadState s = Current;

@@ -1,0 +1,267 @@
+//===- runtime-profiler/Tracepoints.cpp - The spec watch and the tracepoints it applies ---===//
+//
+// The spec file is read again when it changes; the tracepoints of the new version are woven into
+// the methods they match and compiled again through ReJIT, and methods no longer matched are
+// reverted (RequestRevert).
+//
+//===----------------------------------------------------------------------===//
+#include "runtime-profiler/Profiler.h"
+#include "runtime-profiler/ProfilerInternals.h"
+#include "metadata/Names.h"
+#include "runtime-profiler/EventPipeSink.h"
+#include "runtime-profiler/LttngSink.h"
+#include "runtime-profiler/Recorder.h"
+#include "runtime-profiler/TracepointPass.h"
+#include "weaver/il/BodyReader.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <unistd.h>
+
+using namespace llvm;
+
+namespace weft::prof {
+
+bool Profiler::specEdited() {
+  auto Text = MemoryBuffer::getFile(SpecPath, /*IsText=*/true);
+  if (!Text || (*Text)->getBuffer() == SpecText)
+    return false; // gone for a moment (an editor replacing it) or unchanged
+  SpecText = (*Text)->getBuffer().str();
+  Expected<spec::Spec> S = spec::Spec::parse(SpecText, SpecPath);
+  if (!S) {
+    L->line("spec edited: " + toString(S.takeError()) + "; the tracepoints in force stay");
+    return false;
+  }
+  Traced = std::make_shared<const spec::Spec>(std::move(*S));
+  HasTracepoints = !Traced->tracepoints().empty();
+  std::vector<std::string> Names;
+  for (const spec::Tracepoint &T : Traced->tracepoints())
+    Names.push_back(T.Name + (T.FollowsSession ? " (while a session asks)"
+                              : T.Enabled        ? ""
+                                                 : " (disabled)"));
+  L->line("spec edited: tracepoints now " + (Names.empty() ? std::string("none") : join(Names, ", ")) +
+          " (rules and passes stay as they were at the start)");
+  return true;
+}
+
+bool Profiler::recordsNow(const spec::Tracepoint &T) const {
+  return T.FollowsSession ? Provider && Provider->wantsTracepoints() : T.Enabled;
+}
+
+void Profiler::applyTracepoints(const std::vector<ModuleID> &Ids, bool FlagsOnly) {
+  const spec::Spec &S = *Traced;
+  bool NamesAssemblies = false;
+  for (const spec::Tracepoint &T : S.tracepoints())
+    NamesAssemblies |= bool(T.Match.Assembly);
+  if (!S.tracepoints().empty())
+    recorder();
+  if (!Rec)
+    return;
+  std::map<ModuleID, std::vector<mdMethodDef>> ReJit;
+  std::vector<ModuleID> RevertModules;
+  std::vector<mdMethodDef> RevertMethods;
+  uint64_t Updated = 0;
+  for (ModuleID Id : Ids) {
+    std::shared_ptr<LoadedModule> Mod = moduleOf(Id);
+    bool Kept = bool(Mod);
+    if (!Mod && FlagsOnly)
+      continue; // no tracepoint's code in it
+    if (!Mod && !S.tracepoints().empty())
+      Mod = readModule(Id, /*SkipFramework=*/!NamesAssemblies, /*Notify=*/false);
+    if (!Mod)
+      continue;
+    Expected<spec::Selection> Sel = spec::selectTracepoints(S, *Mod->M, Mod->Framework);
+    if (!Sel) {
+      L->line(sys::path::filename(Mod->Name) + ": tracepoints: " + toString(Sel.takeError()));
+      continue;
+    }
+    bool Any = false;
+    std::lock_guard<std::mutex> G(Mod->Lock);
+    for (uint32_t Row = 1; Row <= Sel->methodCount(); ++Row) {
+      auto It = Mod->Traced.find(Row);
+      ArrayRef<uint16_t> Uses = Sel->passesOf(Row);
+      if (Uses.empty()) {
+        if (It != Mod->Traced.end() && It->second.Active) {
+          It->second.Active = false;
+          Rec->setTracepoints(It->second.Slot, {}, 0);
+          RevertModules.push_back(Id);
+          RevertMethods.push_back(metadata::makeToken(metadata::TableId::MethodDef, Row));
+        }
+        continue;
+      }
+      Any = true;
+      if (It == Mod->Traced.end() || !It->second.Body) {
+        if (std::optional<std::string> Why = weaveTraced(*Mod, Id, Row)) {
+          leftAlone(*Mod, Row, "tracepoint: " + *Why);
+          Mod->Traced.erase(Row);
+          continue;
+        }
+        It = Mod->Traced.find(Row);
+      }
+      std::vector<std::string> Enabled;
+      unsigned Depth = 0;
+      for (uint16_t U : Uses)
+        for (const spec::Tracepoint &T : S.tracepoints())
+          if (T.Name == Sel->Uses[U].Options[0].second && recordsNow(T)) {
+            Enabled.push_back(T.Name);
+            Depth = std::max(Depth, T.Depth);
+          }
+      Rec->setTracepoints(It->second.Slot, Enabled, Depth);
+      if (!It->second.Active) {
+        It->second.Active = true;
+        ReJit[Id].push_back(metadata::makeToken(metadata::TableId::MethodDef, Row));
+      } else {
+        ++Updated;
+      }
+    }
+    if (Any && !Kept) {
+      std::lock_guard<std::mutex> M(ModulesLock);
+      Modules.emplace(Id, Mod);
+    }
+  }
+  uint64_t Added = 0;
+  for (auto &[Id, Methods] : ReJit) {
+    Added += Methods.size();
+    requestReJit(Id, Methods);
+  }
+  if (!RevertMethods.empty()) {
+    std::vector<HRESULT> Status(RevertMethods.size(), S_OK);
+    HRESULT Hr = Info->RequestRevert(ULONG(RevertMethods.size()), RevertModules.data(),
+                                     RevertMethods.data(), Status.data());
+    uint64_t Failed = 0;
+    for (HRESULT H : Status)
+      Failed += failed(H);
+    if (failed(Hr) || Failed)
+      L->line("tracepoints: the runtime refused to revert " +
+              Twine(failed(Hr) ? RevertMethods.size() : Failed) + " methods (" +
+              hresultText(failed(Hr) ? Hr : S_OK) + "); they keep recording nothing");
+    Count.Reverted += RevertMethods.size() - (failed(Hr) ? RevertMethods.size() : Failed);
+  }
+  Count.Traced += Added;
+  if (Added || !RevertMethods.empty() || Updated)
+    L->line("tracepoints: " + Twine(Added) + " methods compiled again with tracepoint code, " +
+            Twine(RevertMethods.size()) + " reverted to their own IL, " + Twine(Updated) +
+            " updated in place");
+}
+
+Recorder &Profiler::recorder() {
+  std::lock_guard<std::mutex> G(ModulesLock);
+  if (!Rec) {
+    SmallString<256> Path(OutputDir);
+    if (Path.empty())
+      sys::fs::current_path(Path);
+    sys::path::append(Path, "weft-timeline-" + Twine(getpid()) + ".json");
+    Rec = new Recorder(Info, std::string(Path), *L);
+    Provider = new EventPipeSink(Info, InfoVersion, *L);
+    Provider->onKeywords([this] {
+      std::lock_guard<std::mutex> Q(ReJits.Lock);
+      ReJits.SessionChanged = true;
+      ReJits.Wake.notify_all();
+    });
+    Sinks.push_back(Provider);
+    if (WantsLttng)
+      if (std::unique_ptr<EventSink> Lttng = openLttngSink(*L))
+        Sinks.push_back(Lttng.release());
+    for (EventSink *S : Sinks)
+      Rec->addSink(S);
+    L->line("timeline: records go to " + Path + " and to the Weft EventPipe provider");
+  }
+  return *Rec;
+}
+
+std::optional<std::string> Profiler::weaveTraced(LoadedModule &Mod, ModuleID Id, uint32_t Row) {
+  if (Mod.Weaving == LoadedModule::State::NotStarted)
+    Mod.Weaving = startWeave(Mod, Id) ? LoadedModule::State::Weaving
+                                      : LoadedModule::State::Refused;
+  if (Mod.Weaving != LoadedModule::State::Weaving)
+    return std::string("the module cannot be woven (the log says why)");
+  if (Mod.Whole && !Mod.Sel.passesOf(Row).empty())
+    return std::string("its rules' passes finished the module at its end (coverage, trace): "
+                       "they cannot weave it again");
+  if (!Mod.TracepointPass) {
+    auto Slots = [this, &Mod](passes::MethodContext &C) -> std::optional<uint32_t> {
+      const metadata::Module &M = C.module();
+      metadata::NamePrinter Names(M);
+      metadata::GenericContext Ctx{C.declaringType(), C.row()};
+      SlotInfo Info;
+      Info.Method = C.displayName();
+      const metadata::MethodSig &Sig = C.signature();
+      Info.ParamNames.resize(Sig.Params.size());
+      for (uint32_t L : M.methodParams(C.row())) {
+        uint32_t P = M.param(L);
+        uint32_t Seq = M.get(metadata::TableId::Param, P, metadata::ParamCol::Sequence);
+        if (Seq >= 1 && Seq <= Info.ParamNames.size())
+          Info.ParamNames[Seq - 1] =
+              M.getString(M.get(metadata::TableId::Param, P, metadata::ParamCol::Name)).str();
+      }
+      for (size_t I = 0; I < Sig.Params.size(); ++I) {
+        if (Info.ParamNames[I].empty())
+          Info.ParamNames[I] = "A_" + std::to_string(I + 1);
+        std::string T;
+        raw_string_ostream OS(T);
+        Names.type(OS, Sig.Params[I], Ctx);
+        Info.ParamTypes.push_back(OS.str());
+      }
+      raw_string_ostream OS(Info.ReturnType);
+      Names.type(OS, Sig.Return, Ctx);
+      OS.flush();
+      uint32_t Slot = Rec->addSlot(std::move(Info));
+      if (Slot >= Recorder::MaxSlots)
+        return std::nullopt;
+      Mod.Traced[C.row()].Slot = Slot;
+      return Slot;
+    };
+    Expected<size_t> N = Mod.Weave->addPass(makeTracepointPass(*Rec, Slots), "tracepoint");
+    if (!N)
+      return toString(N.takeError());
+    if (std::optional<std::string> Problem = Mod.Mirror->takeProblem()) {
+      Mod.Weaving = LoadedModule::State::Refused;
+      return *Problem;
+    }
+    Mod.TracepointPass = *N;
+  }
+  // The method's own IL, from the image (not what a pass gave it at its first compilation).
+  uint32_t RVA = Mod.M->get(metadata::TableId::MethodDef, Row, metadata::MethodDefCol::RVA);
+  uint64_t Offset = 0;
+  ArrayRef<uint8_t> Bytes = Mod.Img->rvaTail(RVA, &Offset);
+  if (!RVA || Bytes.empty())
+    return std::string("it has no IL body in the image");
+  Expected<il::RawMethodBody> Raw = il::readMethodBody(Bytes, Offset);
+  if (!Raw)
+    return toString(Raw.takeError());
+  Expected<std::optional<il::EncodedBody>> Woven =
+      Mod.Weave->weaveMethod(Row, *Raw, {*Mod.TracepointPass});
+  passes::WeaveOutcome &Out = Mod.Weave->outcome();
+  std::string Skipped = join(Out.Skipped, "; ");
+  Out.Skipped.clear();
+  Out.Notes.clear();
+  if (std::optional<std::string> Problem = Mod.Mirror->takeProblem()) {
+    Mod.Weaving = LoadedModule::State::Refused;
+    consumeError(Woven.takeError());
+    return *Problem;
+  }
+  if (!Woven)
+    return toString(Woven.takeError());
+  if (!*Woven || !Skipped.empty())
+    return Skipped.empty() ? std::string("no pass changed it") : "skipped by " + Skipped;
+  if (std::optional<std::string> Failed = publishAdditions(Mod, Id))
+    return *Failed;
+  il::EncodedBody &B = **Woven;
+  if (!Mod.Mirror->remapUserStrings(B.Bytes))
+    return std::string("the woven body does not decode again (a bug in weft)");
+  Mod.Traced[Row].Body = std::make_unique<WovenMethod>(std::move(B.Bytes), B.OffsetMap);
+  return std::nullopt;
+}
+
+} // namespace weft::prof

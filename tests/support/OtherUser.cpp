@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <grp.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace llvm;

@@ -178,9 +178,11 @@ int run(const DumpOptions &Opt) {
     outs() << Text;
     return ExitOk;
   }
+  // The resources go beside a file, never beside a device or FIFO (into /dev, say).
+  bool Beside = isRegularOutput(Opt.Output);
   if (Error E = writeFileAtomically(Opt.Output, arrayRefFromStringRef(Text)))
     return reportError(std::move(E));
-  if (In)
+  if (In && Beside)
     if (Error E = writeResourcesBeside(Opt, *In))
       return reportError(std::move(E));
   return ExitOk;

@@ -227,6 +227,23 @@ void warnAboutOutput(const Job &J, const pe::BuildReport &Report, JobLog &Log) {
              "out");
 }
 
+/// Says what is not written beside an output that is not a regular file.
+void warnNothingBeside(const Job &J, const passes::WeaveOutcome *Woven, bool HasPdb,
+                       JobLog &Log) {
+  std::vector<std::string> Left;
+  if (HasPdb)
+    Left.push_back("its PDB");
+  if (Woven) {
+    for (const auto &Side : Woven->SideFiles)
+      Left.push_back("'" + J.Output + Side.first + "'");
+    for (const auto &Side : Woven->SideFilesOnDisk)
+      Left.push_back("'" + J.Output + Side.first + "'");
+  }
+  if (!Left.empty())
+    Log.warn("'" + J.Output + "' is not a regular file: nothing is written beside it (" +
+             join(Left, ", ") + " left out)");
+}
+
 /// Weaves one assembly: reads it whole, applies the passes, writes the output, its PDB and the
 /// side files the passes made. Nothing of the file outlives the call. An input that does not read
 /// or weave leaves no output: every file is written atomically, once the whole input is woven.
@@ -302,9 +319,15 @@ Error weaveFile(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
   if (!W)
     return withCode(CodeWeave, createFileError(J.Input, W.takeError()));
   warnAboutOutput(J, W->Report, Log);
+  // A device, FIFO or socket takes the assembly alone: nothing goes beside it (into /dev, say).
+  bool Beside = isRegularOutput(J.Output);
   if (Error E = writeFileAtomically(J.Output, W->Bytes))
     return withCode(CodeOutput, std::move(E));
   Log.Written.push_back(J.Output);
+  if (!Beside) {
+    warnNothingBeside(J, Woven, Pdb || sys::fs::exists(InPdb), Log);
+    return Error::success();
+  }
   if (Woven) {
     for (const auto &Side : Weave->outcome().SideFiles)
       Log.Written.push_back(J.Output + Side.first);
@@ -371,7 +394,7 @@ Expected<std::string> cacheKeyOf(const Job &J, const WeaveRun &Run) {
 /// Weaves \p J, or takes its output from the cache when there is one with this key; a woven
 /// output goes into the cache. The cache's own troubles are warnings: the weave goes on.
 Error weaveCached(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
-  if (!Run.Cache)
+  if (!Run.Cache || !isRegularOutput(J.Output)) // a device's output is not kept
     return weaveFile(J, Run, Team, Log);
   Expected<std::string> Key = cacheKeyOf(J, Run);
   if (!Key)
@@ -504,6 +527,9 @@ std::optional<std::string> outputUsageError(const WeaveOptions &Opt,
     return std::string("--out-dir excludes -o and --in-place");
   if (!Opt.Output.empty() && Opt.InPlace)
     return std::string("-o and --in-place exclude each other");
+  if (Opt.Output == "-")
+    return std::string("-o -: an assembly is not written to standard output (it has a PDB and "
+                       "side files beside it); name a file");
   if (Opt.Output.empty() && Opt.OutDir.empty() && !Opt.InPlace)
     return std::string("weave needs -o OUTPUT, --out-dir DIR or --in-place (to replace the "
                        "input)");

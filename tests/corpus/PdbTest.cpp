@@ -278,8 +278,9 @@ TEST(PdbRead, ExternalPdbsReadOrAreRefusedClearly) {
     Debug += Stats.CustomDebugInformation - Stats.UnknownCustomDebugInformation;
     ++Read;
   }
+  std::string Scratch = test::scratchDir("external-pdb-dumps") + "/dump.il";
   for (const std::string &F : test::filesUnder(externalDir(), {".dll", ".exe"})) {
-    test::CommandResult R = test::run(test::weftTool(), {"dump", F, "--source", "-o", "/dev/null"});
+    test::CommandResult R = test::run(test::weftTool(), {"dump", F, "--source", "-o", Scratch});
     if (R.ExitCode == 0)
       ++Shown;
     else // the message names the assembly or its PDB

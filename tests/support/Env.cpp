@@ -9,6 +9,8 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <ftw.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cstdlib>
 
@@ -213,10 +215,21 @@ bool writeFile(StringRef Path, StringRef Text) {
   return true;
 }
 
+namespace {
+int removeEntry(const char *Path, const struct stat *, int Type, struct FTW *) {
+  return Type == FTW_DP ? ::rmdir(Path) : ::unlink(Path);
+}
+} // namespace
+
+void removeTree(StringRef Dir) {
+  // Not sys::fs::remove_directories: it leaves FIFOs, sockets and devices (and so the folder).
+  ::nftw(Dir.str().c_str(), removeEntry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 std::string scratchDir(StringRef Name) {
   SmallString<256> P(binaryDir());
   sys::path::append(P, "test-scratch", Name);
-  sys::fs::remove_directories(P);
+  removeTree(P);
   sys::fs::create_directories(P);
   return std::string(P);
 }

@@ -73,6 +73,8 @@ std::vector<std::string> filesUnder(llvm::StringRef Dir,
 
 std::string readFile(llvm::StringRef Path);
 bool writeFile(llvm::StringRef Path, llvm::StringRef Text);
+/// Removes \p Dir and everything in it (FIFOs, sockets and devices too), following no link.
+void removeTree(llvm::StringRef Dir);
 /// A fresh empty directory under the build tree for one test.
 std::string scratchDir(llvm::StringRef Name);
 

@@ -42,14 +42,14 @@ Error checkPassNames(const spec::Spec &S) {
 }
 } // namespace
 
-Expected<Config> Config::from(StringRef SpecPath, StringRef Passes) {
+Expected<Config> Config::from(StringRef SpecPath, StringRef SpecText, StringRef Passes) {
   Config C;
   if (!SpecPath.empty() && !Passes.empty())
     return createStringError(inconvertibleErrorCode(), Twine(SpecVariable) + " and " +
                                                            PassesVariable +
                                                            " are both set; set one of them");
   if (!SpecPath.empty()) {
-    Expected<spec::Spec> S = spec::Spec::load(SpecPath);
+    Expected<spec::Spec> S = spec::Spec::parse(SpecText, SpecPath);
     if (!S)
       return createStringError(inconvertibleErrorCode(),
                                Twine(SpecVariable) + ": " + toString(S.takeError()));

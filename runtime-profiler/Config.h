@@ -19,6 +19,9 @@
 
 namespace weft::prof {
 
+/// The largest spec file the profiler reads (a watched file may be anything: it is read whole).
+inline constexpr uint64_t MaxSpecBytes = 1 << 20;
+
 struct Config {
   /// What instruments: nullptr when neither variable is set (the profiler then only logs).
   std::shared_ptr<const spec::Spec> Spec;
@@ -31,9 +34,11 @@ struct Config {
   /// The plugins the spec loaded, in priority order (their passes are in the registry).
   std::vector<plugin::LoadedPlugin> Plugins;
 
-  /// Reads the spec (\p SpecPath) or the pass uses (\p Passes), as the profiler's settings give
-  /// them (empty: not set). An error names the variable and what is wrong.
-  static llvm::Expected<Config> from(llvm::StringRef SpecPath, llvm::StringRef Passes);
+  /// Reads the spec (\p SpecText, read from \p SpecPath) or the pass uses (\p Passes), as the
+  /// profiler's settings give them (empty: not set). An error names the variable and what is
+  /// wrong.
+  static llvm::Expected<Config> from(llvm::StringRef SpecPath, llvm::StringRef SpecText,
+                                     llvm::StringRef Passes);
 };
 
 } // namespace weft::prof

@@ -9,6 +9,8 @@
 
 #include <cstdlib>
 #include <string>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 namespace weft::prof {
 
@@ -30,12 +32,33 @@ inline constexpr const char GcVariable[] = "WEFT_GC";
 /// 1: timeline records also go to LTTng-UST (libweft_lttng.so beside the profiler).
 inline constexpr const char LttngVariable[] = "WEFT_LTTNG";
 
-/// The file `weft detach` writes to ask the profiler attached to process \p Pid to revert what it
-/// did and detach; the profiler removes it when it takes the request. In TMPDIR (or /tmp), as
-/// the runtime's diagnostics socket.
-inline std::string detachRequestPath(long Pid) {
+/// Where `weft attach` tells an attached profiler to take its control requests (its own choice of
+/// the folder below, so that the two agree whatever the target's environment says).
+inline constexpr const char ControlDirVariable[] = "WEFT_CONTROL_DIR";
+
+/// The folder of control requests for processes of user \p Uid, as a process with this
+/// environment sees it: `$XDG_RUNTIME_DIR/weft` when that folder is \p Uid's (the session's
+/// private runtime folder), else `weft-UID` in `$TMPDIR` (or /tmp). Only its user may enter it
+/// (support/PrivateFiles.h checks it); requests in it are files named for the process.
+inline std::string controlFolder(uid_t Uid) {
+  if (const char *Run = std::getenv("XDG_RUNTIME_DIR"); Run && *Run == '/') {
+    struct stat St;
+    if (::lstat(Run, &St) == 0 && S_ISDIR(St.st_mode) && St.st_uid == Uid)
+      return std::string(Run) + "/weft";
+  }
   const char *Tmp = std::getenv("TMPDIR");
-  return std::string(Tmp && *Tmp ? Tmp : "/tmp") + "/weft-detach-" + std::to_string(Pid);
+  return std::string(Tmp && *Tmp ? Tmp : "/tmp") + "/weft-" + std::to_string(Uid);
+}
+
+/// The request, in \p Folder, that the profiler in process \p Pid revert what it did and stop
+/// instrumenting (`weft detach`), or start again with the settings the file holds (`weft attach`
+/// to a process whose profiler detached: a profiler that used ReJIT stays loaded). The profiler
+/// removes a request when it takes it.
+inline std::string detachRequestPath(const std::string &Folder, long Pid) {
+  return Folder + "/detach-" + std::to_string(Pid);
+}
+inline std::string attachRequestPath(const std::string &Folder, long Pid) {
+  return Folder + "/attach-" + std::to_string(Pid);
 }
 
 } // namespace weft::prof

@@ -1,5 +1,6 @@
 //===- runtime-profiler/Log.cpp -------------------------------------------===//
 #include "runtime-profiler/Log.h"
+#include "support/PrivateFiles.h"
 
 #include "llvm/Support/ConvertUTF.h"
 
@@ -17,16 +18,18 @@ using namespace llvm;
 
 namespace weft::prof {
 
-Log::Log(const std::string &Path) {
+Log::Log(const std::string &Path, bool MayUseStderr) : Fd(MayUseStderr ? 2 : -1) {
   if (Path.empty())
     return;
-  int F = ::open(Path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (F < 0) {
-    line("cannot open the log file " + Twine(Path) + ": " + std::strerror(errno) +
-         "; logging to stderr");
+  // Appended (a process may start others that log to the same file), never through a link,
+  // only to a regular file of the user's own, private to it.
+  Expected<int> F = openOwnedForAppend(Path, 0600);
+  if (!F) {
+    line("cannot open the log file: " + toString(F.takeError()) +
+         (MayUseStderr ? "; logging to stderr" : "; nothing is logged"));
     return;
   }
-  Fd = F;
+  Fd = *F;
   Owned = true;
 }
 
@@ -36,6 +39,8 @@ Log::~Log() {
 }
 
 void Log::line(const Twine &Line) {
+  if (Fd < 0)
+    return;
   SmallString<256> Text;
   (Twine("weft-profiler[") + Twine(int(::getpid())) + "]: " + Line + "\n").toVector(Text);
   const char *P = Text.data();

@@ -1,7 +1,7 @@
 //===- runtime-profiler/Log.h - The profiler's log -------------*- C++ -*-===//
 //
 // One line per decision, to WEFT_LOG (appended: a process may start others that log to the same
-// file) or to stderr. Each line is written whole with one write, so lines of threads and of
+// file) or to stderr (never for a profiler attached to a running process). Each line is written whole with one write, so lines of threads and of
 // processes sharing the file do not mix. Logging never fails the caller.
 //
 //===----------------------------------------------------------------------===//
@@ -20,9 +20,10 @@ namespace weft::prof {
 
 class Log {
 public:
-  /// Logs to \p Path, or to stderr when it is empty or cannot be opened (then the first line
-  /// says why).
-  explicit Log(const std::string &Path);
+  /// Logs to \p Path, or, if \p MayUseStderr, to stderr when it is empty or cannot be opened
+  /// (then the first line says why); else nowhere then. A profiler attached to a running
+  /// process never writes to its stderr: that is the program's, often a service's log.
+  explicit Log(const std::string &Path, bool MayUseStderr = true);
   ~Log();
   Log(const Log &) = delete;
   Log &operator=(const Log &) = delete;

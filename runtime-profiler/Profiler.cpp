@@ -1,6 +1,7 @@
 //===- runtime-profiler/Profiler.cpp --------------------------------------===//
 #include "runtime-profiler/Profiler.h"
 #include "runtime-profiler/ProfilerInternals.h"
+#include "support/PrivateFiles.h"
 #include "runtime-profiler/Identity.h"
 
 #include "metadata/Editor.h"
@@ -137,11 +138,23 @@ HRESULT Profiler::InitializeForAttach(IUnknown *ProfilerInfoUnk, void *ClientDat
                  CORPROF_E_PROFILER_CANCEL_ACTIVATION);
 }
 
+std::string Profiler::logPath(const std::string &Named) const {
+  if (!Named.empty() || !Attached)
+    return Named;
+  // Attached, the program's stderr is not weft's: the log goes to the output folder.
+  SmallString<256> Path(OutputDir);
+  if (Path.empty())
+    sys::fs::current_path(Path);
+  sys::path::append(Path, "weft-profiler-" + Twine(::getpid()) + ".log");
+  return std::string(Path);
+}
+
 HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching) {
   Attached = Attaching;
-  L = std::make_unique<Log>(setting(LogVariable, AttachData, Attaching));
-  Verbose = setting(VerboseVariable, AttachData, Attaching) == "1";
   OutputDir = setting(OutputDirVariable, AttachData, Attaching);
+  L = std::make_unique<Log>(logPath(setting(LogVariable, AttachData, Attaching)),
+                            /*MayUseStderr=*/!Attaching);
+  Verbose = setting(VerboseVariable, AttachData, Attaching) == "1";
   WantsLttng = setting(LttngVariable, AttachData, Attaching) == "1";
   InfoVersion = Unk ? newestInfo(Unk, &Info) : 0;
   if (!InfoVersion) {
@@ -150,18 +163,21 @@ HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching
     return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   }
   std::string Runtime = runtimeDescription(Info);
-  Expected<Config> C = Config::from(setting(SpecVariable, AttachData, Attaching),
-                                    setting(PassesVariable, AttachData, Attaching));
+  SpecPath = setting(SpecVariable, AttachData, Attaching);
+  // The spec steers what runs in this process: only its user's own file, read whole.
+  Expected<std::string> Text =
+      SpecPath.empty() ? std::string() : readOwnedFile(SpecPath, ::geteuid(), MaxSpecBytes);
+  Expected<Config> C = Text ? Config::from(SpecPath, *Text,
+                                           setting(PassesVariable, AttachData, Attaching))
+                            : Text.takeError();
   if (!C) {
     L->line("declined on " + Runtime + ": " + toString(C.takeError()) +
             "; nothing is instrumented");
     return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   }
   Conf = std::move(*C);
-  SpecPath = setting(SpecVariable, AttachData, Attaching);
   if (!SpecPath.empty()) {
-    if (auto Text = MemoryBuffer::getFile(SpecPath, /*IsText=*/true))
-      SpecText = (*Text)->getBuffer().str();
+    SpecText = std::move(*Text);
     Traced = Conf.Spec;
     HasTracepoints = Traced && !Traced->tracepoints().empty();
   }
@@ -192,6 +208,8 @@ HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching
     High |= COR_PRF_HIGH_BASIC_GC; // the collections' start and end, concurrent GC left on
   if (!Plugins->events())
     Plugins.reset();
+  MaskLow = Events;
+  MaskHigh = High;
   if (HRESULT Hr = Info->SetEventMask2(Events, High); failed(Hr)) {
     L->line("declined on " + Runtime + ": the runtime refused the event mask (" + hresultText(Hr) +
             "); nothing is instrumented");
@@ -203,6 +221,8 @@ HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching
     Gc->startSession();
   L->line(Twine(Attaching ? "attached to the running process, " : "attached to ") + Runtime +
           " through ICorProfilerInfo" + Twine(InfoVersion) + "; " + Conf.Source);
+  if (Attaching)
+    openControlFolder(setting(ControlDirVariable, AttachData, Attaching), AttachData);
   {
     std::lock_guard<std::mutex> G(TraceGate);
     TheProfiler = this;

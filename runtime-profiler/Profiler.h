@@ -87,6 +87,8 @@ public:
 
 private:
   HRESULT initialize(IUnknown *ProfilerInfoUnk, llvm::StringRef AttachData, bool Attaching);
+  /// The log: \p Named, or attached, weft-profiler-PID.log in the output folder.
+  std::string logPath(const std::string &Named) const;
   void moduleLoaded(ModuleID ModuleId);
   /// Weaves the method if the spec matches it; whether it got a new body.
   bool compilationStarted(FunctionID FunctionId);
@@ -117,9 +119,22 @@ private:
   void findPrecompiledInliners(LoadedModule &Mod, ModuleID ModuleId,
                                const std::vector<mdMethodDef> &Matching);
   void stopReJitThread();
-  /// `weft detach`: reverts every method compiled again with a woven body and asks the runtime to
-  /// unload the profiler.
+  // Attach and detach (AttachDetach.cpp). An attached profiler takes control requests from a
+  // folder only its user may enter: `weft detach` reverts what it did; `weft attach` to a process
+  // whose profiler detached starts it again, with the settings of its first attach.
+  /// Makes sure the folder of control requests (\p Named, else the user's own) is private; logs
+  /// why not, and then takes no request.
+  void openControlFolder(const std::string &Named, llvm::StringRef Settings);
+  /// Takes the pending control request, if any (on the profiler's thread).
+  void takeControlRequest();
+  /// Answers the request at \p Request for its client (`REQUEST.reply`).
+  void reply(const std::string &Request, llvm::StringRef Answer);
+  /// Reverts every method compiled again with a woven body and stops instrumenting.
   void detach();
+  /// Instruments again after a detach, as the first attach did; the reason if it cannot.
+  std::optional<std::string> reattach(llvm::StringRef Settings);
+  /// The modules the runtime has loaded.
+  std::vector<ModuleID> loadedModules();
   /// Hands the runtime what the passes defined since the last call: the metadata applied, the
   /// bodies of the methods they added. A description of what failed, if anything did.
   std::optional<std::string> publishAdditions(LoadedModule &Mod, ModuleID ModuleId);
@@ -162,9 +177,13 @@ private:
   bool Verbose = false; // WEFT_VERBOSE: log what each pass left alone, and why
   bool Attached = false; // loaded into a running process
   std::atomic<bool> Detaching{false};
+  std::string ControlDir;     // where control requests come from (attached), or none
+  std::string AttachSettings; // the first attach's settings, which a re-attach must repeat
+  DWORD MaskLow = 0, MaskHigh = 0; // the events asked for at the start
   std::string OutputDir; // WEFT_OUTPUT_DIR
   std::string SpecPath;  // the spec file, if the settings name one
   std::string SpecText;  // its text when last read
+  std::string SpecRefusal; // why the watch last refused it, said once
   /// The tracepoints in force come from this spec (edits replace it; the rules stay as they
   /// were at the start).
   std::shared_ptr<const spec::Spec> Traced; // the profiler's thread's alone, once it runs

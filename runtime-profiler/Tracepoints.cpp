@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime-profiler/Profiler.h"
 #include "runtime-profiler/ProfilerInternals.h"
+#include "support/PrivateFiles.h"
 #include "metadata/Names.h"
 #include "runtime-profiler/EventPipeSink.h"
 #include "runtime-profiler/LttngSink.h"
@@ -27,6 +28,8 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <cerrno>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace llvm;
@@ -34,10 +37,23 @@ using namespace llvm;
 namespace weft::prof {
 
 bool Profiler::specEdited() {
-  auto Text = MemoryBuffer::getFile(SpecPath, /*IsText=*/true);
-  if (!Text || (*Text)->getBuffer() == SpecText)
-    return false; // gone for a moment (an editor replacing it) or unchanged
-  SpecText = (*Text)->getBuffer().str();
+  struct stat St;
+  if (::lstat(SpecPath.c_str(), &St) != 0 && errno == ENOENT)
+    return false; // gone for a moment: an editor replacing it
+  // Only a regular file of the user's own, read whole (never mapped: an editor may truncate it
+  // as it is read; never a FIFO, which would block this thread).
+  Expected<std::string> Text = readOwnedFile(SpecPath, ::geteuid(), MaxSpecBytes);
+  if (!Text) {
+    std::string Why = toString(Text.takeError());
+    if (Why != SpecRefusal) // said once, not five times a second
+      L->line("spec edited: " + Why + "; the tracepoints in force stay");
+    SpecRefusal = std::move(Why);
+    return false;
+  }
+  SpecRefusal.clear();
+  if (*Text == SpecText)
+    return false;
+  SpecText = std::move(*Text);
   Expected<spec::Spec> S = spec::Spec::parse(SpecText, SpecPath);
   if (!S) {
     L->line("spec edited: " + toString(S.takeError()) + "; the tracepoints in force stay");

@@ -31,14 +31,14 @@ namespace weft::prof {
 
 void Profiler::reJitThread() {
   std::unique_lock<std::mutex> G(ReJits.Lock);
-  std::string DetachRequest = detachRequestPath(long(getpid()));
-  // Attached, the thread also looks for `weft detach`'s request, and with a spec file for its
-  // edits, five times a second.
+  // Attached, the thread also looks for control requests (`weft detach`, `weft attach`), and
+  // with a spec file for its edits, five times a second.
   bool Polls = Attached || !SpecPath.empty();
   while (true) {
     auto Ready = [&] {
-      return ReJits.Stop || !ReJits.Pending.empty() || ReJits.SessionChanged ||
-             (!NewModules.empty() && Traced && !Traced->tracepoints().empty());
+      return ReJits.Stop ||
+             (!Detaching && (!ReJits.Pending.empty() || ReJits.SessionChanged ||
+                             (!NewModules.empty() && Traced && !Traced->tracepoints().empty())));
     };
     if (Polls)
       ReJits.Wake.wait_for(G, std::chrono::milliseconds(200), Ready);
@@ -46,12 +46,17 @@ void Profiler::reJitThread() {
       ReJits.Wake.wait(G, Ready);
     if (ReJits.Stop)
       return;
-    if (Attached && ReJits.Pending.empty() && sys::fs::exists(DetachRequest)) {
+    if (Attached && ReJits.Pending.empty()) {
       G.unlock();
-      sys::fs::remove(DetachRequest);
-      detach();
-      return; // the runtime unloads the library once the profiler is detached
+      try {
+        takeControlRequest();
+      } catch (...) {
+        L->line("control: an unexpected error while taking a request");
+      }
+      G.lock();
     }
+    if (Detaching)
+      continue; // nothing is instrumented until a re-attach
     if (!ReJits.Pending.empty()) {
       auto [Id, Methods] = std::move(ReJits.Pending.front());
       ReJits.Pending.pop_front();

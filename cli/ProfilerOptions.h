@@ -24,6 +24,7 @@ struct RunOptions {
   std::string Gc;          // garbage collections on the timeline, at this level
   bool Lttng = false;      // timeline records also as LTTng-UST events
   bool Verbose = false;
+  std::vector<std::string> Processes; // run: the processes of the tree to instrument
   std::vector<std::string> Command;
   int Pid = 0;             // attach
   unsigned Timeout = 10;   // attach: seconds the runtime may take to load the profiler

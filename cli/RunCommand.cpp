@@ -17,6 +17,7 @@
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -157,6 +158,14 @@ Runner addRunCommand(CLI::App &App) {
   CLI::App *Sub = App.add_subcommand(
       "run", "Run a command with weft's runtime profiler instrumenting the .NET code it runs");
   addProfilerOptions(*Sub, *O, /*Attach=*/false);
+  Sub->add_option("--process", O->Processes,
+                  "Instrument only the processes of the command's tree that this glob matches "
+                  "(their program's name, main assembly's file name or command line; "
+                  "repeatable; default: all but the .NET SDK's own build processes)")
+      ->type_name("GLOB")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   Sub->add_option("command", O->Command, "The command to run, after --")
       ->required()
       ->expected(1, -1);
@@ -195,6 +204,15 @@ Runner addRunCommand(CLI::App &App) {
       setenv(prof::GcVariable, O->Gc.c_str(), 1);
     if (O->Lttng)
       setenv(prof::LttngVariable, "1", 1);
+    if (!O->Processes.empty())
+      setenv(prof::ProcessesVariable, join(O->Processes, ";").c_str(), 1);
+    // No build server or reused MSBuild node starts under weft: one would outlive the command
+    // with the variables that load the profiler, and hand them to what it starts later.
+    for (const char *Off : {"MSBUILDDISABLENODEREUSE=1", "UseSharedCompilation=false",
+                            "UseRazorBuildServer=false", "DOTNET_CLI_USE_MSBUILD_SERVER=0"}) {
+      auto [Name, Value] = StringRef(Off).split('=');
+      setenv(Name.str().c_str(), Value.str().c_str(), 1);
+    }
     return runCommand(O->Command);
   };
 }

@@ -29,6 +29,10 @@ inline constexpr const char VerboseVariable[] = "WEFT_VERBOSE"; // 1: also what 
 inline constexpr const char OutputDirVariable[] = "WEFT_OUTPUT_DIR";
 /// Garbage collections on the timeline, at this level: informational or verbose.
 inline constexpr const char GcVariable[] = "WEFT_GC";
+/// The processes to instrument in a tree `weft run` starts: globs, ';' between them, matched
+/// against the program's name, its main assembly's file name or its command line (default: all
+/// but the .NET SDK's own; runtime-profiler/ProcessFilter.h).
+inline constexpr const char ProcessesVariable[] = "WEFT_PROCESSES";
 /// 1: timeline records also go to LTTng-UST (libweft_lttng.so beside the profiler).
 inline constexpr const char LttngVariable[] = "WEFT_LTTNG";
 

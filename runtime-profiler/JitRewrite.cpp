@@ -146,6 +146,7 @@ bool Profiler::startWeave(LoadedModule &Mod, ModuleID Id) {
   O.Threads = 1;
   O.KeepRemaps = true; // a whole-module weave hands each body over with its IL offset map
   O.InputPath = Mod.Name;
+  O.ProcessId = uint32_t(::getpid()); // what the woven code writes is this process's own
   auto W = passes::ModuleWeave::start(*Mod.Img, *Mod.E, Mod.Sel, O);
   std::optional<std::string> Problem = Mod.Mirror->takeProblem();
   if (!W || Problem) {
@@ -165,6 +166,29 @@ bool Profiler::startWeave(LoadedModule &Mod, ModuleID Id) {
     return false;
   }
   return true;
+}
+
+/// Where the files the passes write beside module \p Name go in \p Dir: `Dir/Name.suffix`, the
+/// same for every process of a tree that loads the module (the same module makes the same map);
+/// but where another process left other contents under that name (another module of that
+/// name), `Dir/Name.PID.suffix`, so that neither overwrites the other's.
+static std::string sideFilesBase(const passes::WeaveOutcome &Out, StringRef Dir, StringRef Name) {
+  SmallString<256> Base(Dir);
+  sys::path::append(Base, Name);
+  auto Differs = [&](StringRef Suffix, StringRef Ours) {
+    auto Theirs = MemoryBuffer::getFile(Base + Suffix, /*IsText=*/false,
+                                        /*RequiresNullTerminator=*/false, /*IsVolatile=*/true);
+    return Theirs && (*Theirs)->getBuffer() != Ours;
+  };
+  bool Clash = false;
+  for (const auto &[Suffix, Text] : Out.SideFiles)
+    Clash |= Differs(Suffix, Text);
+  for (const auto &[Suffix, File] : Out.SideFilesOnDisk)
+    if (auto Ours = MemoryBuffer::getFile(File.path(), false, false, /*IsVolatile=*/true))
+      Clash |= Differs(Suffix, (*Ours)->getBuffer());
+  if (Clash)
+    Base += "." + std::to_string(::getpid());
+  return std::string(Base);
 }
 
 std::optional<std::string> Profiler::weaveWholeModule(LoadedModule &Mod) {
@@ -196,8 +220,8 @@ std::optional<std::string> Profiler::weaveWholeModule(LoadedModule &Mod) {
   Out.Warnings.clear();
   // What weave writes beside its output (a coverage map) goes to the output folder.
   if (!Out.SideFiles.empty() || !Out.SideFilesOnDisk.empty()) {
-    SmallString<256> Base(OutputDir.empty() ? "." : OutputDir);
-    sys::path::append(Base, sys::path::filename(Mod.Name));
+    SmallString<256> Dir(OutputDir.empty() ? "." : OutputDir);
+    std::string Base = sideFilesBase(Out, Dir, sys::path::filename(Mod.Name));
     if (Error E = passes::writeSideFiles(Out, Base))
       L->line(sys::path::filename(Mod.Name) + ": cannot write what the passes write beside the "
                                               "module: " + toString(std::move(E)));

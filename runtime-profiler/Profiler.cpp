@@ -1,6 +1,7 @@
 //===- runtime-profiler/Profiler.cpp --------------------------------------===//
 #include "runtime-profiler/Profiler.h"
 #include "runtime-profiler/ProfilerInternals.h"
+#include "runtime-profiler/ProcessFilter.h"
 #include "support/PrivateFiles.h"
 #include "runtime-profiler/Identity.h"
 
@@ -156,6 +157,19 @@ HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching
                             /*MayUseStderr=*/!Attaching);
   Verbose = setting(VerboseVariable, AttachData, Attaching) == "1";
   WantsLttng = setting(LttngVariable, AttachData, Attaching) == "1";
+  // A process of the tree `weft run` started that is not one to instrument (the SDK's build
+  // processes, by default) declines at once: nothing of weft stays in it.
+  if (!Attaching) {
+    Expected<ProcessFilter> Filter = ProcessFilter::parse(setting(ProcessesVariable, {}, false));
+    std::string Why;
+    ProcessIdentity Me = ProcessIdentity::current();
+    if (!Filter)
+      Why = toString(Filter.takeError());
+    if (!Why.empty() || !Filter->chooses(Me, Why)) {
+      L->line("declined: this process (" + Me.commandLine() + ") is not instrumented: " + Why);
+      return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+    }
+  }
   InfoVersion = Unk ? newestInfo(Unk, &Info) : 0;
   if (!InfoVersion) {
     L->line("declined: the runtime offers no ICorProfilerInfo7 or later (weft needs .NET Core 3.0 "

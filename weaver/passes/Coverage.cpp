@@ -162,7 +162,14 @@ public:
   explicit Coverage(const PassOptions &O) : Options(O) {}
 
   Error beginModule(ModuleContext &MC) override {
-    HitsTemplate = Options.get("hits-file", DefaultHitsFile).str();
+    // In a running process (`weft run`), each process of a tree that loads the module writes
+    // its own hits.
+    // The map records the pattern, so that every process's map of the module is the same.
+    HitsTemplate = HitsPattern = Options.get("hits-file", DefaultHitsFile).str();
+    if (MC.processId() && !Options.has("hits-file")) {
+      HitsPattern = "{assembly}.{pid}.weft-hits";
+      HitsTemplate = "{assembly}." + std::to_string(MC.processId()) + ".weft-hits";
+    }
     if (HitsTemplate.empty())
       return Options.error("hits-file is empty");
     if (MC.module().findTypeDef("<weft>", "Coverage"))
@@ -622,7 +629,7 @@ private:
     std::string Mvid = mvid(MC);
     OS << " \"assembly\": " << JsonString{MC.assemblyName()} << ",\n";
     OS << " \"mvid\": " << JsonString{Mvid} << ",\n";
-    OS << " \"hits-file\": " << JsonString{HitsTemplate} << ",\n";
+    OS << " \"hits-file\": " << JsonString{HitsPattern} << ",\n";
     OS << " \"hits-variable\": " << JsonString{HitsEnvironmentVariable} << ",\n";
     OS << " \"pdb\": ";
     if (PdbPath.empty())
@@ -787,7 +794,7 @@ private:
   }
 
   PassOptions Options;
-  std::string HitsTemplate;
+  std::string HitsTemplate, HitsPattern; // the path the code writes, and as the map says it
   Token ObjectType = 0, Int64Type = 0, HitsField = 0, FlushMethod = 0, ExitMethod = 0, Cctor = 0;
   std::unique_ptr<pdb::PortablePdb> Pdb;
   std::string PdbPath;
@@ -812,8 +819,9 @@ PassInfo coveragePass() {
       "file at exit (or by <weft>.Coverage::Flush); a map beside the output (.coverage.json) "
       "gives each counter's method, IL range and source lines (from the input's portable PDB)",
       {{"hits-file", "where the woven program writes its hits, relative to its current directory "
-                     "({assembly} becomes the assembly's name; default {assembly}.weft-hits; the "
-                     "environment variable WEFT_COVERAGE_FILE overrides it)"},
+                     "({assembly} becomes the assembly's name; default {assembly}.weft-hits, "
+                     "under weft run {assembly}.PID.weft-hits; the environment variable "
+                     "WEFT_COVERAGE_FILE overrides it)"},
        {"pdb", "the input's portable PDB, relative to the spec file (default: the input's "
                "name with .pdb, if it exists; empty: no source lines)"}},
       [](const PassOptions &O) -> Expected<std::unique_ptr<Pass>> {

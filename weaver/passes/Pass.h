@@ -132,7 +132,11 @@ public:
       return;
     }
     addSideFile(std::move(Suffix), std::string((*Text)->getBuffer()));
-  }
+  }  /// Weaving inside a running process (the runtime profiler): its id; 0 offline. What the woven
+  /// code writes is then named after the process by default, so that processes that load the
+  /// same module never overwrite each other's. (After the slots above, as openAssembly is.)
+  virtual uint32_t processId() const { return 0; }
+
 };
 
 /// One method, in runOnMethod.

@@ -427,7 +427,8 @@ private:
 class OfflineModuleContext final : public ModuleContext {
 public:
   OfflineModuleContext(Shared &S, WeaveOutcome &Out, const WeaveOptions &Options)
-      : S(S), Out(Out), InputPath(Options.InputPath), Assemblies(Options.Assemblies) {}
+      : S(S), Out(Out), InputPath(Options.InputPath), Assemblies(Options.Assemblies),
+        ProcessId(Options.ProcessId) {}
   const Module &module() const override { return S.M; }
   StringRef assemblyName() const override {
     if (S.M.rowCount(TableId::Assembly))
@@ -508,6 +509,7 @@ public:
   }
   void warn(const Twine &Message) override { Out.Warnings.push_back(Message.str()); }
   StringRef inputPath() const override { return InputPath; }
+  uint32_t processId() const override { return ProcessId; }
   Expected<std::shared_ptr<const OpenedAssembly>> openAssembly(StringRef Path) override {
     if (!Assemblies)
       return ModuleContext::openAssembly(Path);
@@ -519,6 +521,7 @@ private:
   WeaveOutcome &Out;
   StringRef InputPath;
   AssemblyCache *Assemblies;
+  uint32_t ProcessId;
 };
 
 Token findCoreScope(const Module &M) {

@@ -80,6 +80,8 @@ struct WeaveOptions {
   /// Serves ModuleContext::openAssembly (probe and replacement assemblies), so that a run weaving
   /// many modules opens each once; may be null (each module opens its own).
   metadata::AssemblyCache *Assemblies = nullptr;
+  /// Weaving inside this running process (ModuleContext::processId); 0 offline.
+  uint32_t ProcessId = 0;
 };
 
 /// Where a weave's time went, in seconds of wall time.

@@ -60,6 +60,7 @@ void Profiler::detach() {
   Detaching = true;
   std::vector<ModuleID> Modules;
   std::vector<mdMethodDef> Methods;
+  std::shared_lock<std::shared_mutex> Gate(ModuleGate); // no module unloads meanwhile
   {
     std::lock_guard<std::mutex> G(ReJits.Lock);
     std::sort(ReJits.Requested.begin(), ReJits.Requested.end());
@@ -76,6 +77,7 @@ void Profiler::detach() {
     L->line("detach: " + Twine(Methods.size()) + " methods back to their own IL" +
             (failed(Hr) ? " refused by the runtime (" + hresultText(Hr) + ")" : Twine("")));
   }
+  Gate.unlock();
   // A profiler that enabled ReJIT cannot unload (the runtime refuses RequestProfilerDetach with
   // CORPROF_E_IMMUTABLE_FLAGS_SET): it stays loaded, asking for no event, doing nothing more.
   if (HRESULT Hr = Info->SetEventMask(COR_PRF_ENABLE_REJIT); failed(Hr))

@@ -35,10 +35,14 @@ HRESULT Profiler::Shutdown() {
       Gc->stop();
     if (Rec) {
       Rec->stop();
-      L->line("timeline: " + Twine(Count.Traced.load()) + " methods compiled with tracepoint "
-              "code, " + Twine(Count.Reverted.load()) + " reverted; " + Twine(Rec->calls()) +
-              " calls recorded; records in " + Rec->path() + " (" + Twine(Rec->dropped()) +
-              " dropped)");
+      L->line("timeline: " + Twine(Count.Traced.load()) +
+              " methods compiled with tracepoint "
+              "code, " +
+              Twine(Count.Reverted.load()) + " reverted; " + Twine(Rec->calls()) +
+              " calls recorded; " +
+              (Rec->wrote() ? "records in " + Rec->path() : std::string("no records, no file")) +
+              " (" + Twine(Rec->dropped()) + " dropped)");
+      logHeld();
     }
     if (Plugins)
       Plugins->releaseAll();
@@ -74,6 +78,29 @@ HRESULT Profiler::Shutdown() {
     }
     return S_OK;
   });
+}
+
+void Profiler::logHeld() {
+  // What the profiler still holds: modules leave it as they unload, so these do not grow with
+  // the modules a process loads and unloads.
+  Recorder::Figures F = Rec->figures();
+  size_t Listed = 0, Read = 0;
+  {
+    std::lock_guard<std::mutex> G(ReJits.Lock);
+    Listed = AllModules.size();
+  }
+  {
+    std::lock_guard<std::mutex> G(ModulesLock);
+    Read = Modules.size();
+  }
+  L->line("recorder: " + Twine(F.Described) + " classes described, the longest wait " +
+          Twine(F.LongestWaitMicros) + " us, " + Twine(F.NotInTime) +
+          " values recorded before their class was described, the longest a suspension waited "
+          "for a call " +
+          Twine(F.LongestSuspensionWaitMicros) + " us; held at exit: " + Twine(Listed) +
+          " modules listed, " + Twine(Read) + " read, " + Twine(F.SlotsInUse) +
+          " tracepoint slots (" + Twine(F.SlotsFree) + " free), " + Twine(F.Classes) +
+          " class descriptions, " + Twine(F.Retired) + " replaced objects not yet freed");
 }
 
 } // namespace weft::prof

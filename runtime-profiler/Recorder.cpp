@@ -691,11 +691,13 @@ const Recorder::ClassDesc *Recorder::describeSlow(ClassID Class,
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - Began)
           .count());
   raiseTo(LongestWaitNanos, Waited);
-  if (Suspending) // how long the suspension waited for this call to stop waiting
+  if (Suspending && !Classes.count(Class)) { // how long the suspension waited for the call
+    ++SuspensionStops;
     raiseTo(LongestSuspensionWaitNanos,
             uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                          std::chrono::steady_clock::now() - std::max(SuspendingSince, Began))
                          .count()));
+  }
   auto It = Classes.find(Class);
   if (It == Classes.end()) {
     ++NotInTime;
@@ -1188,6 +1190,7 @@ Recorder::Figures Recorder::figures() const {
   F.Described = DescribedCount.load();
   F.NotInTime = NotInTime.load();
   F.LongestWaitMicros = LongestWaitNanos.load() / 1000;
+  F.SuspensionStops = SuspensionStops.load();
   F.LongestSuspensionWaitMicros = LongestSuspensionWaitNanos.load() / 1000;
   return F;
 }

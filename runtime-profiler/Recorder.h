@@ -104,8 +104,9 @@ public:
   struct Figures {
     uint64_t SlotsInUse = 0, SlotsFree = 0, Classes = 0, Retired = 0;
     uint64_t Described = 0, NotInTime = 0, LongestWaitMicros = 0;
-    /// The longest a suspension of the runtime (a collection) waited for a call to stop waiting.
-    uint64_t LongestSuspensionWaitMicros = 0;
+    /// Waits a suspension of the runtime (a collection) ended, and the longest it waited for a
+    /// call to stop waiting.
+    uint64_t SuspensionStops = 0, LongestSuspensionWaitMicros = 0;
   };
   Figures figures() const;
 
@@ -200,7 +201,7 @@ private:
   std::mutex DescribeLock;
   /// Bumped when descriptions are dropped: each thread's cache of them is then stale.
   std::atomic<uint64_t> Generation{1};
-  std::atomic<uint64_t> DescribedCount{0}, NotInTime{0}, LongestWaitNanos{0},
+  std::atomic<uint64_t> DescribedCount{0}, NotInTime{0}, LongestWaitNanos{0}, SuspensionStops{0},
       LongestSuspensionWaitNanos{0};
   /// Test only: the describer sleeps this long before each class (WEFT_TEST_DESCRIBE_DELAY_MS),
   /// standing in for a describer the system keeps from running.

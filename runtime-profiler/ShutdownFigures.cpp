@@ -4,9 +4,9 @@
 // alone and compiled again, and the time each rewrite took.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime-profiler/GcEvents.h"
 #include "runtime-profiler/Profiler.h"
 #include "runtime-profiler/ProfilerInternals.h"
-#include "runtime-profiler/GcEvents.h"
 #include "runtime-profiler/Recorder.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -14,6 +14,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -93,14 +94,14 @@ void Profiler::logHeld() {
     std::lock_guard<std::mutex> G(ModulesLock);
     Read = Modules.size();
   }
-  L->line("recorder: " + Twine(F.Described) + " classes described, the longest wait " +
-          Twine(F.LongestWaitMicros) + " us, " + Twine(F.NotInTime) +
-          " values recorded before their class was described, the longest a suspension waited "
-          "for a call " +
-          Twine(F.LongestSuspensionWaitMicros) + " us; held at exit: " + Twine(Listed) +
-          " modules listed, " + Twine(Read) + " read, " + Twine(F.SlotsInUse) +
-          " tracepoint slots (" + Twine(F.SlotsFree) + " free), " + Twine(F.Classes) +
-          " class descriptions, " + Twine(F.Retired) + " replaced objects not yet freed");
+  L->line(formatv("recorder: {0} classes described, the longest wait {1} us, {2} values recorded "
+                  "before their class was described, {3} waits ended by a suspension of the "
+                  "runtime (the longest it waited for a call {4} us); held at exit: {5} modules "
+                  "listed, {6} read, {7} tracepoint slots ({8} free), {9} class descriptions, "
+                  "{10} replaced objects not yet freed",
+                  F.Described, F.LongestWaitMicros, F.NotInTime, F.SuspensionStops,
+                  F.LongestSuspensionWaitMicros, Listed, Read, F.SlotsInUse, F.SlotsFree, F.Classes,
+                  F.Retired));
 }
 
 } // namespace weft::prof

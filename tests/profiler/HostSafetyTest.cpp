@@ -288,7 +288,9 @@ TEST(HostSafety, NoCollectionWaitsForASlowDescription) {
   long long Late = numberAfter(Figures, "us,");
   ASSERT_GE(Longest, 0) << R.Log;
   EXPECT_LT(Longest, 100 * 1000) << R.Log; // 20 ms, and what a loaded machine adds to it
+  long long Stops = numberAfter(Figures, "their class was described,");
   long long Suspension = numberAfter(Figures, "waited for a call");
+  EXPECT_GE(Stops, 1) << R.Log; // the collector's suspensions ended waits
   std::cout << "longest wait " << Longest << " us, longest a suspension waited " << Suspension
             << " us\n";
   EXPECT_LT(Suspension, 50 * 1000) << R.Log;

@@ -129,6 +129,7 @@ void Profiler::detach() {
   Detaching = true;
   std::vector<ModuleID> Modules;
   std::vector<mdMethodDef> Methods;
+  std::shared_lock<std::shared_mutex> Gate(ModuleGate); // no module unloads meanwhile
   {
     std::lock_guard<std::mutex> G(ReJits.Lock);
     std::sort(ReJits.Requested.begin(), ReJits.Requested.end());
@@ -162,6 +163,7 @@ void Profiler::detach() {
     L->line("detach: " + Twine(Methods.size()) + " methods back to their own IL" +
             (failed(Hr) ? " refused by the runtime (" + hresultText(Hr) + ")" : Twine("")));
   }
+  Gate.unlock();
   if (Gc)
     Gc->stop();
   // A profiler that enabled ReJIT cannot unload (the runtime refuses RequestProfilerDetach with

@@ -72,13 +72,14 @@ DllGetClassObject(REFCLSID Clsid, REFIID Riid, void **Out) {
 extern "C" __attribute__((visibility("default"))) HRESULT DllCanUnloadNow() { return S_FALSE; }
 
 // The trace pass's runtime (weaver/passes/trace-runtime) looks these up in the library the
-// runtime loaded as its profiler and hands it its method names and recorded calls.
+// runtime loaded as its profiler and hands it its method names and recorded calls, from managed
+// code: they never throw.
 extern "C" __attribute__((visibility("default"))) void
-weft_trace_name(int32_t Id, const char16_t *Name, int32_t Length) {
+weft_trace_name(int32_t Id, const char16_t *Name, int32_t Length) noexcept {
   weft::prof::Profiler::traceName(Id, Name, Length);
 }
 
 extern "C" __attribute__((visibility("default"))) void
-weft_trace_calls(uint32_t Tid, const int64_t *Calls, int32_t Count) {
+weft_trace_calls(uint32_t Tid, const int64_t *Calls, int32_t Count) noexcept {
   weft::prof::Profiler::traceCalls(Tid, Calls, Count);
 }

@@ -490,6 +490,12 @@ HRESULT Profiler::ReJITError(ModuleID ModuleId, mdMethodDef Method, FunctionID, 
 }
 
 void Profiler::requestReJit(ModuleID Id, const std::vector<mdMethodDef> &Methods) {
+  std::shared_lock<std::shared_mutex> Gate(ModuleGate);
+  if (liveModules().count(Id))
+    askReJit(Id, Methods);
+}
+
+void Profiler::askReJit(ModuleID Id, const std::vector<mdMethodDef> &Methods) {
   std::vector<ModuleID> Modules(Methods.size(), Id);
   std::vector<mdMethodDef> Tokens = Methods;
   HRESULT Hr =

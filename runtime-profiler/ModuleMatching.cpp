@@ -4,9 +4,10 @@
 // its methods matched against the spec; the matches are what JIT and ReJIT weave.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime-profiler/PluginHost.h"
 #include "runtime-profiler/Profiler.h"
 #include "runtime-profiler/ProfilerInternals.h"
-#include "runtime-profiler/PluginHost.h"
+#include "runtime-profiler/Recorder.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -37,6 +38,10 @@ HRESULT Profiler::ModuleLoadFinished(ModuleID ModuleId, HRESULT HrStatus) {
 
 void Profiler::moduleLoaded(ModuleID Id) {
   ++Count.ModulesSeen;
+  {
+    std::lock_guard<std::mutex> G(ReJits.Lock);
+    LiveModules.insert(Id);
+  }
   // Tracepoints, now or added later, may name its methods: the profiler's thread learns of the
   // module once what the rules make of it is in place (it would otherwise read the module a
   // second time, and two weaves would add to the runtime's metadata).
@@ -128,6 +133,7 @@ std::shared_ptr<LoadedModule> Profiler::readModule(ModuleID Id, bool SkipFramewo
   auto Mod = std::make_shared<LoadedModule>();
   Mod->Name = Path;
   Mod->Framework = Framework;
+  Mod->Collectible = Flags & COR_PRF_MODULE_COLLECTIBLE;
   auto Fail = [&](Error E) -> std::shared_ptr<LoadedModule> {
     L->line(Path + ": cannot read the module's metadata: " + toString(std::move(E)) +
             "; its methods stay as they are");
@@ -178,10 +184,50 @@ HRESULT Profiler::ModuleUnloadStarted(ModuleID ModuleId) {
   return guarded("ModuleUnloadStarted", [&] {
     if (Plugins)
       Plugins->moduleUnloading(ModuleId);
-    std::lock_guard<std::mutex> G(ModulesLock);
-    Modules.erase(ModuleId);
+    forgetModule(ModuleId);
     return S_OK;
   });
+}
+
+void Profiler::forgetModule(ModuleID Id) {
+  // The runtime may give the ID to another module once this returns, and ClassIDs of the
+  // module's classes to other classes: nothing of the module may be passed back to it or read
+  // by its old description. The profiler's thread finishes what it hands the runtime first
+  // (this thread, the runtime's, waits outside cooperative mode: no collection waits with it).
+  std::unique_lock<std::shared_mutex> Gate(ModuleGate);
+  {
+    std::lock_guard<std::mutex> G(ReJits.Lock);
+    LiveModules.erase(Id);
+    llvm::erase_value(AllModules, Id);
+    llvm::erase_value(NewModules, Id);
+    llvm::erase_if(ReJits.Pending, [&](const auto &P) { return P.first == Id; });
+    llvm::erase_if(ReJits.Requested, [&](const auto &R) { return R.first == Id; });
+  }
+  std::shared_ptr<LoadedModule> Mod;
+  Recorder *R = nullptr;
+  {
+    std::lock_guard<std::mutex> G(ModulesLock);
+    if (auto It = Modules.find(Id); It != Modules.end()) {
+      Mod = std::move(It->second);
+      Modules.erase(It);
+    }
+    R = Rec;
+  }
+  if (!R)
+    return;
+  std::vector<uint32_t> Slots;
+  if (Mod) {
+    std::lock_guard<std::mutex> G(Mod->Lock);
+    for (const auto &[Row, T] : Mod->Traced)
+      Slots.push_back(T.Slot);
+  }
+  R->freeSlots(Slots);
+  R->moduleUnloading(Id);
+}
+
+std::unordered_set<ModuleID> Profiler::liveModules() {
+  std::lock_guard<std::mutex> G(ReJits.Lock);
+  return LiveModules;
 }
 
 std::shared_ptr<LoadedModule> Profiler::moduleOf(ModuleID Id) {

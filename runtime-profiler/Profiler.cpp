@@ -207,8 +207,11 @@ HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching
     Gc = std::make_unique<GcEvents>(Info, InfoVersion, R, *L, *L2, Sinks);
     High |= COR_PRF_HIGH_BASIC_GC | COR_PRF_HIGH_MONITOR_EVENT_PIPE;
   }
+  // Suspensions: a tracepoint call stops waiting for a class's description when the runtime
+  // begins to suspend threads (the collection would wait for it).
   if (Conf.Spec)
-    Events = COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_ENABLE_REJIT;
+    Events = COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_ENABLE_REJIT |
+             COR_PRF_MONITOR_SUSPENDS;
   // A profiler that attaches may not watch cache searches: code compiled ahead of time is then
   // replaced through ReJIT only.
   if (Conf.Spec && !Attaching)
@@ -244,29 +247,44 @@ HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching
   return S_OK;
 }
 
-void Profiler::traceName(int32_t Id, const char16_t *Name, int32_t Length) {
-  std::lock_guard<std::mutex> G(TraceGate);
-  Profiler *P = TheProfiler;
-  if (!P || Id < 0 || !Name || Length < 0)
-    return;
+void Profiler::traceName(int32_t Id, const char16_t *Name, int32_t Length) noexcept {
   try {
+    std::lock_guard<std::mutex> G(TraceGate);
+    Profiler *P = TheProfiler;
+    if (!P || Id < 0 || !Name || Length < 0)
+      return;
     Recorder &R = P->recorder();
     if (Id == 0)
       P->L->line("trace: the trace pass's calls go on the timeline too, " + R.path());
     R.traceName(uint32_t(Id), utf8(ArrayRef<WCHAR>(Name, size_t(Length))));
   } catch (...) {
+    // Memory for the name: the method's calls go unnamed, so off the timeline.
   }
 }
 
-void Profiler::traceCalls(uint32_t Tid, const int64_t *Calls, int32_t Count) {
-  std::lock_guard<std::mutex> G(TraceGate);
-  Profiler *P = TheProfiler;
-  if (!P)
-    return;
+void Profiler::traceCalls(uint32_t Tid, const int64_t *Calls, int32_t Count) noexcept {
   try {
-    P->recorder().traceCalls(Tid, Calls, Count);
+    std::lock_guard<std::mutex> G(TraceGate);
+    if (Profiler *P = TheProfiler)
+      P->recorder().traceCalls(Tid, Calls, Count);
   } catch (...) {
+    // Memory for the events' text: these calls are not on the timeline.
   }
+}
+
+HRESULT Profiler::RuntimeSuspendStarted(COR_PRF_SUSPEND_REASON) {
+  Recorder::runtimeSuspending(true);
+  return S_OK;
+}
+
+HRESULT Profiler::RuntimeSuspendAborted() {
+  Recorder::runtimeSuspending(false);
+  return S_OK;
+}
+
+HRESULT Profiler::RuntimeResumeStarted() {
+  Recorder::runtimeSuspending(false);
+  return S_OK;
 }
 
 HRESULT Profiler::GarbageCollectionStarted(int Count, BOOL *Collected, COR_PRF_GC_REASON Reason) {

@@ -21,9 +21,11 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -58,10 +60,16 @@ public:
   /// The trace pass's runtime in this process hands the profiler the names of its methods and
   /// the calls it recorded (libweft_profiler.so's weft_trace_name and weft_trace_calls): they go
   /// on the timeline and to the Weft provider. Nothing happens before the profiler has attached.
-  static void traceName(int32_t Id, const char16_t *Name, int32_t Length);
-  static void traceCalls(uint32_t Tid, const int64_t *Calls, int32_t Count);
+  static void traceName(int32_t Id, const char16_t *Name, int32_t Length) noexcept;
+  static void traceCalls(uint32_t Tid, const int64_t *Calls, int32_t Count) noexcept;
   HRESULT ModuleLoadFinished(ModuleID ModuleId, HRESULT HrStatus) override;
+  /// The module's ID is not valid once this returns (and may be given to another module): the
+  /// profiler forgets it everywhere, waiting for its own thread to be done with it.
   HRESULT ModuleUnloadStarted(ModuleID ModuleId) override;
+  /// While the runtime suspends threads (a collection), tracepoint calls wait for nothing.
+  HRESULT RuntimeSuspendStarted(COR_PRF_SUSPEND_REASON Reason) override;
+  HRESULT RuntimeSuspendAborted() override;
+  HRESULT RuntimeResumeStarted() override;
   HRESULT JITCompilationStarted(FunctionID FunctionId, BOOL IsSafeToBlock) override;
   /// A method the spec matches is never inlined: its caller would get its original IL.
   HRESULT JITInlining(FunctionID CallerId, FunctionID CalleeId, BOOL *ShouldInline) override;
@@ -109,8 +117,18 @@ private:
   template <typename Fn>
   void giveMap(LoadedModule &Mod, uint32_t Row, const WovenMethod &W, Fn &&Set);
   /// Asks the runtime, from the ReJIT thread, to compile again the methods of ReadyToRun
-  /// module \p Mod that the spec matches and every method that inlined one.
+  /// module \p Mod that the spec matches and every method that inlined one (nothing if the
+  /// module is unloading).
   void requestReJit(ModuleID ModuleId, const std::vector<mdMethodDef> &Methods);
+  /// The same with ModuleGate held and the module known to be loaded.
+  void askReJit(ModuleID ModuleId, const std::vector<mdMethodDef> &Methods);
+  /// Forgets unloading module \p Id: its ID in every list, its tracepoint slots, the class
+  /// descriptions that depend on it.
+  void forgetModule(ModuleID Id);
+  /// Logs what the recorder and the module lists hold, at shutdown.
+  void logHeld();
+  /// The modules loaded now (a copy).
+  std::unordered_set<ModuleID> liveModules();
   void reJitThread();
   /// Whether \p Function's ReadyToRun code must not run: the spec matches it, or its code inlined
   /// a method the spec matches.
@@ -203,8 +221,13 @@ private:
   /// Garbage collections on the timeline (--gc), if asked for.
   std::unique_ptr<GcEvents> Gc;
   /// Every module loaded, in order (tracepoints added later may name any of them), and those
-  /// loaded since the worker last applied the tracepoints; under ReJits.Lock.
+  /// loaded since the worker last applied the tracepoints; under ReJits.Lock. Unloads remove
+  /// theirs.
   std::vector<ModuleID> AllModules, NewModules;
+  std::unordered_set<ModuleID> LiveModules; // under ReJits.Lock
+  /// Held shared while the profiler's thread hands module IDs to the runtime, exclusively while
+  /// a module's unload forgets it: no ID is used once its module's unload began.
+  std::shared_mutex ModuleGate;
   Config Conf;
   std::unique_ptr<PluginHost> Plugins; // the spec's plugins' hooks, if any has some
   ICorProfilerInfo7 *Info = nullptr;

@@ -79,12 +79,15 @@ struct LoadedModule {
   bool Whole = false;
   /// The shared framework's: only tracepoints that name assemblies match in it.
   bool Framework = false;
+  /// Loaded in a collectible context: the runtime compiles none of its methods again (no
+  /// ReJIT), so tracepoints cannot reach them.
+  bool Collectible = false;
   /// Tracepoints: the tracepoint pass's number in Weave, once added, and each method woven with
   /// it: its recorder slot, its body, and whether the runtime runs that body (compiled again
   /// through ReJIT; reverted when no tracepoint names it any more).
   std::optional<size_t> TracepointPass;
   struct TracedMethod {
-    uint32_t Slot = 0;
+    uint32_t Slot = UINT32_MAX; // none yet
     std::unique_ptr<WovenMethod> Body;
     bool Active = false;
   };

@@ -4,9 +4,9 @@
 // alone and compiled again, and the time each rewrite took.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime-profiler/GcEvents.h"
 #include "runtime-profiler/Profiler.h"
 #include "runtime-profiler/ProfilerInternals.h"
-#include "runtime-profiler/GcEvents.h"
 #include "runtime-profiler/Recorder.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -14,6 +14,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -35,10 +36,14 @@ HRESULT Profiler::Shutdown() {
       Gc->stop();
     if (Rec) {
       Rec->stop();
-      L->line("timeline: " + Twine(Count.Traced.load()) + " methods compiled with tracepoint "
-              "code, " + Twine(Count.Reverted.load()) + " reverted; " + Twine(Rec->calls()) +
-              " calls recorded; records in " + Rec->path() + " (" + Twine(Rec->dropped()) +
-              " dropped)");
+      L->line("timeline: " + Twine(Count.Traced.load()) +
+              " methods compiled with tracepoint "
+              "code, " +
+              Twine(Count.Reverted.load()) + " reverted; " + Twine(Rec->calls()) +
+              " calls recorded; " +
+              (Rec->wrote() ? "records in " + Rec->path() : std::string("no records, no file")) +
+              " (" + Twine(Rec->dropped()) + " dropped)");
+      logHeld();
     }
     if (Plugins)
       Plugins->releaseAll();
@@ -74,6 +79,29 @@ HRESULT Profiler::Shutdown() {
     }
     return S_OK;
   });
+}
+
+void Profiler::logHeld() {
+  // What the profiler still holds: modules leave it as they unload, so these do not grow with
+  // the modules a process loads and unloads.
+  Recorder::Figures F = Rec->figures();
+  size_t Listed = 0, Read = 0;
+  {
+    std::lock_guard<std::mutex> G(ReJits.Lock);
+    Listed = AllModules.size();
+  }
+  {
+    std::lock_guard<std::mutex> G(ModulesLock);
+    Read = Modules.size();
+  }
+  L->line(formatv("recorder: {0} classes described, the longest wait {1} us, {2} values recorded "
+                  "before their class was described, {3} waits ended by a suspension of the "
+                  "runtime (the longest it waited for a call {4} us); held at exit: {5} modules "
+                  "listed, {6} read, {7} tracepoint slots ({8} free), {9} class descriptions, "
+                  "{10} replaced objects not yet freed",
+                  F.Described, F.LongestWaitMicros, F.NotInTime, F.SuspensionStops,
+                  F.LongestSuspensionWaitMicros, Listed, Read, F.SlotsInUse, F.SlotsFree, F.Classes,
+                  F.Retired));
 }
 
 } // namespace weft::prof

@@ -88,7 +88,13 @@ void Profiler::applyTracepoints(const std::vector<ModuleID> &Ids, bool FlagsOnly
   std::vector<ModuleID> RevertModules;
   std::vector<mdMethodDef> RevertMethods;
   uint64_t Updated = 0;
+  // Modules that began to unload since \p Ids was taken are left out; the others cannot begin
+  // to until the runtime has what it is given here.
+  std::shared_lock<std::shared_mutex> Gate(ModuleGate);
+  std::unordered_set<ModuleID> Live = liveModules();
   for (ModuleID Id : Ids) {
+    if (!Live.count(Id))
+      continue;
     std::shared_ptr<LoadedModule> Mod = moduleOf(Id);
     bool Kept = bool(Mod);
     if (!Mod && FlagsOnly)
@@ -100,6 +106,16 @@ void Profiler::applyTracepoints(const std::vector<ModuleID> &Ids, bool FlagsOnly
     Expected<spec::Selection> Sel = spec::selectTracepoints(S, *Mod->M, Mod->Framework);
     if (!Sel) {
       L->line(sys::path::filename(Mod->Name) + ": tracepoints: " + toString(Sel.takeError()));
+      continue;
+    }
+    if (Mod->Collectible) {
+      uint32_t Named = 0;
+      for (uint32_t Row = 1; Row <= Sel->methodCount(); ++Row)
+        Named += !Sel->passesOf(Row).empty();
+      if (Named)
+        L->line(sys::path::filename(Mod->Name) + ": tracepoints: " + Twine(Named) +
+                " methods named, in a collectible context: the runtime compiles none of them "
+                "again (no ReJIT there), so they keep their code");
       continue;
     }
     bool Any = false;
@@ -120,6 +136,8 @@ void Profiler::applyTracepoints(const std::vector<ModuleID> &Ids, bool FlagsOnly
       if (It == Mod->Traced.end() || !It->second.Body) {
         if (std::optional<std::string> Why = weaveTraced(*Mod, Id, Row)) {
           leftAlone(*Mod, Row, "tracepoint: " + *Why);
+          if (It = Mod->Traced.find(Row); It != Mod->Traced.end())
+            Rec->freeSlots({It->second.Slot});
           Mod->Traced.erase(Row);
           continue;
         }
@@ -149,7 +167,7 @@ void Profiler::applyTracepoints(const std::vector<ModuleID> &Ids, bool FlagsOnly
   uint64_t Added = 0;
   for (auto &[Id, Methods] : ReJit) {
     Added += Methods.size();
-    requestReJit(Id, Methods);
+    askReJit(Id, Methods);
   }
   if (!RevertMethods.empty()) {
     std::vector<HRESULT> Status(RevertMethods.size(), S_OK);
@@ -191,7 +209,8 @@ Recorder &Profiler::recorder() {
         Sinks.push_back(Lttng.release());
     for (EventSink *S : Sinks)
       Rec->addSink(S);
-    L->line("timeline: records go to " + Path + " and to the Weft EventPipe provider");
+    L->line("timeline: records go to the Weft EventPipe provider, and to " + Path +
+            " from the first one");
   }
   return *Rec;
 }

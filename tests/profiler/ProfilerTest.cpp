@@ -455,7 +455,9 @@ std::pair<uint64_t, uint64_t> compiledAndRewritten(llvm::StringRef Line) {
 // A spec naming methods of System.Text.Json (the framework's, ReadyToRun: its code replaced by
 // ReJIT, with the methods that inlined them) and of Newtonsoft.Json (restored from NuGet): the
 // probes log exactly what the same two libraries woven offline log, the program prints what it
-// prints, and nothing the spec does not name is rewritten.
+// prints, and nothing the spec does not name is rewritten. The log (-v) shows the ReadyToRun
+// methods compiled again through ReJIT with their woven body, and the methods whose precompiled
+// code inlined one (as the runtime answers) compiled from their IL instead.
 TEST(RuntimeWeave, FrameworkAndPackageCodeIsWovenAsOffline) {
   std::string Plain = thirdPartyFolder("plain");
   std::string Spec = Plain + "/weft.json";
@@ -481,7 +483,7 @@ TEST(RuntimeWeave, FrameworkAndPackageCodeIsWovenAsOffline) {
   std::string Dotnet = dotnetWith("tp", "System.Text.Json.dll", WovenJson);
   std::string OfflineLog = Offline + "/probes.log", RuntimeLog = Plain + "/probes.log";
   CommandResult Off = run(Dotnet, {Offline + "/ThirdParty.dll"}, {"WEFT_PROBE_LOG=" + OfflineLog});
-  Ran Rt = weftRun("tp", {"--spec", Spec}, {"dotnet", Plain + "/ThirdParty.dll"},
+  Ran Rt = weftRun("tp", {"-v", "--spec", Spec}, {"dotnet", Plain + "/ThirdParty.dll"},
                    {"WEFT_PROBE_LOG=" + RuntimeLog});
   EXPECT_EQ(Off.Out, Unwoven.Out) << Off.Err;
   EXPECT_EQ(Rt.R.Out, Unwoven.Out) << Rt.R.Err;
@@ -503,12 +505,52 @@ TEST(RuntimeWeave, FrameworkAndPackageCodeIsWovenAsOffline) {
   }
   EXPECT_TRUE(SawJson && SawNewtonsoft);
 
-  EXPECT_NE(Rt.Log.find("System.Text.Json.dll: "), std::string::npos) << Rt.Log;
-  EXPECT_NE(Rt.Log.find("ReadyToRun code"), std::string::npos) << Rt.Log;
-  EXPECT_NE(Rt.Log.find("Newtonsoft.Json.dll: "), std::string::npos) << Rt.Log;
+  EXPECT_NE(Rt.Log.find("System.Text.Json.dll: 150 of "), std::string::npos) << Rt.Log;
+  EXPECT_NE(Rt.Log.find("Newtonsoft.Json.dll: 70 of "), std::string::npos) << Rt.Log;
   std::string Line = shutdownLine(Rt.Log);
   EXPECT_NE(Line.find(" 0 left as they were after a problem"), std::string::npos) << Rt.Log;
   EXPECT_NE(Line.find(" 0 ReJIT failures"), std::string::npos) << Rt.Log;
+
+  // The ReadyToRun methods compiled again through ReJIT (-v logs each compilation), every one
+  // with its woven body: JsonSerializer's, among them the Serialize the program calls once more
+  // at its end, after the runtime took the ReJIT asked for at load.
+  std::set<std::string> ReJitted, WithoutBody;
+  llvm::SmallVector<llvm::StringRef, 256> Lines;
+  llvm::StringRef(Rt.Log).split(Lines, '\n', -1, false);
+  for (llvm::StringRef L : Lines) {
+    llvm::StringRef Method = L.split(": ").second;
+    if (Method.consume_back(" compiled again through ReJIT with its woven body"))
+      ReJitted.insert(Method.str());
+    else if (Method.contains(" compiled again through ReJIT "))
+      WithoutBody.insert(Method.str());
+  }
+  EXPECT_FALSE(ReJitted.empty()) << Rt.Log;
+  EXPECT_EQ(WithoutBody, std::set<std::string>());
+  for (const std::string &M : ReJitted)
+    EXPECT_TRUE(llvm::StringRef(M).startswith("System.Text.Json.dll: method 0x06")) << M;
+  EXPECT_TRUE(llvm::any_of(ReJitted, [](const std::string &M) {
+    return llvm::StringRef(M).endswith(" (Serialize)");
+  })) << Rt.Log;
+  EXPECT_NE(Line.find("; ReJIT compilations: " + std::to_string(ReJitted.size()) +
+                      " with a body weft gave, 0 as they were"),
+            std::string::npos)
+      << Line;
+
+  // The runtime's own record of the image's inlining names the methods whose precompiled code
+  // inlined a matching one; those the program runs are compiled from their IL instead.
+  std::set<std::string> Inliners, CompiledInstead;
+  for (llvm::StringRef L : Lines) {
+    llvm::StringRef Method = L.split(": ").second;
+    if (Method.contains(": its precompiled code inlined method "))
+      Inliners.insert(Method.split("): its precompiled").first.str() + ")");
+    else if (Method.consume_back(" compiled from its IL: its precompiled code inlined a matching "
+                                 "method"))
+      CompiledInstead.insert(Method.str());
+  }
+  EXPECT_GE(Inliners.size(), 10u) << Rt.Log;
+  EXPECT_FALSE(CompiledInstead.empty()) << Rt.Log;
+  for (const std::string &M : CompiledInstead)
+    EXPECT_TRUE(Inliners.count(M)) << M;
   // Every method compiled among those the spec matches is rewritten, and only those are: the
   // others never reach the passes.
   auto [Compiled, Rewritten] = compiledAndRewritten(Line);

@@ -624,6 +624,55 @@ TEST(ProfilerPlugins, TwoPluginsBothSeeTheirEventsAndRewriteTheSameMethods) {
       << Rt.Log;
 }
 
+/// The lines of \p Log that contain \p What.
+size_t linesWith(llvm::StringRef Log, llvm::StringRef What) {
+  llvm::SmallVector<llvm::StringRef, 256> Lines;
+  Log.split(Lines, '\n', -1, false);
+  return llvm::count_if(Lines, [&](llvm::StringRef L) { return L.contains(What); });
+}
+
+// The hooks of code the runtime compiles again and of modules it unloads: single-ret on
+// System.Text.Json's JsonSerializer (ReadyToRun: compiled again through ReJIT; some methods
+// rewritten, others left as they are) and a plugin's pass on its Serialize methods, and a program
+// that loads Newtonsoft.Json a second time into a collectible AssemblyLoadContext and unloads
+// it. The ReJIT hook of plugin a sees each ReJIT compilation the profiler logs, told woven
+// exactly where the profiler gave a woven body; its unload hook sees the collectible module go;
+// plugin b, which asked for neither, sees neither.
+TEST(ProfilerPlugins, TheReJitAndUnloadHooksSeeWhatTheRuntimeDoes) {
+  std::string Dir = thirdPartyFolder("plugin-hooks");
+  std::string Spec = Dir + "/weft.json";
+  std::string Serializer = "{\"assembly\": \"System.Text.Json\", \"namespace\": "
+                           "\"System.Text.Json\", \"type\": \"JsonSerializer\"}";
+  ASSERT_TRUE(writeFile(Spec, "{\"version\": 1, \"plugins\": [{\"path\": \"" +
+                                  std::string(WEFT_MARKER_A_PLUGIN) + "\", \"priority\": 2}, \"" +
+                                  WEFT_MARKER_B_PLUGIN + "\"], \"rules\": [{\"match\": " +
+                                  Serializer + ", \"passes\": [\"single-ret\"]}, {\"match\": " +
+                                  Serializer.substr(0, Serializer.size() - 1) +
+                                  ", \"method\": \"Serialize\"}, \"passes\": [\"mark-a\"]}]}"));
+  CommandResult Unwoven = run("dotnet", {Dir + "/ThirdParty.dll", "unload"});
+  ASSERT_EQ(Unwoven.ExitCode, 0) << Unwoven.Out << Unwoven.Err;
+  EXPECT_NE(Unwoven.Out.find("collectible: [1,2,3]\ncollectible: unloaded\n"), std::string::npos)
+      << Unwoven.Out;
+  std::string A = Dir + "/a.txt", B = Dir + "/b.txt";
+  Ran Rt =
+      weftRun("plugin-hooks", {"-v", "--spec", Spec}, {"dotnet", Dir + "/ThirdParty.dll", "unload"},
+              {"WEFT_MARKER_REPORT_a=" + A, "WEFT_MARKER_REPORT_b=" + B});
+  EXPECT_EQ(Rt.R.ExitCode, 0) << Rt.R.Err;
+  EXPECT_NE(Rt.R.Out.find("a: System.Text.Json.JsonSerializer::"), std::string::npos) << Rt.R.Out;
+  std::map<std::string, int> Ca = counts(readFile(A)), Cb = counts(readFile(B));
+  size_t ReJits = linesWith(Rt.Log, " compiled again through ReJIT ");
+  size_t WovenReJits = linesWith(Rt.Log, " compiled again through ReJIT with its woven body");
+  EXPECT_GT(WovenReJits, 0u) << Rt.Log;
+  EXPECT_GT(ReJits, WovenReJits) << Rt.Log;
+  EXPECT_EQ(size_t(Ca["rejit"]), ReJits) << Rt.Log;
+  EXPECT_EQ(size_t(Ca["rejit-woven"]), WovenReJits) << Rt.Log;
+  EXPECT_EQ(Ca["unloads"], 1);
+  EXPECT_EQ(Ca["unloaded:Newtonsoft.Json.dll"], 1);
+  EXPECT_EQ(Cb["rejit"], 0);
+  EXPECT_EQ(Cb["unloads"], 0);
+  EXPECT_GT(Cb["modules"], 5);
+}
+
 // A plugin's pass that fails on a method leaves that method as it was, says why, and the other
 // methods are woven; the program runs.
 TEST(ProfilerPlugins, APluginPassThatFailsLeavesItsMethodAsItWas) {

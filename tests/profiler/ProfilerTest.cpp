@@ -886,6 +886,7 @@ TEST(ProfilerAttach, AProcessWithoutADiagnosticsChannelIsAnError) {
 /// One event of a tracepoint records file.
 struct TraceEvent {
   std::string Ph, Name;
+  int64_t Tid = 0;
   std::vector<std::string> Tracepoints;
   llvm::json::Object Args;
 };
@@ -919,6 +920,7 @@ std::vector<TraceEvent> traceEvents(const std::string &Dir) {
       TraceEvent E;
       E.Ph = O.getString("ph").getValueOr("").str();
       E.Name = O.getString("name").getValueOr("").str();
+      E.Tid = O.getInteger("tid").getValueOr(0);
       if (llvm::json::Object *A = O.getObject("args")) {
         if (llvm::json::Array *T = A->getArray("tracepoints"))
           for (const llvm::json::Value &N : *T)
@@ -982,6 +984,24 @@ void expectDescribeRecorded(const TraceEvent &B, const TraceEvent &E) {
   std::string Printed = tickLine(int(*N));
   llvm::StringRef Description = llvm::StringRef(Printed).split(' ').second.split(' ').second.split(' ').second.split(' ').second.split(' ').first;
   EXPECT_EQ(Return->getString("value"), llvm::Optional<llvm::StringRef>(Description));
+}
+
+/// The figures of the log's timeline line ("... N calls recorded; ... (D dropped)"): calls,
+/// dropped; -1 for a figure the log does not give.
+std::pair<long long, long long> timelineFigures(llvm::StringRef Log) {
+  size_t At = Log.find(" calls recorded");
+  if (At == llvm::StringRef::npos)
+    return {-1, -1};
+  llvm::StringRef Line = Log.substr(Log.rfind('\n', At) + 1).split('\n').first;
+  long long Calls = -1, Dropped = -1;
+  llvm::StringRef Before = Line.split(" calls recorded").first;
+  Before = Before.substr(Before.rfind(' ') + 1);
+  if (Before.getAsInteger(10, Calls))
+    Calls = -1;
+  llvm::StringRef After = Line.rsplit(" (").second;
+  if (After.consumeInteger(10, Dropped) || !After.startswith(" dropped)"))
+    Dropped = -1;
+  return {Calls, Dropped};
 }
 
 // Tracepoints added, combined, disabled, removed and added again by editing the spec while the
@@ -1076,6 +1096,10 @@ TEST(ProfilerTracepoints, EditingTheSpecChangesWhatARunningProgramRecords) {
             std::string::npos) << Text;
   EXPECT_NE(Text.find("(0 dropped)"), std::string::npos) << Text;
   EXPECT_EQ(Text.find("left as it is"), std::string::npos) << Text;
+  // Each call recorded is on the timeline.
+  long long Calls = timelineFigures(Text).first;
+  EXPECT_GT(Calls, 0) << Text;
+  EXPECT_EQ(llvm::count_if(Events, [](const TraceEvent &E) { return E.Ph == "B"; }), Calls);
 }
 
 // The same through `weft attach`, on a program started without any profiler variables: a
@@ -1141,11 +1165,33 @@ std::vector<std::string> tracepointPrograms() {
 
 class TracepointsEverywhere : public ::testing::TestWithParam<std::string> {};
 
+/// Checks that the timeline in \p Dir holds the calls the log (\p Log) says were recorded: more
+/// than none, each enter ("B") with its leave ("E") on its thread, as many enters as calls
+/// recorded, unless the log counts records dropped (a full ring drops them unpaired).
+void expectEveryCallEnteredAndLeft(const std::string &Dir, llvm::StringRef Log) {
+  auto [Calls, Dropped] = timelineFigures(Log);
+  ASSERT_GT(Calls, 0) << Log.str();
+  ASSERT_GE(Dropped, 0) << Log.str();
+  std::map<int64_t, std::pair<size_t, size_t>> PerThread; // enters, leaves
+  size_t Enters = 0;
+  for (const TraceEvent &E : traceEvents(Dir)) {
+    EXPECT_NE(E.Tid, 0) << E.Name;
+    auto &[B, L] = PerThread[E.Tid];
+    (E.Ph == "B" ? B : L) += 1;
+    Enters += E.Ph == "B";
+  }
+  if (Dropped != 0)
+    return;
+  EXPECT_EQ(Enters, size_t(Calls));
+  for (const auto &[Tid, Counts] : PerThread)
+    EXPECT_EQ(Counts.first, Counts.second) << "thread " << Tid;
+}
+
 // A tracepoint on every method of a corpus program, recording objects two levels deep: the
 // program prints what it prints unwoven and exits as it does, no method is left as it was, and
-// the timeline is one valid JSON document holding as many leaves as enters (unless a full ring
-// dropped records: BigMethod's loops). (A recorder that read an object wrongly would take the
-// process down.)
+// the timeline is one valid JSON document holding every call recorded, each thread's enters each
+// with its leave (unless a full ring dropped records: BigMethod's loops). (A recorder that read
+// an object wrongly would take the process down.)
 TEST_P(TracepointsEverywhere, TheProgramRunsAsItDoes) {
   std::string Name = GetParam();
   std::string Dir = scratchDir("tp-all-" + Name);
@@ -1157,16 +1203,10 @@ TEST_P(TracepointsEverywhere, TheProgramRunsAsItDoes) {
   EXPECT_EQ(R.R.ExitCode, 0) << R.R.Err;
   EXPECT_EQ(R.R.Out, expectedOutput(Name));
   EXPECT_EQ(R.Log.find("left as it is"), std::string::npos) << R.Log;
-  EXPECT_NE(R.Log.find("calls recorded"), std::string::npos) << R.Log;
   llvm::Expected<llvm::json::Value> Doc = llvm::json::parse(timelineText(Dir));
   ASSERT_TRUE(bool(Doc)) << llvm::toString(Doc.takeError());
   EXPECT_EQ(countEvents(Dir, "B", ""), 0u);
-  size_t Enters = 0, Leaves = 0;
-  for (const TraceEvent &E : traceEvents(Dir))
-    (E.Ph == "B" ? Enters : Leaves) += 1;
-  if (R.Log.find("(0 dropped)") != std::string::npos) { // a full ring drops records unpaired
-    EXPECT_EQ(Enters, Leaves);
-  }
+  expectEveryCallEnteredAndLeft(Dir, R.Log);
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, TracepointsEverywhere, ::testing::ValuesIn(tracepointPrograms()),

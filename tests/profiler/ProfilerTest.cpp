@@ -25,6 +25,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <csignal>
 #include <map>
 #include <set>
 #include <thread>
@@ -1510,10 +1511,75 @@ TEST(ProfilerEventPipe, DotnetTraceReceivesTheTracePassesCalls) {
 
 // --- LTTng ---
 
-// With --lttng, where LTTng-UST is installed and a session can run (lttng-tools; a session
-// daemon, which `lttng create` starts), the timeline's records are also LTTng-UST events of the
-// provider weft: the calls' enter and leave with arguments and results as the program printed
-// them, and its induced collections. Skipped, saying why, where that cannot run.
+/// The names in \p Dir that start with \p Prefix.
+std::set<std::string> namesIn(const std::string &Dir, llvm::StringRef Prefix) {
+  std::set<std::string> Out;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
+    if (llvm::sys::path::filename(It->path()).startswith(Prefix))
+      Out.insert(It->path());
+  return Out;
+}
+
+/// An LTTng session daemon for a test, with LTTNG_HOME in a folder of the test's own: the one
+/// that runs already (for root, the root session daemon), or one started for the test and
+/// stopped with it (for root, the root session daemon, without kernel tracing), its run folder
+/// and the shared-memory files LTTng-UST makes removed if they were not there before: the
+/// machine is left as it was.
+class LttngDaemon {
+public:
+  LttngDaemon(std::string Lttng, const std::string &Dir)
+      : Lttng(std::move(Lttng)), Home(Dir + "/lttng-home"),
+        RunDir(getuid() == 0 ? "/var/run/lttng" : Home + "/.lttng") {
+    EXPECT_FALSE(llvm::sys::fs::create_directories(Home));
+    ShmBefore = namesIn("/dev/shm", "lttng-ust-");
+    HadRunDir = llvm::sys::fs::exists(RunDir);
+  }
+  /// Starts a daemon if none answers.
+  void start() {
+    if (lttng({"list"}).ExitCode == 0)
+      return; // a daemon runs already: used, and left running
+    llvm::ErrorOr<std::string> Sessiond = llvm::sys::findProgramByName("lttng-sessiond");
+    ASSERT_TRUE(bool(Sessiond)) << "lttng-sessiond is not installed (lttng-tools is)";
+    std::vector<std::string> Args = {"--daemonize"};
+    if (getuid() == 0)
+      Args.push_back("--no-kernel");
+    CommandResult R = run(*Sessiond, Args, env(), 60);
+    ASSERT_EQ(R.ExitCode, 0) << "lttng-sessiond did not start: " << R.Out << R.Err;
+    std::string Pid = readFile(RunDir + "/lttng-sessiond.pid");
+    ASSERT_FALSE(llvm::StringRef(Pid).trim().getAsInteger(10, Started)) << Pid;
+    ASSERT_GT(Started, 0);
+  }
+  ~LttngDaemon() {
+    if (Started > 0 && ::kill(Started, SIGTERM) == 0)
+      waitFor(30, [&] { return ::kill(Started, 0) != 0; });
+    if (Started > 0 && !HadRunDir) {
+      run("rm", {"-rf", RunDir});
+    }
+    for (const std::string &F : namesIn("/dev/shm", "lttng-ust-"))
+      if (!ShmBefore.count(F))
+        llvm::sys::fs::remove(F);
+  }
+  /// LTTNG_HOME for lttng, the daemon and the traced program.
+  std::vector<std::string> env() const { return {"LTTNG_HOME=" + Home}; }
+  /// `lttng ARGS`, never starting a daemon of its own.
+  CommandResult lttng(std::vector<std::string> Args) const {
+    Args.insert(Args.begin(), "--no-sessiond");
+    return run(Lttng, Args, env(), 60);
+  }
+
+private:
+  std::string Lttng, Home, RunDir;
+  std::set<std::string> ShmBefore;
+  bool HadRunDir = false;
+  int Started = 0;
+};
+
+// With --lttng, where LTTng-UST is installed, the timeline's records are also LTTng-UST events
+// of the provider weft: the calls' enter and leave with arguments and results as the program
+// printed them, and its induced collections. The test runs its own session (and a session daemon
+// if none runs); it fails where LTTng's packages are installed and a session cannot run, and is
+// skipped, saying why, only where they are not installed.
 TEST(ProfilerLttng, TimelineRecordsAreLttngEventsWhereASessionCanRun) {
   if (!llvm::sys::fs::exists(binaryDir() + "/cli/libweft_lttng.so"))
     GTEST_SKIP() << "libweft_lttng.so was not built (LTTng-UST is not installed)";
@@ -1522,24 +1588,29 @@ TEST(ProfilerLttng, TimelineRecordsAreLttngEventsWhereASessionCanRun) {
   if (!Lttng || !Babeltrace)
     GTEST_SKIP() << "lttng or babeltrace2 is not installed (./dev setup installs them)";
   std::string Dir = scratchDir("lttng");
+  LttngDaemon Daemon(*Lttng, Dir);
+  ASSERT_NO_FATAL_FAILURE(Daemon.start());
   std::string Session = "weft-test-" + std::to_string(getpid());
-  CommandResult Created = run(*Lttng, {"create", Session, "--output=" + Dir + "/trace"});
-  if (Created.ExitCode != 0)
-    GTEST_SKIP() << "no LTTng session can run here: " << Created.Out << Created.Err;
-  auto Destroy = llvm::make_scope_exit([&] { run(*Lttng, {"destroy", Session}); });
-  ASSERT_EQ(run(*Lttng, {"enable-event", "--session=" + Session, "--userspace", "weft:*"}).ExitCode, 0);
-  ASSERT_EQ(run(*Lttng, {"start", Session}).ExitCode, 0);
+  CommandResult Created = Daemon.lttng({"create", Session, "--output=" + Dir + "/trace"});
+  ASSERT_EQ(Created.ExitCode, 0) << "no LTTng session: " << Created.Out << Created.Err;
+  auto Destroy = llvm::make_scope_exit([&] { Daemon.lttng({"destroy", Session}); });
+  CommandResult Enabled =
+      Daemon.lttng({"enable-event", "--session=" + Session, "--userspace", "weft:*"});
+  ASSERT_EQ(Enabled.ExitCode, 0) << Enabled.Out << Enabled.Err;
+  ASSERT_EQ(Daemon.lttng({"start", Session}).ExitCode, 0);
 
   std::string Spec = Dir + "/weft.json", Log = Dir + "/weft.log";
   writeTracepoints(Spec, "[" + tracepoint("describe", "Describe") + "]");
   {
-    Ticker T("lttng-run", {weftTool(), "run", "--spec", Spec, "--lttng", "--gc", "informational",
-                           "--log", Log, "--output-dir", Dir, "--"}, {});
+    Ticker T("lttng-run",
+             {weftTool(), "run", "--spec", Spec, "--lttng", "--gc", "informational", "--log", Log,
+              "--output-dir", Dir, "--"},
+             Daemon.env());
     ASSERT_TRUE(T.waitTicks(60)) << readFile(T.Err) << readFile(Log);
     EXPECT_EQ(T.stop(), 0) << readFile(T.Err);
     T.expectUnchangedOutput();
   }
-  ASSERT_EQ(run(*Lttng, {"stop", Session}).ExitCode, 0);
+  ASSERT_EQ(Daemon.lttng({"stop", Session}).ExitCode, 0);
   EXPECT_NE(readFile(Log).find("lttng: the provider 'weft' is registered"), std::string::npos)
       << readFile(Log);
   CommandResult Read = run(*Babeltrace, {Dir + "/trace"}, {}, 120);

@@ -496,10 +496,8 @@ HRESULT Profiler::GetReJITParameters(ModuleID ModuleId, mdMethodDef Method,
       }
     }
     auto [Mod, Row] = matched(ModuleId, Method);
-    if (!Mod) {
-      ++Count.ReJitOthers; // a method that had inlined a matching one: compiled again as it was
-      return S_OK;
-    }
+    if (!Mod)
+      return S_OK; // a method that had inlined a matching one: compiled again from its own IL
     std::lock_guard<std::mutex> G(Mod->Lock);
     bool Fresh = false;
     const WovenMethod *W = weaveOnce(*Mod, ModuleId, Row, &Fresh);

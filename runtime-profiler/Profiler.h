@@ -211,7 +211,7 @@ private:
     std::atomic<uint64_t> Compiled{0};        // JIT compilations
     std::atomic<uint64_t> CompiledMatched{0}; // methods the spec matches, counted once each
     std::atomic<uint64_t> Rewritten{0}, Unchanged{0}, LeftAlone{0};
-    std::atomic<uint64_t> ReJitRequested{0}, ReJitted{0}, ReJitOthers{0}, ReJitFailed{0};
+    std::atomic<uint64_t> ReJitRequested{0}, ReJitted{0}, ReJitFailed{0};
     // Compilations of a ReJIT (one per instantiation): with a body weft gave, or as they were.
     std::atomic<uint64_t> ReJitCompiledWoven{0}, ReJitCompiledAsItWas{0};
     std::atomic<uint64_t> Traced{0}, Reverted{0};

@@ -52,15 +52,13 @@ HRESULT Profiler::Shutdown() {
               Twine(Count.LeftAlone.load()) + " left as they were after a problem" +
               (Count.ReJitRequested
                    ? "; " + Twine(Count.ReJitRequested.load()) + " methods requested for ReJIT: " +
-                         Twine(Count.ReJitted.load()) + " compiled again with their woven body, " +
-                         Twine(Count.ReJitOthers.load()) +
-                         " that had inlined one compiled again as they were, " +
+                         Twine(Count.ReJitted.load()) + " given a woven body, " +
                          Twine(Count.ReJitFailed.load()) + " ReJIT failures"
                    : Twine()) +
               (Count.ReJitCompiledWoven || Count.ReJitCompiledAsItWas
                    ? "; ReJIT compilations: " + Twine(Count.ReJitCompiledWoven.load()) +
                          " with a body weft gave, " + Twine(Count.ReJitCompiledAsItWas.load()) +
-                         " as they were"
+                         " with their own IL"
                    : Twine()));
     if (L && !RewriteMicros.empty()) {
       std::vector<float> T = RewriteMicros;

@@ -814,9 +814,9 @@ struct Ticker {
 
 // `weft attach` loads the profiler into a program started without any profiler variables,
 // through the runtime's diagnostics channel: the method the spec names, already compiled and
-// running, is compiled again through ReJIT and its probes record every call from then on, until
-// `weft detach` reverts it (RequestRevert: its own IL again); the program prints what it prints
-// unwoven throughout.
+// running, is compiled again through ReJIT (once, with its woven body, the log says with -v) and
+// its probes record every call from then on, until `weft detach` reverts it (RequestRevert: its
+// own IL again); the program prints what it prints unwoven throughout.
 TEST(ProfilerAttach, ARunningProgramIsInstrumentedFromTheAttachToTheDetach) {
   std::string ProbeLog = scratchDir("attach-probes") + "/probes.log";
   Ticker T("attach", {}, {"WEFT_PROBE_LOG=" + ProbeLog});
@@ -830,7 +830,7 @@ TEST(ProfilerAttach, ARunningProgramIsInstrumentedFromTheAttachToTheDetach) {
   ASSERT_TRUE(waitFor(30, [&] { return countOf(readFile(Out), "\n") >= 5; })) << readFile(Err);
 
   CommandResult A = run(weftTool(), {"attach", "--pid", std::to_string(PI.Pid), "--spec", Spec,
-                                     "--log", Log});
+                                     "--log", Log, "-v"});
   ASSERT_EQ(A.ExitCode, 0) << A.Err;
   EXPECT_EQ(A.Out, "weft: attached to process " + std::to_string(PI.Pid) + "\n");
   size_t TicksAtAttach = countOf(readFile(Out), "\n");
@@ -865,6 +865,9 @@ TEST(ProfilerAttach, ARunningProgramIsInstrumentedFromTheAttachToTheDetach) {
   std::string Text = readFile(Log);
   EXPECT_NE(Text.find("attached to the running process"), std::string::npos) << Text;
   EXPECT_NE(Text.find("Ticker.dll: 1 of "), std::string::npos) << Text;
+  EXPECT_EQ(linesWith(Text, " (Tick) compiled again through ReJIT with its woven body"), 1u)
+      << Text;
+  EXPECT_EQ(linesWith(Text, " compiled again through ReJIT "), 1u) << Text;
   EXPECT_NE(Text.find("detach: 1 methods back to their own IL\n"), std::string::npos) << Text;
 }
 

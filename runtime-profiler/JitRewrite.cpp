@@ -2,7 +2,8 @@
 //
 // A matching method gets its woven body when it is first compiled (SetILFunctionBody), or when
 // the runtime compiles it again through ReJIT (ReadyToRun code, a profiler that attached late);
-// the IL offset map goes with it. Inlining of matching methods is refused.
+// the IL offset map goes with it. Inlining of matching methods is refused. With WEFT_VERBOSE each
+// method compiled again through ReJIT is logged, with what it was given.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime-profiler/Profiler.h"
@@ -32,10 +33,26 @@ namespace weft::prof {
 HRESULT Profiler::JITCompilationStarted(FunctionID FunctionId, BOOL IsSafeToBlock) {
   return guarded("JITCompilationStarted", [&] {
     bool Woven = compilationStarted(FunctionId);
+    if (Verbose && !Woven)
+      logPrecompiledInliner(FunctionId);
     if (Plugins && Plugins->wants(WEFT_ON_JIT))
       notifyCompiling(false, FunctionId, Woven);
     return S_OK;
   });
+}
+
+void Profiler::logPrecompiledInliner(FunctionID Function) {
+  ClassID Class = 0;
+  ModuleID Module = 0;
+  mdToken Token = 0;
+  if (failed(Info->GetFunctionInfo(Function, &Class, &Module, &Token)))
+    return;
+  std::shared_ptr<LoadedModule> Mod = moduleOf(Module);
+  uint32_t Row = metadata::tokenRow(Token);
+  if (Mod && metadata::tokenTable(Token) == metadata::TableId::MethodDef &&
+      Row < Mod->InlinedMatching.size() && Mod->InlinedMatching[Row])
+    L->line(sys::path::filename(Mod->Name) + ": " + Mod->methodName(Row) +
+            " compiled from its IL: its precompiled code inlined a matching method");
 }
 
 HRESULT Profiler::JITInlining(FunctionID CallerId, FunctionID CalleeId, BOOL *ShouldInline) {
@@ -91,6 +108,10 @@ void Profiler::findPrecompiledInliners(LoadedModule &Mod, ModuleID Id,
             !Mod.InlinedMatching[Row]) {
           Mod.InlinedMatching[Row] = true;
           ++Found;
+          if (Verbose)
+            L->line(sys::path::filename(Mod.Name) + ": " + Mod.methodName(Row) +
+                    ": its precompiled code inlined " + Mod.methodName(metadata::tokenRow(Method)) +
+                    "; it is compiled instead");
         }
       }
       if (Got < 64)
@@ -417,17 +438,62 @@ void Profiler::notifyCompiling(bool ReJit, FunctionID Function, bool Woven) {
 
 HRESULT Profiler::ReJITCompilationStarted(FunctionID FunctionId, ReJITID, BOOL) {
   return guarded("ReJITCompilationStarted", [&] {
-    if (Plugins && Plugins->wants(WEFT_ON_REJIT)) {
-      auto [Mod, Row] = matched(FunctionId);
-      bool Woven = false;
-      if (Mod) {
-        std::lock_guard<std::mutex> G(Mod->Lock);
-        Woven = Mod->Woven.count(Row);
+    ClassID Class = 0;
+    ModuleID Module = 0;
+    mdToken Token = 0;
+    if (failed(Info->GetFunctionInfo(FunctionId, &Class, &Module, &Token)))
+      return S_OK;
+    // What GetReJITParameters gave this method: weft asks for ReJIT of the methods it weaves and
+    // of those that inlined one, so a method it gave no body had inlined one.
+    const char *How = "as it was: it had inlined a matching method";
+    bool Woven = false;
+    if (std::shared_ptr<LoadedModule> Mod = moduleOf(Module)) {
+      uint32_t Row = metadata::tokenRow(Token);
+      std::lock_guard<std::mutex> G(Mod->Lock);
+      auto Traced = Mod->Traced.find(Row);
+      if (Traced != Mod->Traced.end() && Traced->second.Active && Traced->second.Body) {
+        Woven = true;
+        How = "with its tracepoint code";
+      } else if (Mod->ReJitBodies.count(Row)) {
+        Woven = true;
+        How = "with its woven body";
+      } else if (Row >= 1 && Row <= Mod->Sel.methodCount() && !Mod->Sel.passesOf(Row).empty()) {
+        How = "as it was: the passes left it as it is";
       }
-      notifyCompiling(true, FunctionId, Woven);
     }
+    ++(Woven ? Count.ReJitCompiledWoven : Count.ReJitCompiledAsItWas);
+    if (Verbose)
+      L->line(methodText(Module, Token) + " compiled again through ReJIT " + How);
+    if (Plugins && Plugins->wants(WEFT_ON_REJIT))
+      notifyCompiling(true, FunctionId, Woven);
     return S_OK;
   });
+}
+
+std::string Profiler::methodText(ModuleID Module, mdToken Token) {
+  if (std::shared_ptr<LoadedModule> Mod = moduleOf(Module))
+    return sys::path::filename(Mod->Name).str() + ": " + Mod->methodName(metadata::tokenRow(Token));
+  // A module the spec matches nothing in: its name and the method's, as the runtime has them.
+  std::string File = "a module", Name;
+  WCHAR Text[1024] = {};
+  ULONG Length = 0;
+  LPCBYTE Base = nullptr;
+  AssemblyID Assembly = 0;
+  if (succeeded(Info->GetModuleInfo(Module, &Base, 1024, &Length, Text, &Assembly)))
+    File = sys::path::filename(
+               utf8(ArrayRef<WCHAR>(Text, Length ? std::min<ULONG>(Length, 1024) - 1 : 0)))
+               .str();
+  IUnknown *Unk = nullptr;
+  if (succeeded(Info->GetModuleMetaData(Module, ofRead, IID_IMetaDataImport, &Unk)) && Unk) {
+    auto *Import = static_cast<IMetaDataImport *>(Unk);
+    mdTypeDef Type = 0;
+    Length = 0;
+    if (succeeded(Import->GetMethodProps(Token, &Type, Text, 1024, &Length, nullptr, nullptr,
+                                         nullptr, nullptr, nullptr)))
+      Name = utf8(ArrayRef<WCHAR>(Text, Length ? std::min<ULONG>(Length, 1024) - 1 : 0));
+    Import->Release();
+  }
+  return File + ": method 0x" + hexstr(Token, false, 8) + " (" + Name + ")";
 }
 
 HRESULT Profiler::GetReJITParameters(ModuleID ModuleId, mdMethodDef Method,
@@ -454,10 +520,8 @@ HRESULT Profiler::GetReJITParameters(ModuleID ModuleId, mdMethodDef Method,
       }
     }
     auto [Mod, Row] = matched(ModuleId, Method);
-    if (!Mod) {
-      ++Count.ReJitOthers; // a method that had inlined a matching one: compiled again as it was
-      return S_OK;
-    }
+    if (!Mod)
+      return S_OK; // a method that had inlined a matching one: compiled again from its own IL
     std::lock_guard<std::mutex> G(Mod->Lock);
     bool Fresh = false;
     const WovenMethod *W = weaveOnce(*Mod, ModuleId, Row, &Fresh);
@@ -470,6 +534,7 @@ HRESULT Profiler::GetReJITParameters(ModuleID ModuleId, mdMethodDef Method,
     }
     Count.Rewritten += Fresh;
     ++Count.ReJitted;
+    Mod->ReJitBodies.insert(Row);
     giveMap(*Mod, Row, *W, [&](ULONG N, COR_IL_MAP *Map) {
       return Control->SetILInstrumentedCodeMap(N, Map);
     });

@@ -81,7 +81,8 @@ public:
                              ICorProfilerFunctionControl *Control) override;
   HRESULT ReJITError(ModuleID ModuleId, mdMethodDef MethodId, FunctionID FunctionId,
                      HRESULT HrStatus) override;
-  // Only for plugins' hooks:
+  /// Counts (and with WEFT_VERBOSE logs) each compilation of a ReJIT, with what it was given,
+  /// and tells the plugins that ask.
   HRESULT ReJITCompilationStarted(FunctionID FunctionId, ReJITID RejitId,
                                   BOOL IsSafeToBlock) override;
   HRESULT GarbageCollectionStarted(int GenerationCount, BOOL *GenerationCollected,
@@ -100,6 +101,10 @@ private:
   void moduleLoaded(ModuleID ModuleId);
   /// Weaves the method if the spec matches it; whether it got a new body.
   bool compilationStarted(FunctionID FunctionId);
+  /// Logs \p Function if its precompiled code inlined a matching method (it is compiled instead).
+  void logPrecompiledInliner(FunctionID Function);
+  /// "File.dll: method 0x06000001 (Name)", for the log.
+  std::string methodText(ModuleID Module, mdToken Method);
   /// Tells the plugins that ask about a (re)compilation of \p Function.
   void notifyCompiling(bool ReJit, FunctionID Function, bool Woven);
   /// Makes the module's weave (its editor mirrored into the runtime, the passes begun); false,
@@ -248,7 +253,9 @@ private:
     std::atomic<uint64_t> Compiled{0};        // JIT compilations
     std::atomic<uint64_t> CompiledMatched{0}; // methods the spec matches, counted once each
     std::atomic<uint64_t> Rewritten{0}, Unchanged{0}, LeftAlone{0};
-    std::atomic<uint64_t> ReJitRequested{0}, ReJitted{0}, ReJitOthers{0}, ReJitFailed{0};
+    std::atomic<uint64_t> ReJitRequested{0}, ReJitted{0}, ReJitFailed{0};
+    // Compilations of a ReJIT (one per instantiation): with a body weft gave, or as they were.
+    std::atomic<uint64_t> ReJitCompiledWoven{0}, ReJitCompiledAsItWas{0};
     std::atomic<uint64_t> Traced{0}, Reverted{0};
   } Count;
   /// ReJIT is requested from a thread of weft's own, never inside a callback: ReadyToRun modules

@@ -29,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace weft::prof {
@@ -71,6 +72,8 @@ struct LoadedModule {
   /// that inlined them), so each woven body is kept to be handed over again.
   bool ReJits = false;
   std::unordered_map<uint32_t, std::unique_ptr<WovenMethod>> Woven;
+  /// The rows a ReJIT was given their woven body for (GetReJITParameters).
+  std::unordered_set<uint32_t> ReJitBodies;
   /// Methods of the module whose precompiled code inlined a matching method: that code must not
   /// run (their rows; filled at load, read-only after).
   std::vector<bool> InlinedMatching;

@@ -55,14 +55,16 @@ HRESULT Profiler::Shutdown() {
               " matching methods: " + Twine(Count.Rewritten.load()) + " rewritten, " +
               Twine(Count.Unchanged.load()) + " unchanged by the passes, " +
               Twine(Count.LeftAlone.load()) + " left as they were after a problem" +
-              (Count.ReJitRequested ? "; " + Twine(Count.ReJitRequested.load()) +
-                                          " methods requested for ReJIT: " +
-                                          Twine(Count.ReJitted.load()) +
-                                          " compiled again with their woven body, " +
-                                          Twine(Count.ReJitOthers.load()) +
-                                          " that had inlined one compiled again as they were, " +
-                                          Twine(Count.ReJitFailed.load()) + " ReJIT failures"
-                                    : Twine()));
+              (Count.ReJitRequested
+                   ? "; " + Twine(Count.ReJitRequested.load()) + " methods requested for ReJIT: " +
+                         Twine(Count.ReJitted.load()) + " given a woven body, " +
+                         Twine(Count.ReJitFailed.load()) + " ReJIT failures"
+                   : Twine()) +
+              (Count.ReJitCompiledWoven || Count.ReJitCompiledAsItWas
+                   ? "; ReJIT compilations: " + Twine(Count.ReJitCompiledWoven.load()) +
+                         " with a body weft gave, " + Twine(Count.ReJitCompiledAsItWas.load()) +
+                         " with their own IL"
+                   : Twine()));
     if (L && !RewriteMicros.empty()) {
       std::vector<float> T = RewriteMicros;
       std::sort(T.begin(), T.end());

@@ -18,28 +18,30 @@ using namespace llvm;
 
 namespace weft::fuzz {
 
-void pdbInput(ArrayRef<uint8_t> Bytes) {
+std::string pdbInput(ArrayRef<uint8_t> Bytes) {
   auto M = metadata::Module::create(Bytes, 0);
-  if (!M) {
-    consumeError(M.takeError());
-    return;
-  }
+  if (!M)
+    return toString(M.takeError());
   const metadata::Module &Pdb = **M;
   if (!Pdb.pdb())
-    return;
+    return "metadata without a #Pdb stream";
   metadata::pdb::PdbStats Stats;
-  if (Error E = metadata::pdb::readPortablePdb(Pdb, Stats)) {
-    consumeError(std::move(E));
-    return;
-  }
+  if (Error E = metadata::pdb::readPortablePdb(Pdb, Stats))
+    return toString(std::move(E));
   // Bounded: a file of a few bytes can claim many rows, each of which reads the same blob.
   uint32_t Methods =
       std::min<uint32_t>(Pdb.rowCount(metadata::TableId::MethodDebugInformation), 4096);
   uint32_t Changed = 0, Length = 0;
+  std::string Refused;
+  auto Keep = [&](Error E) {
+    std::string Text = toString(std::move(E));
+    if (Refused.empty())
+      Refused = Text;
+  };
   for (uint32_t Row = 1; Row <= Methods; ++Row) {
     auto Points = metadata::pdb::methodSequencePoints(Pdb, Row);
     if (!Points) {
-      consumeError(Points.takeError());
+      Keep(Points.takeError());
       continue;
     }
     for (const metadata::pdb::SequencePoint &P : *Points) {
@@ -53,7 +55,7 @@ void pdbInput(ArrayRef<uint8_t> Bytes) {
        ++Row) {
     auto Name = metadata::pdb::documentName(Pdb, Row);
     if (!Name)
-      consumeError(Name.takeError());
+      Keep(Name.takeError());
   }
   // Weaving moved the code of the first method with sequence points: two bytes added in front.
   std::map<uint32_t, metadata::pdb::BodyRemap> Remaps;
@@ -64,10 +66,8 @@ void pdbInput(ArrayRef<uint8_t> Bytes) {
     R.AddedRuns.push_back(0);
   }
   Expected<std::vector<uint8_t>> Out = metadata::pdb::rewritePdb(Pdb, Remaps);
-  if (!Out) {
-    consumeError(Out.takeError());
-    return;
-  }
+  if (!Out)
+    return toString(Out.takeError());
   // What weaving writes must read back, and as completely as what it came from.
   auto Again = metadata::Module::create(*Out, 0);
   if (!Again)
@@ -78,6 +78,7 @@ void pdbInput(ArrayRef<uint8_t> Bytes) {
   Expected<std::vector<uint8_t>> Sum = metadata::pdb::pdbChecksum(*Out, **Again, "SHA256");
   if (!Sum)
     bug("no checksum of the rewritten PDB: " + toString(Sum.takeError()));
+  return Refused;
 }
 
 } // namespace weft::fuzz

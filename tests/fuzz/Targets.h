@@ -13,6 +13,7 @@
 #include "llvm/ADT/Twine.h"
 
 #include <cstdint>
+#include <string>
 
 namespace weft::fuzz {
 
@@ -20,8 +21,9 @@ namespace weft::fuzz {
 void specInput(llvm::ArrayRef<uint8_t> Bytes);
 
 /// A portable PDB file: read completely, its sequence points decoded, rewritten for a changed
-/// method and checksummed; each step an error or a result.
-void pdbInput(llvm::ArrayRef<uint8_t> Bytes);
+/// method and checksummed; each step an error or a result. The first error that refused the
+/// input, or empty if it read completely.
+std::string pdbInput(llvm::ArrayRef<uint8_t> Bytes);
 
 /// One byte choosing the passes, one choosing a method of the host assembly
 /// (tests/data/fuzz-weave), then a method body (header, code, exception sections) that replaces

@@ -6,7 +6,8 @@
 // every build and run with their probes; an unchanged build weaves nothing, a changed spec or
 // probe assembly weaves again, a spec error fails the build with a WEFT code at the spec's line;
 // `dotnet test -p:WeftCoverage=true` (the tests built for two target frameworks) makes one report
-// with the same line hits as coverlet.msbuild's two added up, and leaves no woven file behind.
+// with the same lines, each with the same hits, as coverlet.msbuild's two added up, and leaves no
+// woven file behind.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/support/Env.h"
@@ -253,15 +254,26 @@ TEST_F(Package, CoverageInDotnetTestMatchesCoverletAndLeavesNothingWoven) {
     for (const auto &[Line, Hits] :
          coberturaLines(test::readFile(path(("coverlet/coverage." + Tfm + ".cobertura.xml").str()))))
       Coverlet[Line] += Hits;
-  unsigned Both = 0;
+  // The same lines, each hit as often.
+  std::string OnlyWeft, OnlyCoverlet, Differ;
   for (const auto &[Line, Hits] : Coverlet) {
     auto It = Weft.find(Line);
+    std::string Name = "  " + Line.first + ":" + std::to_string(Line.second);
     if (It == Weft.end())
-      continue;
-    ++Both;
-    EXPECT_EQ(It->second, Hits) << Line.first << ":" << Line.second;
+      OnlyCoverlet += Name + "\n";
+    else if (It->second != Hits)
+      Differ += Name + ": weft " + std::to_string(It->second) + ", coverlet " +
+                std::to_string(Hits) + "\n";
   }
-  EXPECT_GE(Both, 14u);
+  for (const auto &[Line, Hits] : Weft)
+    if (!Coverlet.count(Line))
+      OnlyWeft += "  " + Line.first + ":" + std::to_string(Line.second) + "\n";
+  EXPECT_TRUE(OnlyWeft.empty() && OnlyCoverlet.empty() && Differ.empty())
+      << "lines only weft's report has:\n"
+      << OnlyWeft << "lines only coverlet's reports have:\n"
+      << OnlyCoverlet << "lines hit a different number of times:\n"
+      << Differ;
+  EXPECT_GE(Weft.size(), 14u);
   EXPECT_TRUE(StringRef(Report).contains("<method name=\"Count\" signature=\"(class "
                                          "[System.Runtime]System.Collections.Generic."
                                          "IEnumerable`1&lt;string&gt;)\" line-rate=\"1\" "

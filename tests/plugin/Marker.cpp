@@ -3,9 +3,11 @@
 // Built as weft-marker-a and weft-marker-b (MARKER_TAG "a" / "b"; MARKER_EVENTS the WEFT_ON_*
 // bits each asks for). Its pass `mark-TAG` makes each method it is given print "TAG: Type::Method"
 // when entered; with the option fail=NAME it fails on the methods called NAME. Its runtime hooks
-// count what the profiler shows them, keep a counter on each method object (released by the
-// profiler), and at exit write the counts to the file WEFT_MARKER_REPORT_TAG names; the first
-// module load also appends TAG to the file WEFT_MARKER_ORDER names, to show the hooks' order.
+// count what the profiler shows them (ReJIT compilations also by whether weft gave them a woven
+// body; unloads also by the module's file name), keep a counter on each method object (released
+// by the profiler), and at exit write the counts to the file WEFT_MARKER_REPORT_TAG names, one
+// "name count" line each; the first module load also appends TAG to the file WEFT_MARKER_ORDER
+// names, to show the hooks' order.
 //
 //===----------------------------------------------------------------------===//
 #include "weaver/passes/Emit.h"
@@ -17,6 +19,8 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <string>
 
 using namespace llvm;
@@ -68,19 +72,23 @@ void registerPasses(PassRegistry &R) {
 }
 
 struct Counts {
-  std::atomic<int> Modules{0}, Unloads{0}, Jit{0}, Woven{0}, ReJit{0}, GcStarts{0}, GcEnds{0},
-      Induced{0}, DataSet{0}, DataReleased{0};
+  std::atomic<int> Modules{0}, Unloads{0}, Jit{0}, Woven{0}, ReJit{0}, ReJitWoven{0}, GcStarts{0},
+      GcEnds{0}, Induced{0}, DataSet{0}, DataReleased{0};
+  std::mutex Lock;
+  std::map<std::string, int> Unloaded; // by file name
   ~Counts() { // at exit, after the profiler released the data
     const char *Path = std::getenv(("WEFT_MARKER_REPORT_" + Tag).c_str());
     if (!Path || !Modules)
       return; // not in the profiled process (`weft run` loads plugins too, to check the spec)
     if (FILE *F = std::fopen(Path, "w")) {
       std::fprintf(F,
-                   "modules %d\nunloads %d\njit %d\nwoven %d\nrejit %d\ngc-start %d\ngc-end %d\n"
-                   "induced %d\ndata-set %d\ndata-released %d\n",
+                   "modules %d\nunloads %d\njit %d\nwoven %d\nrejit %d\nrejit-woven %d\n"
+                   "gc-start %d\ngc-end %d\ninduced %d\ndata-set %d\ndata-released %d\n",
                    Modules.load(), Unloads.load(), Jit.load(), Woven.load(), ReJit.load(),
-                   GcStarts.load(), GcEnds.load(), Induced.load(), DataSet.load(),
-                   DataReleased.load());
+                   ReJitWoven.load(), GcStarts.load(), GcEnds.load(), Induced.load(),
+                   DataSet.load(), DataReleased.load());
+      for (const auto &[Name, N] : Unloaded)
+        std::fprintf(F, "unloaded:%s %d\n", Name.c_str(), N);
       std::fclose(F);
     }
   }
@@ -95,11 +103,18 @@ void moduleLoaded(const weftModuleEvent *) {
       }
 }
 
-void moduleUnloading(const weftModuleEvent *) { ++Count.Unloads; }
+void moduleUnloading(const weftModuleEvent *E) {
+  ++Count.Unloads;
+  std::string Path = E->Path ? E->Path : "";
+  std::lock_guard<std::mutex> G(Count.Lock);
+  ++Count.Unloaded[Path.substr(Path.find_last_of('/') + 1)];
+}
 
 void compiling(const weftMethodEvent *E, bool ReJit) {
   ++(ReJit ? Count.ReJit : Count.Jit);
   Count.Woven += E->Woven;
+  if (ReJit)
+    Count.ReJitWoven += E->Woven;
   // A counter per method, kept by the profiler under this plugin's key.
   auto *N = static_cast<std::atomic<int> *>(E->Services->GetData(E->Method, E->Plugin));
   if (!N) {

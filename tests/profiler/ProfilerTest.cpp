@@ -26,6 +26,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <csignal>
 #include <map>
 #include <set>
 #include <thread>
@@ -456,7 +457,9 @@ std::pair<uint64_t, uint64_t> compiledAndRewritten(llvm::StringRef Line) {
 // A spec naming methods of System.Text.Json (the framework's, ReadyToRun: its code replaced by
 // ReJIT, with the methods that inlined them) and of Newtonsoft.Json (restored from NuGet): the
 // probes log exactly what the same two libraries woven offline log, the program prints what it
-// prints, and nothing the spec does not name is rewritten.
+// prints, and nothing the spec does not name is rewritten. The log (-v) shows the ReadyToRun
+// methods compiled again through ReJIT with their woven body, and the methods whose precompiled
+// code inlined one (as the runtime answers) compiled from their IL instead.
 TEST(RuntimeWeave, FrameworkAndPackageCodeIsWovenAsOffline) {
   std::string Plain = thirdPartyFolder("plain");
   std::string Spec = Plain + "/weft.json";
@@ -482,7 +485,7 @@ TEST(RuntimeWeave, FrameworkAndPackageCodeIsWovenAsOffline) {
   std::string Dotnet = dotnetWith("tp", "System.Text.Json.dll", WovenJson);
   std::string OfflineLog = Offline + "/probes.log", RuntimeLog = Plain + "/probes.log";
   CommandResult Off = run(Dotnet, {Offline + "/ThirdParty.dll"}, {"WEFT_PROBE_LOG=" + OfflineLog});
-  Ran Rt = weftRun("tp", {"--spec", Spec}, {"dotnet", Plain + "/ThirdParty.dll"},
+  Ran Rt = weftRun("tp", {"-v", "--spec", Spec}, {"dotnet", Plain + "/ThirdParty.dll"},
                    {"WEFT_PROBE_LOG=" + RuntimeLog});
   EXPECT_EQ(Off.Out, Unwoven.Out) << Off.Err;
   EXPECT_EQ(Rt.R.Out, Unwoven.Out) << Rt.R.Err;
@@ -504,12 +507,57 @@ TEST(RuntimeWeave, FrameworkAndPackageCodeIsWovenAsOffline) {
   }
   EXPECT_TRUE(SawJson && SawNewtonsoft);
 
-  EXPECT_NE(Rt.Log.find("System.Text.Json.dll: "), std::string::npos) << Rt.Log;
-  EXPECT_NE(Rt.Log.find("ReadyToRun code"), std::string::npos) << Rt.Log;
-  EXPECT_NE(Rt.Log.find("Newtonsoft.Json.dll: "), std::string::npos) << Rt.Log;
+  EXPECT_NE(Rt.Log.find("System.Text.Json.dll: 150 of "), std::string::npos) << Rt.Log;
+  EXPECT_NE(Rt.Log.find("Newtonsoft.Json.dll: 70 of "), std::string::npos) << Rt.Log;
   std::string Line = shutdownLine(Rt.Log);
   EXPECT_NE(Line.find(" 0 left as they were after a problem"), std::string::npos) << Rt.Log;
   EXPECT_NE(Line.find(" 0 ReJIT failures"), std::string::npos) << Rt.Log;
+
+  // The ReadyToRun methods compiled again through ReJIT (-v logs each compilation), every one
+  // the spec matches with its woven body: JsonSerializer's, among them the Serialize the program
+  // calls once more at its end, after the runtime took the ReJIT asked for at load.
+  std::set<std::string> ReJitted, InlinersReJitted, Other, Inliners, CompiledInstead;
+  llvm::SmallVector<llvm::StringRef, 256> Lines;
+  llvm::StringRef(Rt.Log).split(Lines, '\n', -1, false);
+  for (llvm::StringRef L : Lines) {
+    llvm::StringRef Method = L.split(": ").second;
+    if (Method.consume_back(" compiled again through ReJIT with its woven body"))
+      ReJitted.insert(Method.str());
+    else if (Method.consume_back(" compiled again through ReJIT as it was: it had inlined a "
+                                 "matching method"))
+      InlinersReJitted.insert(Method.str());
+    else if (Method.contains(" compiled again through ReJIT "))
+      Other.insert(Method.str());
+    else if (Method.contains(": its precompiled code inlined method "))
+      Inliners.insert(Method.split("): its precompiled").first.str() + ")");
+    else if (Method.consume_back(" compiled from its IL: its precompiled code inlined a matching "
+                                 "method"))
+      CompiledInstead.insert(Method.str());
+  }
+  EXPECT_FALSE(ReJitted.empty()) << Rt.Log;
+  EXPECT_EQ(Other, std::set<std::string>());
+  for (const std::string &M : ReJitted)
+    EXPECT_TRUE(llvm::StringRef(M).startswith("System.Text.Json.dll: method 0x06")) << M;
+  EXPECT_TRUE(llvm::any_of(ReJitted, [](const std::string &M) {
+    return llvm::StringRef(M).endswith(" (Serialize)");
+  })) << Rt.Log;
+  EXPECT_NE(Line.find("; ReJIT compilations: " + std::to_string(ReJitted.size()) +
+                      " with a body weft gave, " + std::to_string(InlinersReJitted.size()) +
+                      " with their own IL"),
+            std::string::npos)
+      << Line;
+
+  // The runtime's own record of the image's inlining names the methods whose precompiled code
+  // inlined a matching one; those the program runs are compiled again from their IL: by the
+  // JIT, their precompiled code declined, or by the ReJIT asked for with inliners, whichever
+  // the runtime came to first.
+  EXPECT_GE(Inliners.size(), 10u) << Rt.Log;
+  std::set<std::string> InlinersCompiled = CompiledInstead;
+  InlinersCompiled.insert(InlinersReJitted.begin(), InlinersReJitted.end());
+  EXPECT_FALSE(InlinersCompiled.empty()) << Rt.Log;
+  for (const std::string &M : InlinersCompiled)
+    EXPECT_TRUE(Inliners.count(M)) << M;
+
   // Every method compiled among those the spec matches is rewritten, and only those are: the
   // others never reach the passes.
   auto [Compiled, Rewritten] = compiledAndRewritten(Line);
@@ -583,6 +631,55 @@ TEST(ProfilerPlugins, TwoPluginsBothSeeTheirEventsAndRewriteTheSameMethods) {
       << Rt.Log;
 }
 
+/// The lines of \p Log that contain \p What.
+size_t linesWith(llvm::StringRef Log, llvm::StringRef What) {
+  llvm::SmallVector<llvm::StringRef, 256> Lines;
+  Log.split(Lines, '\n', -1, false);
+  return llvm::count_if(Lines, [&](llvm::StringRef L) { return L.contains(What); });
+}
+
+// The hooks of code the runtime compiles again and of modules it unloads: single-ret on
+// System.Text.Json's JsonSerializer (ReadyToRun: compiled again through ReJIT; some methods
+// rewritten, others left as they are) and a plugin's pass on its Serialize methods, and a program
+// that loads Newtonsoft.Json a second time into a collectible AssemblyLoadContext and unloads
+// it. The ReJIT hook of plugin a sees each ReJIT compilation the profiler logs, told woven
+// exactly where the profiler gave a woven body; its unload hook sees the collectible module go;
+// plugin b, which asked for neither, sees neither.
+TEST(ProfilerPlugins, TheReJitAndUnloadHooksSeeWhatTheRuntimeDoes) {
+  std::string Dir = thirdPartyFolder("plugin-hooks");
+  std::string Spec = Dir + "/weft.json";
+  std::string Serializer = "{\"assembly\": \"System.Text.Json\", \"namespace\": "
+                           "\"System.Text.Json\", \"type\": \"JsonSerializer\"}";
+  ASSERT_TRUE(writeFile(Spec, "{\"version\": 1, \"plugins\": [{\"path\": \"" +
+                                  std::string(WEFT_MARKER_A_PLUGIN) + "\", \"priority\": 2}, \"" +
+                                  WEFT_MARKER_B_PLUGIN + "\"], \"rules\": [{\"match\": " +
+                                  Serializer + ", \"passes\": [\"single-ret\"]}, {\"match\": " +
+                                  Serializer.substr(0, Serializer.size() - 1) +
+                                  ", \"method\": \"Serialize\"}, \"passes\": [\"mark-a\"]}]}"));
+  CommandResult Unwoven = run("dotnet", {Dir + "/ThirdParty.dll", "unload"});
+  ASSERT_EQ(Unwoven.ExitCode, 0) << Unwoven.Out << Unwoven.Err;
+  EXPECT_NE(Unwoven.Out.find("collectible: [1,2,3]\ncollectible: unloaded\n"), std::string::npos)
+      << Unwoven.Out;
+  std::string A = Dir + "/a.txt", B = Dir + "/b.txt";
+  Ran Rt =
+      weftRun("plugin-hooks", {"-v", "--spec", Spec}, {"dotnet", Dir + "/ThirdParty.dll", "unload"},
+              {"WEFT_MARKER_REPORT_a=" + A, "WEFT_MARKER_REPORT_b=" + B});
+  EXPECT_EQ(Rt.R.ExitCode, 0) << Rt.R.Err;
+  EXPECT_NE(Rt.R.Out.find("a: System.Text.Json.JsonSerializer::"), std::string::npos) << Rt.R.Out;
+  std::map<std::string, int> Ca = counts(readFile(A)), Cb = counts(readFile(B));
+  size_t ReJits = linesWith(Rt.Log, " compiled again through ReJIT ");
+  size_t WovenReJits = linesWith(Rt.Log, " compiled again through ReJIT with its woven body");
+  EXPECT_GT(WovenReJits, 0u) << Rt.Log;
+  EXPECT_GT(ReJits, WovenReJits) << Rt.Log;
+  EXPECT_EQ(size_t(Ca["rejit"]), ReJits) << Rt.Log;
+  EXPECT_EQ(size_t(Ca["rejit-woven"]), WovenReJits) << Rt.Log;
+  EXPECT_EQ(Ca["unloads"], 1);
+  EXPECT_EQ(Ca["unloaded:Newtonsoft.Json.dll"], 1);
+  EXPECT_EQ(Cb["rejit"], 0);
+  EXPECT_EQ(Cb["unloads"], 0);
+  EXPECT_GT(Cb["modules"], 5);
+}
+
 // A plugin's pass that fails on a method leaves that method as it was, says why, and the other
 // methods are woven; the program runs.
 TEST(ProfilerPlugins, APluginPassThatFailsLeavesItsMethodAsItWas) {
@@ -627,9 +724,9 @@ TEST(ProfilerPlugins, APluginThatCannotLoadInstrumentsNothing) {
 
 // `weft attach` loads the profiler into a program started without any profiler variables,
 // through the runtime's diagnostics channel: the method the spec names, already compiled and
-// running, is compiled again through ReJIT and its probes record every call from then on, until
-// `weft detach` reverts it (RequestRevert: its own IL again); the program prints what it prints
-// unwoven throughout.
+// running, is compiled again through ReJIT (once, with its woven body, the log says with -v) and
+// its probes record every call from then on, until `weft detach` reverts it (RequestRevert: its
+// own IL again); the program prints what it prints unwoven throughout.
 TEST(ProfilerAttach, ARunningProgramIsInstrumentedFromTheAttachToTheDetach) {
   std::string ProbeLog = scratchDir("attach-probes") + "/probes.log";
   Ticker T("attach", {}, {"WEFT_PROBE_LOG=" + ProbeLog});
@@ -643,7 +740,7 @@ TEST(ProfilerAttach, ARunningProgramIsInstrumentedFromTheAttachToTheDetach) {
   ASSERT_TRUE(waitFor(30, [&] { return countOf(readFile(Out), "\n") >= 5; })) << readFile(Err);
 
   CommandResult A = run(weftTool(), {"attach", "--pid", std::to_string(PI.Pid), "--spec", Spec,
-                                     "--log", Log});
+                                     "--log", Log, "-v"});
   ASSERT_EQ(A.ExitCode, 0) << A.Err;
   EXPECT_EQ(A.Out, "weft: attached to process " + std::to_string(PI.Pid) + "; its log: " + Log +
                        "\n");
@@ -678,6 +775,9 @@ TEST(ProfilerAttach, ARunningProgramIsInstrumentedFromTheAttachToTheDetach) {
   std::string Text = readFile(Log);
   EXPECT_NE(Text.find("attached to the running process"), std::string::npos) << Text;
   EXPECT_NE(Text.find("Ticker.dll: 1 of "), std::string::npos) << Text;
+  EXPECT_EQ(linesWith(Text, " (Tick) compiled again through ReJIT with its woven body"), 1u)
+      << Text;
+  EXPECT_EQ(linesWith(Text, " compiled again through ReJIT "), 1u) << Text;
   EXPECT_NE(Text.find("detach: 1 methods back to their own IL\n"), std::string::npos) << Text;
 }
 
@@ -714,6 +814,7 @@ TEST(ProfilerAttach, AProcessWithoutADiagnosticsChannelIsAnError) {
 /// One event of a tracepoint records file.
 struct TraceEvent {
   std::string Ph, Name;
+  int64_t Tid = 0;
   std::vector<std::string> Tracepoints;
   llvm::json::Object Args;
 };
@@ -747,6 +848,7 @@ std::vector<TraceEvent> traceEvents(const std::string &Dir) {
       TraceEvent E;
       E.Ph = O.getString("ph").getValueOr("").str();
       E.Name = O.getString("name").getValueOr("").str();
+      E.Tid = O.getInteger("tid").getValueOr(0);
       if (llvm::json::Object *A = O.getObject("args")) {
         if (llvm::json::Array *T = A->getArray("tracepoints"))
           for (const llvm::json::Value &N : *T)
@@ -810,6 +912,24 @@ void expectDescribeRecorded(const TraceEvent &B, const TraceEvent &E) {
   std::string Printed = tickLine(int(*N));
   llvm::StringRef Description = llvm::StringRef(Printed).split(' ').second.split(' ').second.split(' ').second.split(' ').second.split(' ').first;
   EXPECT_EQ(Return->getString("value"), llvm::Optional<llvm::StringRef>(Description));
+}
+
+/// The figures of the log's timeline line ("... N calls recorded; ... (D dropped)"): calls,
+/// dropped; -1 for a figure the log does not give.
+std::pair<long long, long long> timelineFigures(llvm::StringRef Log) {
+  size_t At = Log.find(" calls recorded");
+  if (At == llvm::StringRef::npos)
+    return {-1, -1};
+  llvm::StringRef Line = Log.substr(Log.rfind('\n', At) + 1).split('\n').first;
+  long long Calls = -1, Dropped = -1;
+  llvm::StringRef Before = Line.split(" calls recorded").first;
+  Before = Before.substr(Before.rfind(' ') + 1);
+  if (Before.getAsInteger(10, Calls))
+    Calls = -1;
+  llvm::StringRef After = Line.rsplit(" (").second;
+  if (After.consumeInteger(10, Dropped) || !After.startswith(" dropped)"))
+    Dropped = -1;
+  return {Calls, Dropped};
 }
 
 // Tracepoints added, combined, disabled, removed and added again by editing the spec while the
@@ -904,6 +1024,10 @@ TEST(ProfilerTracepoints, EditingTheSpecChangesWhatARunningProgramRecords) {
             std::string::npos) << Text;
   EXPECT_NE(Text.find("(0 dropped)"), std::string::npos) << Text;
   EXPECT_EQ(Text.find("left as it is"), std::string::npos) << Text;
+  // Each call recorded is on the timeline.
+  long long Calls = timelineFigures(Text).first;
+  EXPECT_GT(Calls, 0) << Text;
+  EXPECT_EQ(llvm::count_if(Events, [](const TraceEvent &E) { return E.Ph == "B"; }), Calls);
 }
 
 // The same through `weft attach`, on a program started without any profiler variables: a
@@ -969,11 +1093,33 @@ std::vector<std::string> tracepointPrograms() {
 
 class TracepointsEverywhere : public ::testing::TestWithParam<std::string> {};
 
+/// Checks that the timeline in \p Dir holds the calls the log (\p Log) says were recorded: more
+/// than none, each enter ("B") with its leave ("E") on its thread, as many enters as calls
+/// recorded, unless the log counts records dropped (a full ring drops them unpaired).
+void expectEveryCallEnteredAndLeft(const std::string &Dir, llvm::StringRef Log) {
+  auto [Calls, Dropped] = timelineFigures(Log);
+  ASSERT_GT(Calls, 0) << Log.str();
+  ASSERT_GE(Dropped, 0) << Log.str();
+  std::map<int64_t, std::pair<size_t, size_t>> PerThread; // enters, leaves
+  size_t Enters = 0;
+  for (const TraceEvent &E : traceEvents(Dir)) {
+    EXPECT_NE(E.Tid, 0) << E.Name;
+    auto &[B, L] = PerThread[E.Tid];
+    (E.Ph == "B" ? B : L) += 1;
+    Enters += E.Ph == "B";
+  }
+  if (Dropped != 0)
+    return;
+  EXPECT_EQ(Enters, size_t(Calls));
+  for (const auto &[Tid, Counts] : PerThread)
+    EXPECT_EQ(Counts.first, Counts.second) << "thread " << Tid;
+}
+
 // A tracepoint on every method of a corpus program, recording objects two levels deep: the
 // program prints what it prints unwoven and exits as it does, no method is left as it was, and
-// the timeline is one valid JSON document holding as many leaves as enters (unless a full ring
-// dropped records: BigMethod's loops). (A recorder that read an object wrongly would take the
-// process down.)
+// the timeline is one valid JSON document holding every call recorded, each thread's enters each
+// with its leave (unless a full ring dropped records: BigMethod's loops). (A recorder that read
+// an object wrongly would take the process down.)
 TEST_P(TracepointsEverywhere, TheProgramRunsAsItDoes) {
   std::string Name = GetParam();
   std::string Dir = scratchDir("tp-all-" + Name);
@@ -985,16 +1131,10 @@ TEST_P(TracepointsEverywhere, TheProgramRunsAsItDoes) {
   EXPECT_EQ(R.R.ExitCode, 0) << R.R.Err;
   EXPECT_EQ(R.R.Out, expectedOutput(Name));
   EXPECT_EQ(R.Log.find("left as it is"), std::string::npos) << R.Log;
-  EXPECT_NE(R.Log.find("calls recorded"), std::string::npos) << R.Log;
   llvm::Expected<llvm::json::Value> Doc = llvm::json::parse(timelineText(Dir));
   ASSERT_TRUE(bool(Doc)) << llvm::toString(Doc.takeError());
   EXPECT_EQ(countEvents(Dir, "B", ""), 0u);
-  size_t Enters = 0, Leaves = 0;
-  for (const TraceEvent &E : traceEvents(Dir))
-    (E.Ph == "B" ? Enters : Leaves) += 1;
-  if (R.Log.find("(0 dropped)") != std::string::npos) { // a full ring drops records unpaired
-    EXPECT_EQ(Enters, Leaves);
-  }
+  expectEveryCallEnteredAndLeft(Dir, R.Log);
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, TracepointsEverywhere, ::testing::ValuesIn(tracepointPrograms()),
@@ -1298,10 +1438,75 @@ TEST(ProfilerEventPipe, DotnetTraceReceivesTheTracePassesCalls) {
 
 // --- LTTng ---
 
-// With --lttng, where LTTng-UST is installed and a session can run (lttng-tools; a session
-// daemon, which `lttng create` starts), the timeline's records are also LTTng-UST events of the
-// provider weft: the calls' enter and leave with arguments and results as the program printed
-// them, and its induced collections. Skipped, saying why, where that cannot run.
+/// The names in \p Dir that start with \p Prefix.
+std::set<std::string> namesIn(const std::string &Dir, llvm::StringRef Prefix) {
+  std::set<std::string> Out;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
+    if (llvm::sys::path::filename(It->path()).startswith(Prefix))
+      Out.insert(It->path());
+  return Out;
+}
+
+/// An LTTng session daemon for a test, with LTTNG_HOME in a folder of the test's own: the one
+/// that runs already (for root, the root session daemon), or one started for the test and
+/// stopped with it (for root, the root session daemon, without kernel tracing), its run folder
+/// and the shared-memory files LTTng-UST makes removed if they were not there before: the
+/// machine is left as it was.
+class LttngDaemon {
+public:
+  LttngDaemon(std::string Lttng, const std::string &Dir)
+      : Lttng(std::move(Lttng)), Home(Dir + "/lttng-home"),
+        RunDir(getuid() == 0 ? "/var/run/lttng" : Home + "/.lttng") {
+    EXPECT_FALSE(llvm::sys::fs::create_directories(Home));
+    ShmBefore = namesIn("/dev/shm", "lttng-ust-");
+    HadRunDir = llvm::sys::fs::exists(RunDir);
+  }
+  /// Starts a daemon if none answers.
+  void start() {
+    if (lttng({"list"}).ExitCode == 0)
+      return; // a daemon runs already: used, and left running
+    llvm::ErrorOr<std::string> Sessiond = llvm::sys::findProgramByName("lttng-sessiond");
+    ASSERT_TRUE(bool(Sessiond)) << "lttng-sessiond is not installed (lttng-tools is)";
+    std::vector<std::string> Args = {"--daemonize"};
+    if (getuid() == 0)
+      Args.push_back("--no-kernel");
+    CommandResult R = run(*Sessiond, Args, env(), 60);
+    ASSERT_EQ(R.ExitCode, 0) << "lttng-sessiond did not start: " << R.Out << R.Err;
+    std::string Pid = readFile(RunDir + "/lttng-sessiond.pid");
+    ASSERT_FALSE(llvm::StringRef(Pid).trim().getAsInteger(10, Started)) << Pid;
+    ASSERT_GT(Started, 0);
+  }
+  ~LttngDaemon() {
+    if (Started > 0 && ::kill(Started, SIGTERM) == 0)
+      waitFor(30, [&] { return ::kill(Started, 0) != 0; });
+    if (Started > 0 && !HadRunDir) {
+      run("rm", {"-rf", RunDir});
+    }
+    for (const std::string &F : namesIn("/dev/shm", "lttng-ust-"))
+      if (!ShmBefore.count(F))
+        llvm::sys::fs::remove(F);
+  }
+  /// LTTNG_HOME for lttng, the daemon and the traced program.
+  std::vector<std::string> env() const { return {"LTTNG_HOME=" + Home}; }
+  /// `lttng ARGS`, never starting a daemon of its own.
+  CommandResult lttng(std::vector<std::string> Args) const {
+    Args.insert(Args.begin(), "--no-sessiond");
+    return run(Lttng, Args, env(), 60);
+  }
+
+private:
+  std::string Lttng, Home, RunDir;
+  std::set<std::string> ShmBefore;
+  bool HadRunDir = false;
+  int Started = 0;
+};
+
+// With --lttng, where LTTng-UST is installed, the timeline's records are also LTTng-UST events
+// of the provider weft: the calls' enter and leave with arguments and results as the program
+// printed them, and its induced collections. The test runs its own session (and a session daemon
+// if none runs); it fails where LTTng's packages are installed and a session cannot run, and is
+// skipped, saying why, only where they are not installed.
 TEST(ProfilerLttng, TimelineRecordsAreLttngEventsWhereASessionCanRun) {
   if (!llvm::sys::fs::exists(binaryDir() + "/cli/libweft_lttng.so"))
     GTEST_SKIP() << "libweft_lttng.so was not built (LTTng-UST is not installed)";
@@ -1310,24 +1515,29 @@ TEST(ProfilerLttng, TimelineRecordsAreLttngEventsWhereASessionCanRun) {
   if (!Lttng || !Babeltrace)
     GTEST_SKIP() << "lttng or babeltrace2 is not installed (./dev setup installs them)";
   std::string Dir = scratchDir("lttng");
+  LttngDaemon Daemon(*Lttng, Dir);
+  ASSERT_NO_FATAL_FAILURE(Daemon.start());
   std::string Session = "weft-test-" + std::to_string(getpid());
-  CommandResult Created = run(*Lttng, {"create", Session, "--output=" + Dir + "/trace"});
-  if (Created.ExitCode != 0)
-    GTEST_SKIP() << "no LTTng session can run here: " << Created.Out << Created.Err;
-  auto Destroy = llvm::make_scope_exit([&] { run(*Lttng, {"destroy", Session}); });
-  ASSERT_EQ(run(*Lttng, {"enable-event", "--session=" + Session, "--userspace", "weft:*"}).ExitCode, 0);
-  ASSERT_EQ(run(*Lttng, {"start", Session}).ExitCode, 0);
+  CommandResult Created = Daemon.lttng({"create", Session, "--output=" + Dir + "/trace"});
+  ASSERT_EQ(Created.ExitCode, 0) << "no LTTng session: " << Created.Out << Created.Err;
+  auto Destroy = llvm::make_scope_exit([&] { Daemon.lttng({"destroy", Session}); });
+  CommandResult Enabled =
+      Daemon.lttng({"enable-event", "--session=" + Session, "--userspace", "weft:*"});
+  ASSERT_EQ(Enabled.ExitCode, 0) << Enabled.Out << Enabled.Err;
+  ASSERT_EQ(Daemon.lttng({"start", Session}).ExitCode, 0);
 
   std::string Spec = Dir + "/weft.json", Log = Dir + "/weft.log";
   writeTracepoints(Spec, "[" + tracepoint("describe", "Describe") + "]");
   {
-    Ticker T("lttng-run", {weftTool(), "run", "--spec", Spec, "--lttng", "--gc", "informational",
-                           "--log", Log, "--output-dir", Dir, "--"}, {});
+    Ticker T("lttng-run",
+             {weftTool(), "run", "--spec", Spec, "--lttng", "--gc", "informational", "--log", Log,
+              "--output-dir", Dir, "--"},
+             Daemon.env());
     ASSERT_TRUE(T.waitTicks(60)) << readFile(T.Err) << readFile(Log);
     EXPECT_EQ(T.stop(), 0) << readFile(T.Err);
     T.expectUnchangedOutput();
   }
-  ASSERT_EQ(run(*Lttng, {"stop", Session}).ExitCode, 0);
+  ASSERT_EQ(Daemon.lttng({"stop", Session}).ExitCode, 0);
   EXPECT_NE(readFile(Log).find("lttng: the provider 'weft' is registered"), std::string::npos)
       << readFile(Log);
   CommandResult Read = run(*Babeltrace, {Dir + "/trace"}, {}, 120);

@@ -1,9 +1,10 @@
 //===- tests/unit/FuzzRegressionTest.cpp - Saved fuzz inputs, replayed ----===//
 //
-// Every input under tests/data/fuzz-regressions/{spec,pdb,weave} once showed a bug to FuzzSpec,
-// FuzzPdb or FuzzWeave; each goes through the same code as in the fuzz target (tests/fuzz/
-// Targets.h), which aborts on a bug. The weave target is also given the host's own bodies with
-// every pass set, as its seeds are.
+// Every input under tests/data/fuzz-regressions/{spec,weave} once showed a bug to FuzzSpec or
+// FuzzWeave, and each under pdb/ is a portable PDB damaged in one way the reader must refuse;
+// each goes through the same code as in the fuzz target (tests/fuzz/Targets.h), which aborts on
+// a bug. A kind with no input left fails. The weave target is also given the host's own bodies
+// with every pass set, as its seeds are.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/fuzz/Targets.h"
@@ -14,11 +15,13 @@
 #include "pe/Image.h"
 #include "weaver/il/BodyReader.h"
 
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <map>
 
 using namespace weft;
 
@@ -28,17 +31,38 @@ std::vector<std::string> saved(const std::string &Kind, const std::string &Exten
   return test::filesUnder(test::sourceDir() + "/tests/data/fuzz-regressions/" + Kind, {Extension});
 }
 
+llvm::ArrayRef<uint8_t> bytes(const std::string &Text) {
+  return llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Text.data()), Text.size());
+}
+
 void replay(const std::vector<std::string> &Files, void (*Target)(llvm::ArrayRef<uint8_t>)) {
+  ASSERT_FALSE(Files.empty()) << "no saved input to replay";
   for (const std::string &F : Files) {
     SCOPED_TRACE(F);
-    std::string Text = test::readFile(F);
-    Target(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Text.data()), Text.size()));
+    Target(bytes(test::readFile(F)));
   }
 }
 
 TEST(FuzzRegressions, SpecInputs) { replay(saved("spec", ".json"), fuzz::specInput); }
 
-TEST(FuzzRegressions, PdbInputs) { replay(saved("pdb", ".pdb"), fuzz::pdbInput); }
+// Each damaged PDB is refused, by the check its damage is for (the README says how each was made).
+TEST(FuzzRegressions, PdbInputs) {
+  const std::map<std::string, std::string> Refusals = {
+      {"truncated-in-table-stream.pdb", "stream [0xd4, +0x16c) extends beyond the metadata"},
+      {"rows-past-table-stream.pdb", "16777215 rows of 4 bytes extend beyond the table stream"},
+      {"document-name-part-outside-blob-heap.pdb", "part outside the #Blob heap"},
+      {"sequence-points-name-document-0.pdb", "document record naming no document"},
+  };
+  std::vector<std::string> Files = saved("pdb", ".pdb");
+  ASSERT_EQ(Files.size(), Refusals.size());
+  for (const std::string &F : Files) {
+    SCOPED_TRACE(F);
+    auto It = Refusals.find(llvm::sys::path::filename(F).str());
+    ASSERT_NE(It, Refusals.end());
+    std::string Refused = fuzz::pdbInput(bytes(test::readFile(F)));
+    EXPECT_NE(Refused.find(It->second), std::string::npos) << Refused;
+  }
+}
 
 // Found while writing FuzzPdb (by reading the decoder; the fuzzer had not reached it): a document
 // record whose document is a malformed compressed integer. The reader stopped but the loop did

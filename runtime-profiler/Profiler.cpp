@@ -237,7 +237,8 @@ HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching
   if (Gc)
     Gc->startSession();
   L->line(Twine(Attaching ? "attached to the running process, " : "attached to ") + Runtime +
-          " through ICorProfilerInfo" + Twine(InfoVersion) + "; " + Conf.Source);
+          " through ICorProfilerInfo" + Twine(InfoVersion) + "; " + Conf.Source +
+          "; process: " + ProcessIdentity::current().commandLine());
   if (Attaching)
     openControlFolder(setting(ControlDirVariable, AttachData, Attaching), AttachData);
   {

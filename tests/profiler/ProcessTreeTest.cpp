@@ -1,0 +1,160 @@
+//===- tests/profiler/ProcessTreeTest.cpp - weft run over a tree of processes -===//
+//
+// `weft run -- dotnet test` starts the SDK's command, MSBuild's nodes, the compilers and the test
+// host, all inheriting the variables that load the profiler. By default only the test host is
+// instrumented; --process chooses others; no process of the tree outlives weft with the profiler;
+// and processes that load the same module write their own coverage hits.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime-profiler/Identity.h"
+#include "tests/support/Env.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+#include <unistd.h>
+
+using namespace weft;
+using namespace weft::test;
+
+namespace {
+
+/// The log's lines that say a process attached, with the process's command line.
+std::vector<std::string> attachedProcesses(llvm::StringRef Log) {
+  std::vector<std::string> Lines;
+  llvm::SmallVector<llvm::StringRef, 64> All;
+  Log.split(All, '\n', -1, false);
+  for (llvm::StringRef L : All)
+    if (L.contains("]: attached to CoreCLR ")) {
+      size_t At = L.find("; process: ");
+      Lines.push_back(At == llvm::StringRef::npos ? L.str() : L.substr(At + 11).str());
+    }
+  return Lines;
+}
+
+/// The processes alive now whose environment holds \p Marker.
+std::vector<std::string> processesWith(llvm::StringRef Marker) {
+  std::vector<std::string> Found;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It("/proc", EC), End; It != End && !EC; It.increment(EC)) {
+    llvm::StringRef Pid = llvm::sys::path::filename(It->path());
+    if (Pid.empty() || !llvm::all_of(Pid, llvm::isDigit))
+      continue;
+    auto Env = llvm::MemoryBuffer::getFileAsStream(It->path() + "/environ");
+    if (!Env || !(*Env)->getBuffer().contains(Marker))
+      continue;
+    std::string Cmd = readFile(It->path() + "/cmdline");
+    std::replace(Cmd.begin(), Cmd.end(), '\0', ' ');
+    Found.push_back(Pid.str() + ": " + Cmd);
+  }
+  return Found;
+}
+
+TEST(ProcessTree, DotnetTestInstrumentsTheTestHostAndLeavesNothingBehind) {
+  std::string Dir = scratchDir("process-tree");
+  std::string Spec = Dir + "/weft.json", Log = Dir + "/weft.log", Out = Dir + "/out";
+  ASSERT_TRUE(writeFile(Spec, "{\"version\": 1, \"rules\": [{\"match\": {\"assembly\": "
+                              "\"RunTree\"}, \"passes\": [{\"name\": \"coverage\"}]}]}"));
+  ASSERT_FALSE(llvm::sys::fs::create_directories(Out));
+  // A mark in every process of the tree, to find any that outlives weft.
+  std::string Marker = "WEFT_TEST_TREE=" + std::to_string(::getpid());
+  CommandResult R = run(
+      weftTool(),
+      {"run", "--spec", Spec, "--log", Log, "--output-dir", Out, "--", "dotnet", "test",
+       sourceDir() + "/tests/run-tree/RunTree.csproj", "--artifacts-path", Dir + "/artifacts",
+       "-nologo", "-v:q"},
+      {Marker}, 600);
+  ASSERT_EQ(R.ExitCode, 0) << R.Out << R.Err << readFile(Log);
+  EXPECT_NE(R.Out.find("Passed!"), std::string::npos) << R.Out;
+
+  // Only the test host was instrumented; the SDK's command (and its MSBuild nodes, compilers,
+  // VSTest console) declined.
+  std::string Text = readFile(Log);
+  std::vector<std::string> Attached = attachedProcesses(Text);
+  ASSERT_FALSE(Attached.empty()) << Text;
+  for (const std::string &P : Attached)
+    EXPECT_NE(P.find("testhost.dll"), std::string::npos) << P;
+  EXPECT_NE(Text.find("is not instrumented: it is the .NET SDK's command 'dotnet test'"),
+            std::string::npos)
+      << Text;
+
+  // Nothing of the tree is still running with the profiler's variables (no reused MSBuild node,
+  // no compiler server).
+  std::vector<std::string> Left;
+  for (int I = 0; I < 100; ++I) {
+    Left = processesWith(Marker);
+    if (Left.empty())
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(Left.empty()) << "still running: " << llvm::join(Left, "; ");
+
+  // The test host's coverage: the map in the output folder, the hits named after the process.
+  std::vector<std::string> Hits = filesUnder(Dir + "/artifacts", {".weft-hits"});
+  ASSERT_EQ(Hits.size(), 1u) << Text;
+  llvm::StringRef Name = llvm::sys::path::filename(Hits[0]);
+  EXPECT_TRUE(Name.startswith("RunTree.") && Name.count('.') == 2) << Name;
+  CommandResult Report =
+      run(weftTool(), {"coverage", "report", "--map", Out + "/RunTree.dll.coverage.json", "--hits",
+                       Hits[0], "--format", "lcov"});
+  ASSERT_EQ(Report.ExitCode, 0) << Report.Err;
+  EXPECT_NE(Report.Out.find("SF:" + sourceDir() + "/tests/run-tree/Counting.cs"),
+            std::string::npos)
+      << Report.Out;
+}
+
+// Two processes of one tree load the same module: each writes its own hits, the map is one, and
+// the report adds them up.
+TEST(ProcessTree, ProcessesLoadingOneModuleNeverOverwriteEachOthersHits) {
+  std::string Dir = scratchDir("process-tree-hits");
+  std::string Log = Dir + "/weft.log";
+  ASSERT_TRUE(copyCorpusCompanions("Closures", Dir));
+  ASSERT_FALSE(llvm::sys::fs::copy_file(corpusDll("Closures"), Dir + "/Closures.dll"));
+  std::string Pdb = corpusDll("Closures");
+  Pdb.replace(Pdb.size() - 4, 4, ".pdb");
+  ASSERT_FALSE(llvm::sys::fs::copy_file(Pdb, Dir + "/Closures.pdb"));
+  std::string Dll = Dir + "/Closures.dll";
+  CommandResult R = run(weftTool(),
+                        {"run", "--pass", "coverage", "--log", Log, "--output-dir", Dir, "--", "sh",
+                         "-c", "cd '" + Dir + "' && dotnet '" + Dll + "' >one.txt & cd '" + Dir +
+                                   "' && dotnet '" + Dll + "' >two.txt; wait"},
+                        {}, 300);
+  ASSERT_EQ(R.ExitCode, 0) << R.Err << readFile(Log);
+  EXPECT_EQ(readFile(Dir + "/one.txt"), expectedOutput("Closures"));
+  EXPECT_EQ(readFile(Dir + "/two.txt"), expectedOutput("Closures"));
+  std::vector<std::string> Hits = filesUnder(Dir, {".weft-hits"});
+  ASSERT_EQ(Hits.size(), 2u) << readFile(Log);
+  EXPECT_NE(Hits[0], Hits[1]);
+  std::vector<std::string> Maps = filesUnder(Dir, {".coverage.json"});
+  ASSERT_EQ(Maps.size(), 1u) << "one map for the module both processes wove the same";
+  CommandResult Both = run(weftTool(), {"coverage", "report", "--map", Maps[0], "--hits", Hits[0],
+                                        "--hits", Hits[1], "--format", "lcov"});
+  CommandResult One = run(weftTool(), {"coverage", "report", "--map", Maps[0], "--hits", Hits[0],
+                                       "--format", "lcov"});
+  ASSERT_EQ(Both.ExitCode, 0) << Both.Err;
+  // Every line's count in the sum is twice one run's (the program is deterministic).
+  llvm::SmallVector<llvm::StringRef, 256> A, B;
+  llvm::StringRef(One.Out).split(A, '\n');
+  llvm::StringRef(Both.Out).split(B, '\n');
+  ASSERT_EQ(A.size(), B.size());
+  size_t Doubled = 0;
+  for (size_t I = 0; I < A.size(); ++I) {
+    llvm::StringRef LA = A[I], LB = B[I];
+    if (!LA.consume_front("DA:") || !LB.consume_front("DA:"))
+      continue;
+    auto [LineA, CountA] = LA.split(',');
+    auto [LineB, CountB] = LB.split(',');
+    EXPECT_EQ(LineA, LineB);
+    EXPECT_EQ(std::stoll(CountB.str()), 2 * std::stoll(CountA.str())) << LineA;
+    Doubled += CountA != "0";
+  }
+  EXPECT_GT(Doubled, 10u);
+}
+
+} // namespace

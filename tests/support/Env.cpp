@@ -10,7 +10,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <ftw.h>
+#include <sys/stat.h>
 
 using namespace llvm;
 
@@ -213,10 +216,20 @@ bool writeFile(StringRef Path, StringRef Text) {
   return true;
 }
 
+static int removeOne(const char *Path, const struct stat *, int, struct FTW *) {
+  ::remove(Path);
+  return 0;
+}
+
+void removeTree(StringRef Path) {
+  // Not sys::fs::remove_directories: it leaves FIFOs and sockets (and the folders holding them).
+  ::nftw(Path.str().c_str(), removeOne, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 std::string scratchDir(StringRef Name) {
   SmallString<256> P(binaryDir());
   sys::path::append(P, "test-scratch", Name);
-  sys::fs::remove_directories(P);
+  removeTree(P);
   sys::fs::create_directories(P);
   return std::string(P);
 }

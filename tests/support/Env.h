@@ -73,6 +73,9 @@ std::vector<std::string> filesUnder(llvm::StringRef Dir,
 
 std::string readFile(llvm::StringRef Path);
 bool writeFile(llvm::StringRef Path, llvm::StringRef Text);
+/// Removes \p Path and everything under it, whatever its kind (links are removed, not followed).
+void removeTree(llvm::StringRef Path);
+
 /// A fresh empty directory under the build tree for one test.
 std::string scratchDir(llvm::StringRef Name);
 

@@ -65,7 +65,7 @@ SharedFolder::SharedFolder(StringRef Name, bool Shared) {
 
 SharedFolder::~SharedFolder() {
   if (!Path.empty())
-    sys::fs::remove_directories(Path);
+    removeTree(Path);
 }
 
 std::string SharedFolder::operator/(StringRef Name) const {

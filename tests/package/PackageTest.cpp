@@ -187,9 +187,13 @@ TEST_F(Package, CleanThenBuildAndTurningWeavingOffAndOn) {
 
 TEST_F(Package, WeavingCacheGivesTheOutputAfterAClean) {
   // A quote and a `;` (%3B to MSBuild's command line) besides the sample's own `$(...)` and
-  // backticks; the options are split by the response file's rules.
-  std::string Cache = path("cache it's %3B `touch weft-pwned`");
-  std::vector<std::string> Cached = {"-p:WeftCacheDir=" + Cache,
+  // backticks; the options are split by the response file's rules. The folder is its group's
+  // too, which weft takes only as a cache shared on purpose (WeftCacheShared).
+  std::string Cache = path("cache it's ; `touch weft-pwned`");
+  ASSERT_FALSE(sys::fs::create_directories(Cache));
+  ASSERT_FALSE(sys::fs::setPermissions(Cache, sys::fs::perms(0770)));
+  std::vector<std::string> Cached = {"-p:WeftCacheDir=" + path("cache it's %3B `touch weft-pwned`"),
+                                     "-p:WeftCacheShared=true",
                                      "-p:WeftWeaveOptions='-v' --threads '2'"};
   ASSERT_EQ(dotnet("clean", "WovenSolution.slnx").ExitCode, 0);
   test::CommandResult R = build(Cached);
@@ -200,7 +204,7 @@ TEST_F(Package, WeavingCacheGivesTheOutputAfterAClean) {
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
   EXPECT_EQ(StringRef(R.Out).count("taken from the weaving cache"), 3u) << R.Out;
   EXPECT_EQ(runApp(), WovenOutput);
-  EXPECT_TRUE(sys::fs::is_directory(path("cache it's ; `touch weft-pwned`")));
+  EXPECT_EQ(test::filesUnder(Cache, {"entry"}).size(), 3u);
   EXPECT_EQ(test::filesUnder(Root, {"weft-pwned"}), std::vector<std::string>{});
 }
 

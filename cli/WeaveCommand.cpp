@@ -19,6 +19,7 @@
 #include "metadata/Editor.h"
 #include "metadata/Resolver.h"
 #include "pe/StrongName.h"
+#include "support/RegularFile.h"
 #include "support/WorkerTeam.h"
 #include "weaver/ModuleWriter.h"
 #include "weaver/ReadAll.h"
@@ -61,6 +62,7 @@ struct WeaveOptions {
   std::string SpecFile;
   std::vector<std::string> Passes;
   std::string CacheDir; // --cache-dir, else WEFT_CACHE_DIR
+  bool CacheShared = false; // --cache-shared, else WEFT_CACHE_SHARED
   std::string DepsFile;
   std::string MessageFormat = "plain";
   unsigned Threads = 0;
@@ -358,7 +360,24 @@ std::string roleOf(const Job &J, StringRef Path) {
   return "=" + sys::path::filename(Path).str();
 }
 
-std::string pathOfRole(const Job &J, StringRef Role) {
+/// The path of the role \p Role of \p J's outputs; nullopt for a role a weave of \p J does not
+/// write: the output, its PDB (named after the output, or as the input's CodeView entry names
+/// it) and the output's side files (named after the whole output's name).
+std::optional<std::string> pathOfRole(const Job &J, StringRef Role) {
+  std::string Output = roleOf(J, J.Output);
+  bool Known =
+      Role == Output || Role == "~.pdb" || (Role.startswith(Output + ".") && !Role.contains('/'));
+  if (!Known) {
+    // A PDB of a name of its own: the one a weave of this input writes.
+    Expected<std::unique_ptr<pe::Image>> Img = pe::Image::open(J.Input);
+    if (!Img) {
+      consumeError(Img.takeError());
+      return std::nullopt;
+    }
+    Known = Role == roleOf(J, outputPdbPath(J, separatePdbPath(**Img, J.Input)));
+  }
+  if (!Known)
+    return std::nullopt;
   SmallString<256> Path(J.Output);
   if (Role.consume_front("~")) {
     sys::path::replace_extension(Path, "");
@@ -592,8 +611,9 @@ std::optional<std::string> sameOutputError(ArrayRef<Job> Jobs) {
   return std::nullopt;
 }
 
-/// What every output of the run depends on besides its input: weft's build, the spec (and its
-/// plugins) or the passes, the strong-name key, --force. Also the files of --deps.
+/// What every output of the run depends on besides its input: weft's build, the spec or the
+/// passes, the plugins loaded (by --load or by the spec), the strong-name key, --force. Also the
+/// files of --deps.
 Error keyTheRun(WeaveRun &Run) {
   const WeaveOptions &Opt = Run.Opt;
   CacheKey &K = Run.RunKey;
@@ -602,11 +622,10 @@ Error keyTheRun(WeaveRun &Run) {
   for (const std::string &P : Opt.Passes)
     K.addText("pass", P);
   std::vector<std::string> Files;
-  if (!Opt.SpecFile.empty()) {
+  if (!Opt.SpecFile.empty())
     Files.push_back(Opt.SpecFile);
-    for (const std::string &P : Run.Spec->pluginPaths())
-      Files.push_back(P);
-  }
+  for (const plugin::LoadedPlugin &P : plugin::loadedPlugins())
+    Files.push_back(P.Path);
   if (!Opt.KeyFile.empty())
     Files.push_back(Opt.KeyFile);
   for (const std::string &F : Files) {
@@ -646,6 +665,11 @@ Error writeDependencies(ArrayRef<Job> Jobs, WeaveRun &Run) {
 /// The strong-name key, the spec and the passes, once for the run.
 Error prepareRun(WeaveRun &Run) {
   const WeaveOptions &Opt = Run.Opt;
+  // A FIFO or a device would block the run or never end: refused before anything is read.
+  for (const std::string *F : {&Opt.KeyFile, &Opt.SpecFile})
+    if (!F->empty() && sys::fs::exists(*F))
+      if (Error E = requireRegularFile(*F))
+        return withCode(F == &Opt.SpecFile ? CodeSpec : CodeOther, std::move(E));
   if (!Opt.KeyFile.empty()) {
     auto Blob = MemoryBuffer::getFile(Opt.KeyFile, /*IsText=*/false,
                                       /*RequiresNullTerminator=*/false);
@@ -792,8 +816,12 @@ int run(const WeaveOptions &Opt) {
     return ExitError;
   WeaveRun Run(Opt);
   std::string CacheDir = cacheDirFrom(Opt.CacheDir);
-  if (!CacheDir.empty())
-    Run.Cache.emplace(CacheDir);
+  if (!CacheDir.empty()) {
+    Expected<WeaveCache> Cache = WeaveCache::open(CacheDir, cacheSharedFrom(Opt.CacheShared));
+    if (!Cache)
+      return reportError(Cache.takeError());
+    Run.Cache.emplace(std::move(*Cache));
+  }
   if (Error E = prepareRun(Run))
     return reportError(std::move(E));
   if (!Opt.OutDir.empty() && !Jobs.empty())
@@ -842,6 +870,9 @@ Runner addWeaveCommand(CLI::App &App) {
   Sub->add_option("--cache-dir", Opt->CacheDir,
                   "Keep woven outputs in this folder, keyed by what they were woven from, and "
                   "take them from there when nothing changed (default: $WEFT_CACHE_DIR)");
+  Sub->add_flag("--cache-shared", Opt->CacheShared,
+                "The cache folder is shared with other users on purpose: use it although they "
+                "can write to it (its entries are still checked; default: $WEFT_CACHE_SHARED=1)");
   Sub->add_option("--deps", Opt->DepsFile,
                   "Write the files the run read to this file, one path a line (for build "
                   "systems)");

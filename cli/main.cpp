@@ -2,7 +2,12 @@
 #include "cli/Tool.h"
 #include "weaver/plugin/Plugin.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Allocator.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/StringSaver.h"
 
 #include <map>
 
@@ -36,8 +41,22 @@ int main(int argc, char **argv) {
   Add(addRunCommand(App));
   Add(addAttachCommand(App));
   Add(addDetachCommand(App));
+  // An argument @FILE stands for the arguments FILE holds, split as a POSIX shell splits words
+  // (quotes and backslashes; nothing expanded or run): how a build passes values that no shell
+  // should see. A response file may name others.
+  llvm::BumpPtrAllocator Memory;
+  llvm::StringSaver Saver(Memory);
+  llvm::SmallVector<const char *, 32> Args(argv, argv + argc);
+  if (!llvm::cl::ExpandResponseFiles(Saver, llvm::cl::TokenizeGNUCommandLine, Args)) {
+    std::string Which = "a response file (@FILE) of the command line";
+    for (int I = 1; I < argc; ++I)
+      if (argv[I][0] == '@' && !llvm::sys::fs::exists(argv[I] + 1))
+        Which = "the response file '" + std::string(argv[I] + 1) + "': no such file";
+    reportError("cannot read " + Which);
+    return ExitUsage;
+  }
   try {
-    App.parse(argc, argv);
+    App.parse(int(Args.size()), Args.data());
   } catch (const CLI::CallForHelp &E) {
     return App.exit(E);
   } catch (const CLI::CallForAllHelp &E) {

@@ -2,6 +2,7 @@
 #include "metadata/AssemblyCache.h"
 
 #include "support/Error.h"
+#include "support/RegularFile.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -12,6 +13,9 @@ using namespace llvm;
 namespace weft::metadata {
 
 Expected<std::shared_ptr<const OpenedAssembly>> OpenedAssembly::open(StringRef Path) {
+  // A FIFO or a device named as a probe assembly would block or never end.
+  if (Error E = requireRegularFile(Path))
+    return std::move(E);
   Expected<std::unique_ptr<pe::Image>> Img = pe::Image::open(Path);
   if (!Img)
     return createFileError(Path, Img.takeError());

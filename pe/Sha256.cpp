@@ -73,10 +73,14 @@ Expected<std::string> fileSha256Hex(StringRef Path) {
   Expected<sys::fs::file_t> F = sys::fs::openNativeFileForRead(Path);
   if (!F)
     return createFileError(Path, F.takeError());
-  Hasher H;
-  Error Read = readInto(H, *F, Path);
+  Expected<std::string> Hex = fileSha256Hex(*F, Path);
   sys::fs::closeFile(*F);
-  if (Read)
+  return Hex;
+}
+
+Expected<std::string> fileSha256Hex(sys::fs::file_t F, StringRef Path) {
+  Hasher H;
+  if (Error Read = readInto(H, F, Path))
     return std::move(Read);
   std::optional<std::string> Hex = H.finalHex();
   if (!Hex)

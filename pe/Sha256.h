@@ -12,6 +12,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
 
 #include <string>
 
@@ -23,6 +24,9 @@ std::string sha256Hex(llvm::ArrayRef<uint8_t> Bytes);
 /// The SHA-256 of the file \p Path, in lower-case hex, read in pieces: its pages are not mapped
 /// into the process (they would add the file's size to its memory). Errors name the file.
 llvm::Expected<std::string> fileSha256Hex(llvm::StringRef Path);
+/// The same of the file open as \p F (named \p Path in errors), read from where it stands to its
+/// end; \p F stays open.
+llvm::Expected<std::string> fileSha256Hex(llvm::sys::fs::file_t F, llvm::StringRef Path);
 
 } // namespace weft::pe
 

@@ -1,6 +1,7 @@
 //===- support/PrivateFiles.cpp - Files only their user controls ----------===//
 #include "support/PrivateFiles.h"
 #include "support/Error.h"
+#include "support/RegularFile.h"
 
 #include "llvm/ADT/Twine.h"
 
@@ -20,20 +21,6 @@ Error refused(StringRef Path, const Twine &Why) { return createFileError(Path, p
 
 Error errnoError(StringRef Path, int Errno) {
   return createFileError(Path, errorCodeToError(std::error_code(Errno, std::generic_category())));
-}
-
-const char *kindOf(mode_t Mode) {
-  if (S_ISLNK(Mode))
-    return "a symbolic link";
-  if (S_ISDIR(Mode))
-    return "a directory";
-  if (S_ISFIFO(Mode))
-    return "a FIFO";
-  if (S_ISSOCK(Mode))
-    return "a socket";
-  if (S_ISCHR(Mode) || S_ISBLK(Mode))
-    return "a device";
-  return "not a regular file";
 }
 
 /// "0755".
@@ -61,7 +48,7 @@ Error checkPrivateFolder(StringRef Path, uid_t Owner, bool Create) {
       St.st_uid = Owner;
   }
   if (!S_ISDIR(St.st_mode))
-    return refused(Path, Twine("is ") + kindOf(St.st_mode) + ", not a folder");
+    return refused(Path, Twine("is ") + fileKindName(St.st_mode) + ", not a folder");
   if (St.st_uid != Owner)
     return refused(Path, "is owned by uid " + Twine(St.st_uid) + ", not by uid " + Twine(Owner));
   if (St.st_mode & 077)
@@ -85,7 +72,7 @@ Expected<std::string> readOwnedFile(StringRef Path, uid_t Owner, uint64_t MaxByt
   if (::fstat(Fd, &St) != 0)
     return errnoError(Path, errno);
   if (!S_ISREG(St.st_mode))
-    return refused(Path, Twine("is ") + kindOf(St.st_mode));
+    return refused(Path, Twine("is ") + fileKindName(St.st_mode));
   if (St.st_uid != Owner && St.st_uid != 0)
     return refused(Path, "is owned by another user (uid " + Twine(St.st_uid) + ")");
   if ((St.st_mode & S_IWOTH) || ((St.st_mode & S_IWGRP) && St.st_gid != ::getegid()))
@@ -131,7 +118,7 @@ Expected<int> openOwnedForAppend(StringRef Path, unsigned Mode) {
   if (::fstat(Fd, &St) != 0)
     Problem = errnoError(Path, errno);
   else if (!S_ISREG(St.st_mode))
-    Problem = refused(Path, Twine("is ") + kindOf(St.st_mode));
+    Problem = refused(Path, Twine("is ") + fileKindName(St.st_mode));
   else if (St.st_uid != ::geteuid())
     Problem = refused(Path, "is owned by another user (uid " + Twine(St.st_uid) + ")");
   if (Problem) {

@@ -42,6 +42,27 @@ TEST(Cli, UsageErrorsExitWithTwo) {
   EXPECT_TRUE(contains(R.Out, "dump")) << R.Out;
 }
 
+TEST(Cli, ResponseFileArgumentsAreSplitWithoutAShell) {
+  // Each argument on its own line or several to a line, quoted as a POSIX shell quotes words; a
+  // `$(...)` or a backtick is text, not a command.
+  std::string Dir = test::scratchDir("cli-response-file");
+  std::string Dll = Dir + "/it's \"q\" $(touch pwned) `touch pwned`.dll";
+  ASSERT_TRUE(test::writeFile(Dll, test::readFile(frameworkFile("System.Linq.dll"))));
+  ASSERT_TRUE(test::writeFile(Dir + "/args.rsp",
+                              "'info'\n'" + Dir + "/it'\"'\"'s \"q\" $(touch pwned) `touch "
+                                                   "pwned`.dll' --json\n"));
+  ASSERT_TRUE(test::writeFile(Dir + "/outer.rsp", "@" + Dir + "/args.rsp\n"));
+  test::CommandResult R = test::run(test::weftTool(), {"@" + Dir + "/outer.rsp"});
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_TRUE(contains(R.Out, "\"tables\"")) << R.Out;
+  EXPECT_FALSE(sys::fs::exists(Dir + "/pwned"));
+  EXPECT_FALSE(sys::fs::exists("pwned"));
+  R = weft({"@" + Dir + "/none.rsp"});
+  EXPECT_EQ(R.ExitCode, 2);
+  EXPECT_EQ(R.Err, "weft: error: cannot read the response file '" + Dir +
+                       "/none.rsp': no such file\n");
+}
+
 TEST(Cli, MissingFileIsNamed) {
   test::CommandResult R = weft({"info", "no-such-file.dll"});
   EXPECT_EQ(R.ExitCode, 1);

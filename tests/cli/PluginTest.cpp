@@ -129,7 +129,7 @@ TEST(Plugin, FilesThatAreNoPluginsAreRefused) {
 
   R = weft({"passes", "--load", Dir});
   EXPECT_EQ(R.ExitCode, 1);
-  EXPECT_EQ(R.Err, "weft: error: plugin '" + Dir + "': is a directory, not a shared library\n");
+  EXPECT_EQ(R.Err, "weft: error: plugin '" + Dir + "': is a folder, not a shared library\n");
 
   R = weft({"passes", "--load", NoEntry});
   EXPECT_EQ(R.ExitCode, 1);

@@ -1,10 +1,19 @@
 //===- tests/cli/WeaveCacheTest.cpp - weave for build systems -------------===//
 //
 // What `weft weave` offers a build: --cache-dir keeps outputs by what they were woven from (a hit
-// gives the same files, a changed probe assembly misses), --deps names every file a weave read,
-// and --message-format msbuild prints MSBuild diagnostics with codes and the spec's line.
+// gives the same files, a changed probe assembly or plugin misses), --deps names every file a
+// weave read, and --message-format msbuild prints MSBuild diagnostics with codes and the spec's
+// line.
+//
+// The cache trusts nothing it finds: entries planted or edited in it (a swapped file, a role
+// leading out of the output folder, a symbolic link for an entry or a file, a link where weft
+// makes its temporary folder) are refused and woven anew, by the user themselves in a cache of
+// their own and by another user in a shared one; a folder another user owns or may write to is
+// refused unless shared on purpose; a dependency that is not a regular file is refused unread.
 //
 //===----------------------------------------------------------------------===//
+#include "pe/Sha256.h"
+#include "tests/support/OtherUser.h"
 #include "tests/support/Weave.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -12,9 +21,12 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <chrono>
+#include <fcntl.h>
 #include <gtest/gtest.h>
-
+#include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 
 using namespace llvm;
 using namespace weft;
@@ -22,7 +34,7 @@ using namespace weft;
 namespace {
 
 test::CommandResult weft(std::vector<std::string> Args) {
-  return test::run(test::weftTool(), Args);
+  return test::run(test::weftTool(), Args, {}, 120);
 }
 
 /// A scratch folder with CallHeavy (and its PDB), a copy of the probe assembly and a spec
@@ -45,10 +57,17 @@ struct Workspace {
     EXPECT_FALSE(sys::fs::create_directories(Dir + "/out"));
   }
   test::CommandResult weave(std::vector<std::string> More = {}) {
-    std::vector<std::string> Args = {"weave", Input, "-o", Dir + "/out/CallHeavy.dll", "--spec",
-                                     Spec, "--cache-dir", Dir + "/cache", "-v"};
+    return weaveInto(Dir + "/out", Dir + "/cache", std::move(More));
+  }
+  /// Weaves into \p Out (made if missing) with the cache \p Cache.
+  test::CommandResult weaveInto(const std::string &Out, const std::string &Cache,
+                                std::vector<std::string> More = {},
+                                std::vector<std::string> Env = {}) {
+    EXPECT_FALSE(sys::fs::create_directories(Out));
+    std::vector<std::string> Args = {
+        "weave", Input, "-o", Out + "/CallHeavy.dll", "--spec", Spec, "--cache-dir", Cache, "-v"};
     Args.insert(Args.end(), More.begin(), More.end());
-    return weft(Args);
+    return test::run(test::weftTool(), Args, Env, 120);
   }
   std::string output(const std::string &Suffix) {
     return test::readFile(Dir + "/out/CallHeavy" + Suffix);
@@ -156,6 +175,342 @@ TEST(WeaveCache, MSBuildMessagesHaveCodesAndTheSpecsLine) {
   R = weft({"weave", W.Input, "--message-format", "msbuild"});
   EXPECT_EQ(R.ExitCode, 2);
   EXPECT_TRUE(StringRef(R.Err).startswith("weft: error WEFT0005: weave needs -o")) << R.Err;
+}
+
+/// The names in \p Dir, sorted.
+std::vector<std::string> namesIn(const std::string &Dir) {
+  std::vector<std::string> Names;
+  std::error_code EC;
+  for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
+    Names.push_back(sys::path::filename(It->path()).str());
+  llvm::sort(Names);
+  return Names;
+}
+
+std::string shQuoted(StringRef Path) { return "'" + Path.str() + "'"; }
+
+/// A cache holding the genuine entry of a weave, and what the attacks plant in its place: an
+/// entry is put under the same key by someone (the user, or another user) and the next weave,
+/// into a fresh output folder, must refuse it, weave anew and write nothing but its own outputs.
+struct Planting {
+  Workspace &W;
+  std::string Cache;   // the cache folder
+  std::string Staging; // what the attacker copies from: Genuine/ (the entry), Tampered.dll
+  std::vector<std::string> Options; // --cache-shared for a shared cache
+  std::string Key, Genuine, GenuineDll;
+  std::vector<std::string> Outputs; // the names the weave writes
+
+  Planting(Workspace &W, std::string Cache, std::string Staging,
+           std::vector<std::string> Options = {})
+      : W(W), Cache(std::move(Cache)), Staging(std::move(Staging)), Options(std::move(Options)) {}
+
+  /// The output folder: the key depends on it, so every weave here writes to it.
+  std::string out() const { return W.Dir + "/out"; }
+
+  /// Weaves once into the cache, then moves the entry it made to Staging/Genuine.
+  void prepare() {
+    test::CommandResult R = W.weaveInto(out(), Cache, Options);
+    ASSERT_EQ(R.ExitCode, 0) << R.Err;
+    std::vector<std::string> Names = namesIn(Cache);
+    ASSERT_EQ(Names.size(), 1u) << Cache;
+    Key = Names.front();
+    GenuineDll = test::readFile(out() + "/CallHeavy.dll");
+    Outputs = namesIn(out());
+    Genuine = Staging + "/Genuine";
+    ASSERT_FALSE(sys::fs::rename(Cache + "/" + Key, Genuine));
+    ASSERT_TRUE(test::writeFile(Staging + "/Tampered.dll", test::readFile(W.Input)));
+    ASSERT_EQ(::chmod((Staging + "/Tampered.dll").c_str(), 0644), 0);
+    ASSERT_TRUE(StringRef(test::readFile(Genuine + "/entry")).startswith("weft-cache 2\n"));
+  }
+
+  /// An entry description in Staging that the attacker copies, holding \p Files lines.
+  std::string description(StringRef Name, StringRef Files) {
+    std::string Path = Staging + "/" + Name.str();
+    EXPECT_TRUE(test::writeFile(Path, "weft-cache 2\n" + Files.str()));
+    EXPECT_EQ(::chmod(Path.c_str(), 0644), 0);
+    return Path;
+  }
+
+  std::string digestOf(StringRef Path) {
+    return pe::sha256Hex(arrayRefFromStringRef(test::readFile(Path)));
+  }
+
+  /// Runs \p Plant (the attacker's doing, by \p Act) with the key free, then weaves: the weave
+  /// must say \p Refusal, write the genuine output and nothing out of its folder.
+  void expectRefused(const std::function<test::CommandResult(const std::string &)> &Act,
+                     const std::string &Plant, StringRef Refusal) {
+    SCOPED_TRACE(Plant);
+    test::removeTree(Cache + "/" + Key);
+    test::removeTree(Cache + "/decoy");
+    test::CommandResult P = Act(Plant);
+    ASSERT_EQ(P.ExitCode, 0) << P.Err;
+    std::vector<std::string> DecoyBefore = namesIn(Cache + "/decoy");
+    std::string Out = out();
+    ASSERT_FALSE(sys::fs::remove_directories(Out));
+    test::CommandResult R = W.weaveInto(Out, Cache, Options);
+    ASSERT_EQ(R.ExitCode, 0) << R.Err;
+    EXPECT_TRUE(StringRef(R.Err).contains("weft: warning: weaving cache: the entry '" + Cache +
+                                          "/" + Key + "' is refused: "))
+        << R.Err;
+    EXPECT_TRUE(StringRef(R.Err).contains(Refusal)) << R.Err;
+    EXPECT_FALSE(StringRef(R.Err).contains("taken from the weaving cache")) << R.Err;
+    EXPECT_TRUE(test::readFile(Out + "/CallHeavy.dll") == GenuineDll); // bytes: not printed
+    // Nothing beside the weave's own outputs, in the output folder or above it.
+    EXPECT_EQ(namesIn(Out), Outputs);
+    EXPECT_FALSE(sys::fs::exists(W.Dir + "/escaped.dll"));
+    EXPECT_EQ(namesIn(Cache + "/decoy"), DecoyBefore);
+    // The entry kept in its place is weft's, and gives the genuine output.
+    ASSERT_FALSE(sys::fs::remove_directories(Out));
+    R = W.weaveInto(Out, Cache, Options);
+    ASSERT_EQ(R.ExitCode, 0) << R.Err;
+    EXPECT_TRUE(StringRef(R.Err).contains("taken from the weaving cache")) << R.Err;
+    EXPECT_TRUE(test::readFile(Out + "/CallHeavy.dll") == GenuineDll);
+  }
+
+  /// Each way of planting an entry, done by \p Act.
+  void attackWith(const std::function<test::CommandResult(const std::string &)> &Act) {
+    std::string C = shQuoted(Cache), K = shQuoted(Cache + "/" + Key), G = shQuoted(Genuine);
+    std::string T = shQuoted(Staging + "/Tampered.dll");
+    std::string Dll = digestOf(Genuine + "/f0");
+    // A file swapped, the entry's line about it kept.
+    expectRefused(Act, "mkdir " + K + " && cp " + G + "/* " + K + " && cp " + T + " " + K + "/f0",
+                  "'f0' does not have the SHA-256 the entry records");
+    // Roles that lead out of the output folder, or to a file the weave does not write.
+    for (std::string Role : std::vector<std::string>{"=../escaped.dll", "~/../../escaped.dll",
+                                                     "=..", "=" + W.Dir + "/escaped.dll"})
+      expectRefused(Act,
+                    "mkdir " + K + " && cp " + G + "/f0 " + K + " && cp " +
+                        shQuoted(description("role", "file\t" + Role + "\tf0\t" + Dll + "\n")) +
+                        " " + K + "/entry",
+                    "of the role '" + Role + "', which names no output file");
+    expectRefused(
+        Act,
+        "mkdir " + K + " && cp " + G + "/f0 " + K + " && cp " + T + " " + K + "/f1 && cp " +
+            shQuoted(description("other", "file\t~.dll\tf0\t" + Dll + "\nfile\t=Other.dll\tf1\t" +
+                                              digestOf(Staging + "/Tampered.dll") + "\n")) +
+            " " + K + "/entry",
+        "the role '=Other.dll', which a weave of this output does not write");
+    // A file name of the attacker's choosing.
+    expectRefused(Act,
+                  "mkdir " + K + " && cp " + G + "/f0 " + K + " && cp " +
+                      shQuoted(description("name", "file\t~.dll\t../f0\t" + Dll + "\n")) + " " + K +
+                      "/entry",
+                  "a file named '../f0', which weft does not write");
+    // The entry a symbolic link to a folder of the attacker's (its files genuine: only the link
+    // is wrong), and an entry whose file is a link to a genuine one.
+    expectRefused(Act,
+                  "mkdir " + C + "/decoy && cp " + G + "/* " + C + "/decoy && ln -s " + C +
+                      "/decoy " + K,
+                  "it is a symbolic link, not a folder");
+    expectRefused(Act,
+                  "mkdir " + K + " && cp " + G + "/* " + K + " && rm " + K + "/f0 && ln -s " + G +
+                      "/f0 " + K + "/f0",
+                  "'f0': is a symbolic link, not a regular file");
+  }
+};
+
+test::CommandResult asUser(const std::string &Script) {
+  return test::run("/bin/sh", {"-c", Script});
+}
+
+TEST(WeaveCache, EntriesThatAreNotWhatWeftWroteAreRefused) {
+  // The user's own cache, edited behind weft's back.
+  Workspace W("weave-cache-planted");
+  ASSERT_FALSE(sys::fs::create_directories(W.Dir + "/staging"));
+  Planting P(W, W.Dir + "/cache", W.Dir + "/staging");
+  P.prepare();
+  if (HasFatalFailure())
+    return;
+  P.attackWith(asUser);
+}
+
+TEST(WeaveCache, AnotherUsersEntriesInASharedCacheAreChecked) {
+  WEFT_NEEDS_OTHER_USER(U);
+  Workspace W("weave-cache-shared-attacks");
+  test::SharedFolder Cache("weave-cache", /*Shared=*/true), Staging("weave-cache-staging");
+  Planting P(W, Cache.path(), Staging.path(), {"--cache-shared"});
+  P.prepare();
+  if (HasFatalFailure())
+    return;
+  P.attackWith([&](const std::string &Script) { return test::shellAs(*U, Script); });
+}
+
+/// Writes a line to the FIFO \p Path once its reader has opened it (for at most 30 s).
+void openGate(const std::string &Path) {
+  for (int I = 0; I < 600; ++I) {
+    int F = ::open(Path.c_str(), O_WRONLY | O_NONBLOCK);
+    if (F >= 0) {
+      EXPECT_EQ(::write(F, "go\n", 3), 3);
+      ::close(F);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ADD_FAILURE() << "nothing read the gate " << Path;
+}
+
+TEST(WeaveCache, ALinkWhereWeftOnceMadeItsTemporaryFolderIsNotFollowed) {
+  // weft once made its temporary folder as tmp-KEY-PID: another user could make that name a link
+  // to a folder of theirs (or the user's) before the build. The build here waits at a gate until
+  // the link for its process id is in place.
+  WEFT_NEEDS_OTHER_USER(U);
+  Workspace W("weave-cache-temp-link");
+  test::SharedFolder Cache("weave-cache-temp", /*Shared=*/true), Gate("weave-cache-gate");
+  ASSERT_EQ(W.weaveInto(W.Dir + "/out", Cache.path(), {"--cache-shared"}).ExitCode, 0);
+  ASSERT_FALSE(sys::fs::remove_directories(W.Dir + "/out"));
+  ASSERT_FALSE(sys::fs::create_directories(W.Dir + "/out"));
+  std::vector<std::string> Names = namesIn(Cache.path());
+  ASSERT_EQ(Names.size(), 1u);
+  std::string Key = Names.front();
+  ASSERT_FALSE(sys::fs::remove_directories(Cache / Key));
+  test::CommandResult Made = test::shellAs(
+      *U, "mkdir " + shQuoted(Cache / "victim") + " && echo kept > " +
+              shQuoted(Cache / "victim/file") + " && chmod 777 " + shQuoted(Cache / "victim"));
+  ASSERT_EQ(Made.ExitCode, 0) << Made.Err;
+  ASSERT_EQ(::mkfifo((Gate / "go").c_str(), 0600), 0);
+
+  test::CommandResult R;
+  std::thread Build([&] {
+    std::string Script = "echo $$ > " + shQuoted(Gate / "pid") + "; read x < " +
+                         shQuoted(Gate / "go") + "; exec " + shQuoted(test::weftTool()) +
+                         " weave " + shQuoted(W.Input) + " -o " +
+                         shQuoted(W.Dir + "/out/CallHeavy.dll") + " --spec " + shQuoted(W.Spec) +
+                         " --cache-dir " + shQuoted(Cache.path()) + " --cache-shared -v";
+    R = test::run("/bin/sh", {"-c", Script}, {}, 120);
+  });
+  std::string Pid;
+  for (int I = 0; I < 600 && Pid.empty(); ++I) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    Pid = StringRef(test::readFile(Gate / "pid")).trim().str();
+  }
+  test::CommandResult Link;
+  if (!Pid.empty())
+    Link = test::shellAs(*U, "ln -s " + shQuoted(Cache / "victim") + " " +
+                                 shQuoted(Cache / ("tmp-" + Key + "-" + Pid)) + " && ln -s " +
+                                 shQuoted(Cache / "victim") + " " +
+                                 shQuoted(Cache / ("tmp-" + Key + "-" + Pid + ".old")));
+  openGate(Gate / "go"); // even when the links failed
+  Build.join();
+  ASSERT_FALSE(Pid.empty());
+  ASSERT_EQ(Link.ExitCode, 0) << Link.Err;
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_EQ(namesIn(Cache / "victim"), std::vector<std::string>{"file"});
+  EXPECT_EQ(test::readFile(Cache / "victim/file"), "kept\n");
+  // The entry was kept all the same, in a folder of weft's own.
+  struct stat St;
+  ASSERT_EQ(::lstat((Cache / Key).c_str(), &St), 0);
+  EXPECT_TRUE(S_ISDIR(St.st_mode));
+  EXPECT_EQ(St.st_uid, ::geteuid());
+  EXPECT_TRUE(sys::fs::exists(Cache / (Key + "/entry")));
+}
+
+TEST(WeaveCache, AFolderOthersOwnOrCanWriteToIsRefusedUnlessShared) {
+  WEFT_NEEDS_OTHER_USER(U);
+  Workspace W("weave-cache-folder");
+  test::SharedFolder Shared("weave-cache-folder", /*Shared=*/true);
+  // Writable by everyone (as /tmp is: the sticky bit keeps others from replacing an entry, not
+  // from making one under a key a build has not used yet).
+  test::CommandResult R = W.weaveInto(W.Dir + "/out1", Shared.path());
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_EQ(R.Err, "weft: error: weaving cache '" + Shared.path() +
+                       "' is writable by other users (mode 1777): whoever can write there "
+                       "chooses what your builds take from it; make it yours alone (chmod go-w '" +
+                       Shared.path() +
+                       "'), or give --cache-shared (WEFT_CACHE_SHARED=1) if it is shared on "
+                       "purpose\n");
+  EXPECT_FALSE(sys::fs::exists(W.Dir + "/out1/CallHeavy.dll"));
+  EXPECT_TRUE(namesIn(Shared.path()).empty());
+  R = W.weaveInto(W.Dir + "/out2", Shared.path(), {"--cache-shared"});
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  ASSERT_FALSE(sys::fs::remove_directories(W.Dir + "/out2"));
+  R = W.weaveInto(W.Dir + "/out2", Shared.path(), {}, {"WEFT_CACHE_SHARED=1"});
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_TRUE(StringRef(R.Err).contains("taken from the weaving cache")) << R.Err;
+
+  // Owned by the other user, writable by no one else.
+  std::string Theirs = Shared / "theirs";
+  test::CommandResult Made = test::shellAs(*U, "mkdir -m 755 " + shQuoted(Theirs));
+  ASSERT_EQ(Made.ExitCode, 0) << Made.Err;
+  R = W.weaveInto(W.Dir + "/out4", Theirs);
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_TRUE(StringRef(R.Err).startswith("weft: error: weaving cache '" + Theirs +
+                                          "' is owned by another user (uid " +
+                                          std::to_string(U->Uid) + "): ") &&
+              StringRef(R.Err).contains("use a folder of your own, or give --cache-shared"))
+      << R.Err;
+  // Through a link to it, too: what the link leads to is checked.
+  ASSERT_FALSE(sys::fs::create_link(Theirs, W.Dir + "/cache-link"));
+  R = W.weaveInto(W.Dir + "/out5", W.Dir + "/cache-link");
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_TRUE(StringRef(R.Err).contains("is owned by another user")) << R.Err;
+  R = W.weaveInto(W.Dir + "/out6", Theirs, {"--cache-shared"});
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+
+  // A private cache weft makes is the user's alone.
+  R = W.weaveInto(W.Dir + "/out7", W.Dir + "/made/cache");
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  struct stat St;
+  ASSERT_EQ(::stat((W.Dir + "/made/cache").c_str(), &St), 0);
+  EXPECT_EQ(St.st_mode & 0777, 0700u);
+  for (const std::string &Key : namesIn(W.Dir + "/made/cache"))
+    for (const std::string &File : namesIn(W.Dir + "/made/cache/" + Key)) {
+      ASSERT_EQ(::stat((W.Dir + "/made/cache/" + Key + "/" + File).c_str(), &St), 0);
+      EXPECT_EQ(St.st_mode & 0777, 0600u) << File;
+    }
+}
+
+TEST(WeaveCache, LoadedPluginsArePartOfTheKeyAndTheDeps) {
+  Workspace W("weave-cache-plugin");
+  std::string Plugin = W.Dir + "/hello.so";
+  ASSERT_TRUE(test::writeFile(Plugin, test::readFile(WEFT_HELLO_PLUGIN)));
+  auto Weave = [&] {
+    test::CommandResult R = W.weave({"--load", Plugin, "--deps", W.Dir + "/deps.txt"});
+    EXPECT_EQ(R.ExitCode, 0) << R.Err;
+    return R;
+  };
+  EXPECT_FALSE(StringRef(Weave().Err).contains("taken from the weaving cache"));
+  test::CommandResult R = Weave();
+  EXPECT_TRUE(StringRef(R.Err).contains("taken from the weaving cache")) << R.Err;
+  EXPECT_TRUE(StringRef(test::readFile(W.Dir + "/deps.txt")).contains(Plugin + "\n"))
+      << test::readFile(W.Dir + "/deps.txt");
+  // The same plugin with other bytes (still a library that loads): a miss.
+  ASSERT_TRUE(test::writeFile(Plugin, test::readFile(Plugin) + std::string(64, '\0')));
+  R = Weave();
+  EXPECT_FALSE(StringRef(R.Err).contains("taken from the weaving cache")) << R.Err;
+  R = Weave();
+  EXPECT_TRUE(StringRef(R.Err).contains("taken from the weaving cache")) << R.Err;
+}
+
+TEST(WeaveCache, DependenciesThatAreNotRegularFilesAreRefusedUnread) {
+  Workspace W("weave-cache-fifo");
+  std::string Fifo = W.Dir + "/fifo";
+  ASSERT_EQ(::mkfifo(Fifo.c_str(), 0600), 0);
+  // Each read of the FIFO would wait for a writer that never comes (the timeout ends it).
+  auto Refused = [&](test::CommandResult R, StringRef What) {
+    EXPECT_EQ(R.ExitCode, 1) << What << ": " << R.Err;
+    EXPECT_TRUE(StringRef(R.Err).contains("'" + Fifo + "': is a FIFO, not a regular file") ||
+                StringRef(R.Err).contains("plugin '" + Fifo +
+                                          "': is a FIFO, not a shared "
+                                          "library"))
+        << What << ": " << R.Err;
+  };
+  Refused(W.weave({"--load", Fifo}), "--load");
+  Refused(weft({"weave", W.Input, "-o", W.Dir + "/out/A.dll", "--spec", Fifo}), "--spec");
+  Refused(weft({"weave", W.Input, "-o", W.Dir + "/out/A.dll", "--pass", "coverage", "--key", Fifo}),
+          "--key");
+  Refused(weft({"weave", W.Input, "-o", W.Dir + "/out/A.dll", "--pass", "coverage", "--cache-dir",
+                W.Dir + "/cache2", "--cache-shared", "--key", Fifo}),
+          "--key with a cache");
+  // A probe assembly: first woven and kept, then a FIFO in its place. The entry's check of it
+  // and the weave both refuse it.
+  ASSERT_EQ(W.weave().ExitCode, 0);
+  ASSERT_FALSE(sys::fs::remove(W.Probes));
+  ASSERT_EQ(::mkfifo(W.Probes.c_str(), 0600), 0);
+  test::CommandResult R = W.weave();
+  EXPECT_EQ(R.ExitCode, 1) << R.Err;
+  EXPECT_TRUE(StringRef(R.Err).contains("'" + W.Probes + "': is a FIFO, not a regular file"))
+      << R.Err;
+  EXPECT_FALSE(StringRef(R.Err).contains("taken from the weaving cache")) << R.Err;
 }
 
 } // namespace

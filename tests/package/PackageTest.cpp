@@ -9,6 +9,11 @@
 // with the same lines, each with the same hits, as coverlet.msbuild's two added up, and leaves no
 // woven file behind.
 //
+// The sample lies in a folder whose name a shell would run (`$(touch ...)`, backticks), and the
+// weaving cache's folder adds a quote and a `;`: every value reaches weft whole, and nothing is
+// run. (The SDK itself builds no project whose path holds a quote, nor restores packages to a
+// folder whose name holds `$(`: the package folder is beside the sample.)
+//
 //===----------------------------------------------------------------------===//
 #include "tests/support/Env.h"
 
@@ -28,11 +33,14 @@ namespace {
 
 class Package : public ::testing::Test {
 protected:
+  static std::string Root;    // the test's scratch folder: the sample and the package folder
   static std::string Dir;     // the sample's copy
   static std::string Sources; // the folder the package is restored from
 
   static void SetUpTestSuite() {
-    Dir = test::scratchDir("package-sample");
+    Root = test::scratchDir("package-sample");
+    Dir = Root + "/Sample $(touch weft-pwned) `touch weft-pwned`";
+    ASSERT_FALSE(sys::fs::create_directories(Dir));
     SmallString<256> From(test::sourceDir());
     sys::path::append(From, "corpus", "WovenSolution");
     test::CommandResult R = test::run("cp", {"-R", std::string(From) + "/.", Dir});
@@ -48,7 +56,7 @@ protected:
                                     std::vector<std::string> More = {}) {
     std::vector<std::string> Args = {Verb, path(Project), "-nologo",
                                      "-p:RestoreAdditionalProjectSources=" + Sources,
-                                     "-p:RestorePackagesPath=" + path("packages"),
+                                     "-p:RestorePackagesPath=" + Root + "/packages",
                                      "-p:WeftVersion=" WEFT_PACKAGE_VERSION};
     Args.insert(Args.end(), More.begin(), More.end());
     test::CommandResult R = test::run("dotnet", Args, {}, 600);
@@ -80,7 +88,7 @@ protected:
   }
 };
 
-std::string Package::Dir, Package::Sources;
+std::string Package::Root, Package::Dir, Package::Sources;
 
 const char *WovenOutput = "enter Sample.App.Program::Run\n"
                           "enter Sample.Greeter.Greeting::Shout\n"
@@ -179,8 +187,15 @@ TEST_F(Package, CleanThenBuildAndTurningWeavingOffAndOn) {
 }
 
 TEST_F(Package, WeavingCacheGivesTheOutputAfterAClean) {
-  std::vector<std::string> Cached = {"-p:WeftCacheDir=" + path("cache"),
-                                     "-p:WeftWeaveOptions=-v"};
+  // A quote and a `;` (%3B to MSBuild's command line) besides the sample's own `$(...)` and
+  // backticks; the options are split by the response file's rules. The folder is its group's
+  // too, which weft takes only as a cache shared on purpose (WeftCacheShared).
+  std::string Cache = path("cache it's ; `touch weft-pwned`");
+  ASSERT_FALSE(sys::fs::create_directories(Cache));
+  ASSERT_FALSE(sys::fs::setPermissions(Cache, sys::fs::perms(0770)));
+  std::vector<std::string> Cached = {"-p:WeftCacheDir=" + path("cache it's %3B `touch weft-pwned`"),
+                                     "-p:WeftCacheShared=true",
+                                     "-p:WeftWeaveOptions='-v' --threads '2'"};
   ASSERT_EQ(dotnet("clean", "WovenSolution.slnx").ExitCode, 0);
   test::CommandResult R = build(Cached);
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
@@ -190,6 +205,8 @@ TEST_F(Package, WeavingCacheGivesTheOutputAfterAClean) {
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
   EXPECT_EQ(StringRef(R.Out).count("taken from the weaving cache"), 3u) << R.Out;
   EXPECT_EQ(runApp(), WovenOutput);
+  EXPECT_EQ(test::filesUnder(Cache, {"entry"}).size(), 3u);
+  EXPECT_EQ(test::filesUnder(Root, {"weft-pwned"}), std::vector<std::string>{});
 }
 
 /// The line hits of a Cobertura report: (file, line) -> hits, from the methods' lines.
@@ -279,6 +296,8 @@ TEST_F(Package, CoverageInDotnetTestMatchesCoverletAndLeavesNothingWoven) {
                                          "IEnumerable`1&lt;string&gt;)\" line-rate=\"1\" "
                                          "branch-rate=\"1\" complexity=\"4\">"))
       << Report;
+  // The coverage targets' values reached weft whole too (the sample's path is in every one).
+  EXPECT_EQ(test::filesUnder(Root, {"weft-pwned"}), std::vector<std::string>{});
 }
 
 } // namespace

@@ -9,10 +9,12 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <ftw.h>
-#include <unistd.h>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace llvm;
 

@@ -1,6 +1,8 @@
 //===- weaver/plugin/Plugin.cpp - Loading plugins -------------------------===//
 #include "weaver/plugin/Plugin.h"
 
+#include "support/RegularFile.h"
+
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
@@ -9,6 +11,7 @@
 #include <dlfcn.h>
 #include <map>
 #include <mutex>
+#include <sys/stat.h>
 
 using namespace llvm;
 
@@ -38,8 +41,10 @@ Loaded &loaded() {
 Expected<LoadedPlugin> loadPlugin(StringRef Path, passes::PassRegistry &Registry) {
   if (!sys::fs::exists(Path))
     return fail(Path, "no such file");
-  if (sys::fs::is_directory(Path))
-    return fail(Path, "is a directory, not a shared library");
+  // dlopen would wait on a FIFO and read a device: only a regular file is opened.
+  struct stat St;
+  if (::stat(Path.str().c_str(), &St) == 0 && !S_ISREG(St.st_mode))
+    return fail(Path, "is " + fileKindName(St.st_mode) + ", not a shared library");
   SmallString<256> Real;
   if (std::error_code EC = sys::fs::real_path(Path, Real))
     return fail(Path, EC.message());
@@ -104,6 +109,15 @@ Expected<LoadedPlugin> loadPlugin(StringRef Path, passes::PassRegistry &Registry
   }
   L.Plugins.emplace(std::string(Real), P);
   return P;
+}
+
+std::vector<LoadedPlugin> loadedPlugins() {
+  Loaded &L = loaded();
+  std::lock_guard<std::mutex> G(L.Lock);
+  std::vector<LoadedPlugin> All;
+  for (const auto &P : L.Plugins)
+    All.push_back(P.second);
+  return All;
 }
 
 Expected<std::vector<LoadedPlugin>> loadPlugins(StringRef SpecPath, ArrayRef<std::string> Paths) {

@@ -140,6 +140,10 @@ struct LoadedPlugin {
 llvm::Expected<LoadedPlugin>
 loadPlugin(llvm::StringRef Path, passes::PassRegistry &Registry = passes::PassRegistry::global());
 
+/// Every plugin this process has loaded (by --load or by a spec), in the order of their real
+/// paths.
+std::vector<LoadedPlugin> loadedPlugins();
+
 /// Loads the plugins a spec file (\p SpecPath) names, in their order; an error names the spec.
 llvm::Expected<std::vector<LoadedPlugin>> loadPlugins(llvm::StringRef SpecPath,
                                                      llvm::ArrayRef<std::string> Paths);

@@ -9,10 +9,10 @@
 #include "weaver/spec/Spec.h"
 
 #include "support/Error.h"
+#include "support/RegularFile.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -714,10 +714,8 @@ std::vector<std::string> Spec::pluginPaths() const {
 
 Expected<Spec> Spec::load(StringRef Path) {
   // A FIFO or device would be read until its writer stops, if ever.
-  sys::fs::file_status St;
-  if (!sys::fs::status(Path, St) && St.type() != sys::fs::file_type::regular_file)
-    return createFileError(Path, createStringError(inconvertibleErrorCode(),
-                                                   "is not a regular file; a spec is one"));
+  if (Error E = requireRegularFile(Path))
+    return std::move(E);
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
   if (!Buf)
     return createFileError(Path, errorCodeToError(Buf.getError()));

@@ -118,7 +118,8 @@ void addProfilerOptions(CLI::App &Sub, RunOptions &O, bool Attach) {
                "Also emit the timeline's records as LTTng-UST events (provider weft; needs "
                "libweft_lttng.so, built where LTTng-UST is installed)");
   Sub.add_flag("-v,--verbose", O.Verbose,
-               "Also log each method a pass leaves alone, and why (WEFT_VERBOSE=1)");
+               "Also log each method a pass leaves alone, and why, and each method compiled "
+               "again through ReJIT with what it was given (WEFT_VERBOSE=1)");
 }
 
 namespace {

@@ -22,6 +22,22 @@ bool takesValue(StringRef Option) {
          Option == "--roll-forward-on-no-candidate-fx";
 }
 
+/// Whether \p Path lies in a .NET installation's `sdk` folder (a folder `sdk` beside a
+/// `shared/Microsoft.NETCore.App`): MSBuild, the compilers (an apphost, such as Roslyn's `csc`),
+/// VSTest's console.
+bool inSdk(StringRef Path) {
+  for (StringRef Dir = sys::path::parent_path(Path); !Dir.empty();
+       Dir = sys::path::parent_path(Dir)) {
+    if (sys::path::filename(Dir) != "sdk")
+      continue;
+    SmallString<256> Runtime(sys::path::parent_path(Dir));
+    sys::path::append(Runtime, "shared", "Microsoft.NETCore.App");
+    if (sys::fs::is_directory(Runtime))
+      return true;
+  }
+  return false;
+}
+
 bool isAssemblyName(StringRef Arg) {
   return Arg.endswith_insensitive(".dll") || Arg.endswith_insensitive(".exe");
 }
@@ -98,13 +114,11 @@ bool ProcessFilter::chooses(const ProcessIdentity &P, std::string &Why) const {
     Why = "it is the .NET SDK's command 'dotnet " + P.Argv[1] + "'";
     return false;
   }
-  SmallString<256> Sdk(sys::path::parent_path(P.Executable));
-  sys::path::append(Sdk, "sdk");
-  Sdk += sys::path::get_separator();
-  if (!P.MainAssembly.empty() && StringRef(P.MainAssembly).startswith(Sdk)) {
-    Why = "it runs the .NET SDK's " + sys::path::filename(P.MainAssembly).str();
-    return false;
-  }
+  for (StringRef Path : {StringRef(P.MainAssembly), StringRef(P.Executable)})
+    if (inSdk(Path)) {
+      Why = "it runs the .NET SDK's " + sys::path::filename(Path).str();
+      return false;
+    }
   return true;
 }
 

@@ -279,7 +279,8 @@ TEST_P(RuntimeWeave, EntryExitRecordsWhatTheOfflineWeaveRecords) {
 
 // coverage at run time weaves the whole module when it begins (its counter count is known only
 // at the end): the hits file is the offline-woven program's, byte for byte, and the map the
-// profiler writes is the one `weave` writes but for where it found the PDB.
+// profiler writes is the one `weave` writes but for where it found the PDB and the hits file's
+// default name (under the profiler, each process's own: `{assembly}.{pid}.weft-hits`).
 TEST_P(RuntimeWeave, CoverageHitsAreTheOfflineWeaves) {
   std::string Name = GetParam();
   BothWays B = runBothWays("cov", Name, "\"coverage\"", "WEFT_COVERAGE_FILE", "hits");
@@ -291,13 +292,14 @@ TEST_P(RuntimeWeave, CoverageHitsAreTheOfflineWeaves) {
     Map.split(Lines, '\n');
     std::string Out;
     for (llvm::StringRef L : Lines)
-      if (!L.trim().startswith("\"pdb\":"))
+      if (!L.trim().startswith("\"pdb\":") && !L.trim().startswith("\"hits-file\":"))
         Out += L.str() + "\n";
     return Out;
   };
   std::string Map = "/" + Name + ".dll.coverage.json";
   std::string RuntimeMap = readFile(B.Plain + Map);
   EXPECT_FALSE(RuntimeMap.empty()) << B.Rt.Log;
+  EXPECT_NE(RuntimeMap.find("\"hits-file\": \"{assembly}.{pid}.weft-hits\""), std::string::npos);
   EXPECT_EQ(WithoutPdb(RuntimeMap), WithoutPdb(readFile(B.Offline + Map)));
   CommandResult Report = run(weftTool(), {"coverage", "report", "--map", B.Plain + Map, "--hits",
                                           B.RuntimeFile, "--format", "lcov"});

@@ -1,5 +1,7 @@
 // A class and its tests: the tests run in the test host, the one process of `dotnet test`'s tree
 // that weft run instruments by default.
+using Xunit;
+
 namespace RunTree;
 
 public static class Counting

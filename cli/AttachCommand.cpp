@@ -25,9 +25,9 @@
 #include "llvm/Support/Program.h"
 
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <csignal>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -50,7 +50,8 @@ Expected<uid_t> ownerOf(int Pid) {
   if (Pid <= 0 || (::kill(Pid, 0) != 0 && errno == ESRCH))
     return failure("there is no process " + Twine(Pid));
   if (::kill(Pid, 0) != 0 && errno == EPERM)
-    return failure("process " + Twine(Pid) + " belongs to another user: this user may not "
+    return failure("process " + Twine(Pid) +
+                   " belongs to another user: this user may not "
                    "signal it, so weft does not control it");
   struct stat St;
   if (::stat(("/proc/" + Twine(Pid)).str().c_str(), &St) != 0)
@@ -184,8 +185,7 @@ Expected<int> connectTo(const std::string &Socket, int Pid, uid_t Owner, unsigne
 }
 
 /// Sends the request to process \p Pid and returns the runtime's HRESULT.
-Expected<uint32_t> sendAttach(int Pid, uid_t Owner, unsigned Seconds,
-                              const std::string &Request) {
+Expected<uint32_t> sendAttach(int Pid, uid_t Owner, unsigned Seconds, const std::string &Request) {
   Expected<std::string> Socket = diagnosticsSocket(Pid, Owner);
   if (!Socket)
     return Socket.takeError();
@@ -308,8 +308,8 @@ Runner addAttachCommand(CLI::App &App) {
     if (profilerLoaded(O->Pid)) {
       // Loaded before and detached since (a profiler that used ReJIT cannot unload): asked to
       // start again through its control folder.
-      Expected<std::string> Answer = askProfiler(
-          prof::attachRequestPath(*Folder, O->Pid), *Data, *Owner, O->Timeout);
+      Expected<std::string> Answer =
+          askProfiler(prof::attachRequestPath(*Folder, O->Pid), *Data, *Owner, O->Timeout);
       if (!Answer)
         return reportError("process " + Twine(O->Pid) + " has weft's profiler loaded: " +
                            toString(Answer.takeError()) + " (is it still attached?)");

@@ -21,13 +21,13 @@ struct RunOptions {
   std::vector<std::string> Passes;
   std::string LogFile;
   std::string OutputDir;
-  std::string Gc;          // garbage collections on the timeline, at this level
-  bool Lttng = false;      // timeline records also as LTTng-UST events
+  std::string Gc;     // garbage collections on the timeline, at this level
+  bool Lttng = false; // timeline records also as LTTng-UST events
   bool Verbose = false;
   std::vector<std::string> Processes; // run: the processes of the tree to instrument
   std::vector<std::string> Command;
-  int Pid = 0;             // attach
-  unsigned Timeout = 10;   // attach: seconds the runtime may take to load the profiler
+  int Pid = 0;           // attach
+  unsigned Timeout = 10; // attach: seconds the runtime may take to load the profiler
 };
 
 /// \p Path made absolute, without "." and "..".

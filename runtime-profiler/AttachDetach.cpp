@@ -4,10 +4,10 @@
 // and their methods compiled again through ReJIT. `weft detach` reverts them.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime-profiler/Profiler.h"
-#include "runtime-profiler/ProfilerInternals.h"
 #include "runtime-profiler/GcEvents.h"
 #include "runtime-profiler/Identity.h"
+#include "runtime-profiler/Profiler.h"
+#include "runtime-profiler/ProfilerInternals.h"
 #include "runtime-profiler/Recorder.h"
 #include "support/PrivateFiles.h"
 
@@ -158,8 +158,8 @@ void Profiler::detach() {
     }
   if (!Methods.empty()) {
     std::vector<HRESULT> Status(Methods.size(), S_OK);
-    HRESULT Hr = Info->RequestRevert(ULONG(Methods.size()), Modules.data(), Methods.data(),
-                                     Status.data());
+    HRESULT Hr =
+        Info->RequestRevert(ULONG(Methods.size()), Modules.data(), Methods.data(), Status.data());
     L->line("detach: " + Twine(Methods.size()) + " methods back to their own IL" +
             (failed(Hr) ? " refused by the runtime (" + hresultText(Hr) + ")" : Twine("")));
   }

@@ -6,9 +6,9 @@
 // method compiled again through ReJIT is logged, with what it was given.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime-profiler/PluginHost.h"
 #include "runtime-profiler/Profiler.h"
 #include "runtime-profiler/ProfilerInternals.h"
-#include "runtime-profiler/PluginHost.h"
 #include "weaver/il/BodyReader.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -171,8 +171,8 @@ bool Profiler::startWeave(LoadedModule &Mod, ModuleID Id) {
   auto W = passes::ModuleWeave::start(*Mod.Img, *Mod.E, Mod.Sel, O);
   std::optional<std::string> Problem = Mod.Mirror->takeProblem();
   if (!W || Problem) {
-    L->line(Name + ": the passes cannot begin: " +
-            (W ? *Problem : toString(W.takeError())) + "; its methods stay as they are");
+    L->line(Name + ": the passes cannot begin: " + (W ? *Problem : toString(W.takeError())) +
+            "; its methods stay as they are");
     return false;
   }
   Mod.Weave = std::move(*W);
@@ -244,8 +244,10 @@ std::optional<std::string> Profiler::weaveWholeModule(LoadedModule &Mod) {
     SmallString<256> Dir(OutputDir.empty() ? "." : OutputDir);
     std::string Base = sideFilesBase(Out, Dir, sys::path::filename(Mod.Name));
     if (Error E = passes::writeSideFiles(Out, Base))
-      L->line(sys::path::filename(Mod.Name) + ": cannot write what the passes write beside the "
-                                              "module: " + toString(std::move(E)));
+      L->line(sys::path::filename(Mod.Name) +
+              ": cannot write what the passes write beside the "
+              "module: " +
+              toString(std::move(E)));
     else
       for (const auto &Side : Out.SideFiles)
         L->line(sys::path::filename(Mod.Name) + ": wrote " + Base + Side.first);
@@ -255,9 +257,9 @@ std::optional<std::string> Profiler::weaveWholeModule(LoadedModule &Mod) {
   Mod.Whole = true;
   float Micros =
       std::chrono::duration<float, std::micro>(std::chrono::steady_clock::now() - Start).count();
-  L->line(sys::path::filename(Mod.Name) + ": the passes finish the module only at its end: " +
-          Twine(Mod.Woven.size()) + " methods woven at once, in " +
-          Twine(unsigned(Micros / 1000)) + " ms");
+  L->line(sys::path::filename(Mod.Name) +
+          ": the passes finish the module only at its end: " + Twine(Mod.Woven.size()) +
+          " methods woven at once, in " + Twine(unsigned(Micros / 1000)) + " ms");
   return std::nullopt;
 }
 
@@ -269,13 +271,14 @@ std::optional<std::string> Profiler::publishAdditions(LoadedModule &Mod, ModuleI
   Mod.MethodsWithBodies = Mod.E->rowCount(metadata::TableId::MethodDef);
   if (Mod.Mirror->takeDefinitions())
     if (HRESULT Hr = Info->ApplyMetaData(Id); failed(Hr))
-      return "the runtime did not apply the types and methods the passes added (" + hresultText(Hr) +
-             ")";
+      return "the runtime did not apply the types and methods the passes added (" +
+             hresultText(Hr) + ")";
   for (auto &[Row, Body] : Bodies)
     if (!Mod.Mirror->remapUserStrings(Body.Bytes))
       return "a method the passes added (" + Mod.methodName(Row) +
              ") does not decode (a bug in weft)";
-    else if (std::optional<std::string> Failed = setBody(Id, metadata::makeToken(metadata::TableId::MethodDef, Row), Body.Bytes))
+    else if (std::optional<std::string> Failed =
+                 setBody(Id, metadata::makeToken(metadata::TableId::MethodDef, Row), Body.Bytes))
       return "a method the passes added (" + Mod.methodName(Row) + "): " + *Failed;
   Bodies.clear();
   return std::nullopt;
@@ -350,8 +353,7 @@ const WovenMethod *Profiler::weaveOnce(LoadedModule &Mod, ModuleID Id, uint32_t 
   *Fresh = true;
   ++Count.CompiledMatched;
   if (Mod.Weaving == LoadedModule::State::NotStarted)
-    Mod.Weaving = startWeave(Mod, Id) ? LoadedModule::State::Weaving
-                                      : LoadedModule::State::Refused;
+    Mod.Weaving = startWeave(Mod, Id) ? LoadedModule::State::Weaving : LoadedModule::State::Refused;
   if (Mod.Weaving != LoadedModule::State::Weaving) {
     ++Count.LeftAlone;
     return nullptr;
@@ -535,9 +537,8 @@ HRESULT Profiler::GetReJITParameters(ModuleID ModuleId, mdMethodDef Method,
     Count.Rewritten += Fresh;
     ++Count.ReJitted;
     Mod->ReJitBodies.insert(Row);
-    giveMap(*Mod, Row, *W, [&](ULONG N, COR_IL_MAP *Map) {
-      return Control->SetILInstrumentedCodeMap(N, Map);
-    });
+    giveMap(*Mod, Row, *W,
+            [&](ULONG N, COR_IL_MAP *Map) { return Control->SetILInstrumentedCodeMap(N, Map); });
     return S_OK;
   });
 }
@@ -547,7 +548,8 @@ HRESULT Profiler::ReJITError(ModuleID ModuleId, mdMethodDef Method, FunctionID, 
     ++Count.ReJitFailed;
     std::shared_ptr<LoadedModule> Mod = moduleOf(ModuleId);
     L->line((Mod ? sys::path::filename(Mod->Name).str() : std::string("a module")) + ": " +
-            (Mod ? Mod->methodName(metadata::tokenRow(Method)) : "method 0x" + hexstr(Method, false, 8)) +
+            (Mod ? Mod->methodName(metadata::tokenRow(Method))
+                 : "method 0x" + hexstr(Method, false, 8)) +
             ": the runtime could not compile it again (" + hresultText(Status) +
             "); it keeps the code it had");
     return S_OK;

@@ -80,10 +80,10 @@ void Profiler::moduleLoaded(ModuleID Id) {
   L->line(sys::path::filename(Path) + ": " + Twine(Matched) + " of " +
           Twine(Mod->Sel.methodCount()) + " methods match the spec" +
           (!Mod->ReJits ? ""
-           : Attached ? "; attached after it loaded: they are compiled again through ReJIT, with "
-                        "every method that inlined one"
-                      : "; ReadyToRun code: they are compiled again through ReJIT, with every "
-                        "method that inlined one"));
+           : Attached   ? "; attached after it loaded: they are compiled again through ReJIT, with "
+                          "every method that inlined one"
+                        : "; ReadyToRun code: they are compiled again through ReJIT, with every "
+                          "method that inlined one"));
   std::vector<mdMethodDef> ReJit;
   if (Mod->ReJits)
     for (uint32_t Row = 1; Row <= Mod->Sel.methodCount(); ++Row)
@@ -110,10 +110,12 @@ std::shared_ptr<LoadedModule> Profiler::readModule(ModuleID Id, bool SkipFramewo
   DWORD Flags = 0;
   if (HRESULT Hr = Info->GetModuleInfo2(Id, &Base, 1024, &NameLength, Name, &Assembly, &Flags);
       failed(Hr)) {
-    L->line("a module: GetModuleInfo2 failed (" + hresultText(Hr) + "); its methods stay as they are");
+    L->line("a module: GetModuleInfo2 failed (" + hresultText(Hr) +
+            "); its methods stay as they are");
     return nullptr;
   }
-  std::string Path = utf8(ArrayRef<WCHAR>(Name, NameLength ? std::min<ULONG>(NameLength, 1024) - 1 : 0));
+  std::string Path =
+      utf8(ArrayRef<WCHAR>(Name, NameLength ? std::min<ULONG>(NameLength, 1024) - 1 : 0));
   if (Notify && Plugins && Plugins->wants(WEFT_ON_MODULE_LOAD))
     Plugins->moduleLoaded(Id, Path);
   if ((Flags & (COR_PRF_MODULE_DYNAMIC | COR_PRF_MODULE_RESOURCE)) || !Base)
@@ -139,7 +141,8 @@ std::shared_ptr<LoadedModule> Profiler::readModule(ModuleID Id, bool SkipFramewo
             "; its methods stay as they are");
     return nullptr;
   };
-  Expected<std::unique_ptr<pe::Image>> Img = pe::Image::createLoaded(Base, Layout, Path, HeaderLimit);
+  Expected<std::unique_ptr<pe::Image>> Img =
+      pe::Image::createLoaded(Base, Layout, Path, HeaderLimit);
   if (!Img)
     return Fail(Img.takeError());
   Mod->Img = std::move(*Img);
@@ -156,7 +159,8 @@ std::shared_ptr<LoadedModule> Profiler::readModule(ModuleID Id, bool SkipFramewo
 metadata::AssemblyResolver *Profiler::frameworkResolver() {
   std::lock_guard<std::mutex> G(ModulesLock);
   if (!Frameworks && !FrameworkDir.empty())
-    Frameworks = std::make_unique<metadata::AssemblyResolver>(std::vector<std::string>{FrameworkDir});
+    Frameworks =
+        std::make_unique<metadata::AssemblyResolver>(std::vector<std::string>{FrameworkDir});
   return Frameworks.get();
 }
 

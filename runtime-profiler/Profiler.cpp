@@ -1,22 +1,22 @@
 //===- runtime-profiler/Profiler.cpp --------------------------------------===//
 #include "runtime-profiler/Profiler.h"
-#include "runtime-profiler/ProfilerInternals.h"
-#include "runtime-profiler/ProcessFilter.h"
-#include "support/PrivateFiles.h"
-#include "runtime-profiler/Identity.h"
 
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
+#include "metadata/Names.h"
 #include "metadata/Resolver.h"
 #include "pe/Image.h"
 #include "runtime-profiler/EmitMirror.h"
 #include "runtime-profiler/EventPipeSink.h"
-#include "runtime-profiler/LttngSink.h"
 #include "runtime-profiler/GcEvents.h"
+#include "runtime-profiler/Identity.h"
+#include "runtime-profiler/LttngSink.h"
+#include "runtime-profiler/ProcessFilter.h"
+#include "runtime-profiler/ProfilerInternals.h"
 #include "runtime-profiler/Recorder.h"
 #include "runtime-profiler/TracepointPass.h"
-#include "metadata/Names.h"
 #include "support/Format.h"
+#include "support/PrivateFiles.h"
 #include "weaver/il/BodyReader.h"
 #include "weaver/passes/Weaver.h"
 #include "weaver/spec/Spec.h"
@@ -24,8 +24,8 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -72,9 +72,11 @@ unsigned newestInfo(IUnknown *Unk, ICorProfilerInfo7 **Out) {
 /// "module load, JIT" for WEFT_ON_* bits.
 std::string eventNames(uint32_t Events) {
   std::vector<std::string> Names;
-  const std::pair<uint32_t, const char *> All[] = {
-      {WEFT_ON_MODULE_LOAD, "module load"}, {WEFT_ON_MODULE_UNLOAD, "module unload"},
-      {WEFT_ON_JIT, "JIT"}, {WEFT_ON_REJIT, "ReJIT"}, {WEFT_ON_GC, "GC"}};
+  const std::pair<uint32_t, const char *> All[] = {{WEFT_ON_MODULE_LOAD, "module load"},
+                                                   {WEFT_ON_MODULE_UNLOAD, "module unload"},
+                                                   {WEFT_ON_JIT, "JIT"},
+                                                   {WEFT_ON_REJIT, "ReJIT"},
+                                                   {WEFT_ON_GC, "GC"}};
   for (auto [Bit, Name] : All)
     if (Events & Bit)
       Names.push_back(Name);
@@ -89,9 +91,9 @@ std::string runtimeDescription(ICorProfilerInfo7 *Info) {
   if (failed(Info->GetRuntimeInformation(&Instance, &Type, &Major, &Minor, &Build, &Qfe, 64,
                                          &Length, Version)))
     return "an unknown runtime";
-  std::string Text = Type == COR_PRF_CORE_CLR ? "CoreCLR " : "a runtime of type " +
-                                                                 std::to_string(uint32_t(Type)) +
-                                                                 " ";
+  std::string Text = Type == COR_PRF_CORE_CLR
+                         ? "CoreCLR "
+                         : "a runtime of type " + std::to_string(uint32_t(Type)) + " ";
   Text += std::to_string(Major) + "." + std::to_string(Minor) + "." + std::to_string(Build);
   if (Length > 1)
     Text += " (" + utf8(ArrayRef<WCHAR>(Version, std::min<ULONG>(Length, 64) - 1)) + ")";
@@ -108,7 +110,6 @@ Profiler::~Profiler() {
   if (Info)
     Info->Release();
 }
-
 
 namespace {
 /// The value of \p Name: from the attach request's data when there is one ("NAME=value" lines, as
@@ -129,14 +130,16 @@ std::string setting(const char *Name, StringRef AttachData, bool Attaching) {
 
 HRESULT Profiler::Initialize(IUnknown *ProfilerInfoUnk) {
   // A start that failed half-way instruments nothing: the profiler cancels its loading.
-  return guarded("Initialize", [&] { return initialize(ProfilerInfoUnk, {}, false); },
-                 CORPROF_E_PROFILER_CANCEL_ACTIVATION);
+  return guarded(
+      "Initialize", [&] { return initialize(ProfilerInfoUnk, {}, false); },
+      CORPROF_E_PROFILER_CANCEL_ACTIVATION);
 }
 
 HRESULT Profiler::InitializeForAttach(IUnknown *ProfilerInfoUnk, void *ClientData, UINT Size) {
   std::string Data(static_cast<const char *>(ClientData), ClientData ? Size : 0);
-  return guarded("InitializeForAttach", [&] { return initialize(ProfilerInfoUnk, Data, true); },
-                 CORPROF_E_PROFILER_CANCEL_ACTIVATION);
+  return guarded(
+      "InitializeForAttach", [&] { return initialize(ProfilerInfoUnk, Data, true); },
+      CORPROF_E_PROFILER_CANCEL_ACTIVATION);
 }
 
 std::string Profiler::logPath(const std::string &Named) const {
@@ -181,9 +184,9 @@ HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching
   // The spec steers what runs in this process: only its user's own file, read whole.
   Expected<std::string> Text =
       SpecPath.empty() ? std::string() : readOwnedFile(SpecPath, ::geteuid(), MaxSpecBytes);
-  Expected<Config> C = Text ? Config::from(SpecPath, *Text,
-                                           setting(PassesVariable, AttachData, Attaching))
-                            : Text.takeError();
+  Expected<Config> C =
+      Text ? Config::from(SpecPath, *Text, setting(PassesVariable, AttachData, Attaching))
+           : Text.takeError();
   if (!C) {
     L->line("declined on " + Runtime + ": " + toString(C.takeError()) +
             "; nothing is instrumented");
@@ -310,9 +313,9 @@ HRESULT Profiler::GarbageCollectionFinished() {
   });
 }
 
-HRESULT Profiler::EventPipeEventDelivered(EVENTPIPE_PROVIDER, DWORD EventId, DWORD Version,
-                                          ULONG, LPCBYTE, ULONG Size, LPCBYTE Data, LPCGUID,
-                                          LPCGUID, ThreadID, ULONG, UINT_PTR *) {
+HRESULT Profiler::EventPipeEventDelivered(EVENTPIPE_PROVIDER, DWORD EventId, DWORD Version, ULONG,
+                                          LPCBYTE, ULONG Size, LPCBYTE Data, LPCGUID, LPCGUID,
+                                          ThreadID, ULONG, UINT_PTR *) {
   return guarded("EventPipeEventDelivered", [&] {
     if (Gc && Data)
       Gc->delivered(EventId, Version, Data, Size);

@@ -9,13 +9,12 @@
 #ifndef WEFT_RUNTIME_PROFILER_PROFILERINTERNALS_H
 #define WEFT_RUNTIME_PROFILER_PROFILERINTERNALS_H
 
-#include "runtime-profiler/Profiler.h"
-
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "metadata/Resolver.h"
 #include "pe/Image.h"
 #include "runtime-profiler/EmitMirror.h"
+#include "runtime-profiler/Profiler.h"
 #include "support/Format.h"
 #include "weaver/passes/Weaver.h"
 #include "weaver/spec/Spec.h"
@@ -110,13 +109,12 @@ struct LoadedModule {
       Name = E->getString(E->get(TableId::MethodDef, Row, MethodDefCol::Name));
     else if (Row >= 1 && Row <= M->rowCount(TableId::MethodDef))
       Name = M->getString(M->get(TableId::MethodDef, Row, MethodDefCol::Name));
-    return "method 0x" + hexstr(makeToken(TableId::MethodDef, Row), false, 8) + " (" +
-           Name.str() + ")";
+    return "method 0x" + hexstr(makeToken(TableId::MethodDef, Row), false, 8) + " (" + Name.str() +
+           ")";
   }
 };
 
-template <typename Fn>
-HRESULT Profiler::guarded(const char *Callback, Fn &&Work, HRESULT OnError) {
+template <typename Fn> HRESULT Profiler::guarded(const char *Callback, Fn &&Work, HRESULT OnError) {
   try {
     return Work();
   } catch (...) {

@@ -75,9 +75,9 @@ HRESULT Profiler::Shutdown() {
         return std::string(Buf);
       };
       L->line("time per method woven at JIT time (the first includes beginning the passes): "
-              "median " + Us(At(0.5)) + ", 90th percentile " + Us(At(0.9)) +
-              ", 99th percentile " + Us(At(0.99)) + ", most " + Us(T.back()) + ", over " +
-              Twine(T.size()) + " methods");
+              "median " +
+              Us(At(0.5)) + ", 90th percentile " + Us(At(0.9)) + ", 99th percentile " +
+              Us(At(0.99)) + ", most " + Us(T.back()) + ", over " + Twine(T.size()) + " methods");
     }
     return S_OK;
   });

@@ -5,14 +5,14 @@
 // reverted (RequestRevert).
 //
 //===----------------------------------------------------------------------===//
-#include "runtime-profiler/Profiler.h"
-#include "runtime-profiler/ProfilerInternals.h"
-#include "support/PrivateFiles.h"
 #include "metadata/Names.h"
 #include "runtime-profiler/EventPipeSink.h"
 #include "runtime-profiler/LttngSink.h"
+#include "runtime-profiler/Profiler.h"
+#include "runtime-profiler/ProfilerInternals.h"
 #include "runtime-profiler/Recorder.h"
 #include "runtime-profiler/TracepointPass.h"
+#include "support/PrivateFiles.h"
 #include "weaver/il/BodyReader.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -25,10 +25,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <map>
-#include <cerrno>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,9 +64,10 @@ bool Profiler::specEdited() {
   std::vector<std::string> Names;
   for (const spec::Tracepoint &T : Traced->tracepoints())
     Names.push_back(T.Name + (T.FollowsSession ? " (while a session asks)"
-                              : T.Enabled        ? ""
-                                                 : " (disabled)"));
-  L->line("spec edited: tracepoints now " + (Names.empty() ? std::string("none") : join(Names, ", ")) +
+                              : T.Enabled      ? ""
+                                               : " (disabled)"));
+  L->line("spec edited: tracepoints now " +
+          (Names.empty() ? std::string("none") : join(Names, ", ")) +
           " (rules and passes stay as they were at the start)");
   return true;
 }
@@ -217,8 +218,7 @@ Recorder &Profiler::recorder() {
 
 std::optional<std::string> Profiler::weaveTraced(LoadedModule &Mod, ModuleID Id, uint32_t Row) {
   if (Mod.Weaving == LoadedModule::State::NotStarted)
-    Mod.Weaving = startWeave(Mod, Id) ? LoadedModule::State::Weaving
-                                      : LoadedModule::State::Refused;
+    Mod.Weaving = startWeave(Mod, Id) ? LoadedModule::State::Weaving : LoadedModule::State::Refused;
   if (Mod.Weaving != LoadedModule::State::Weaving)
     return std::string("the module cannot be woven (the log says why)");
   if (Mod.Whole && !Mod.Sel.passesOf(Row).empty())

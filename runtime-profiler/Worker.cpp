@@ -5,10 +5,10 @@
 // and, attached, for `weft detach`'s request.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime-profiler/Profiler.h"
-#include "runtime-profiler/ProfilerInternals.h"
 #include "runtime-profiler/EventPipeSink.h"
 #include "runtime-profiler/Identity.h"
+#include "runtime-profiler/Profiler.h"
+#include "runtime-profiler/ProfilerInternals.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"

@@ -1,5 +1,6 @@
 //===- support/AtomicFile.cpp - Writing an output all at once -------------===//
 #include "support/AtomicFile.h"
+
 #include "support/Error.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -113,8 +114,7 @@ Expected<OutputTarget> resolveOutput(StringRef Named) {
       // A link is followed only if its user made it (or root did): one that another user put
       // in a shared folder would otherwise send the output wherever they chose.
       if (St.st_uid != ::geteuid() && St.st_uid != 0)
-        return pathError(Path, "is a symbolic link owned by another user (uid " +
-                                   Twine(St.st_uid) +
+        return pathError(Path, "is a symbolic link owned by another user (uid " + Twine(St.st_uid) +
                                    "); weft writes only through links of its user's own");
       if (Hops >= 40)
         return pathError(Named, "has too many levels of symbolic links");

@@ -1,5 +1,6 @@
 //===- support/PrivateFiles.cpp - Files only their user controls ----------===//
 #include "support/PrivateFiles.h"
+
 #include "support/Error.h"
 #include "support/RegularFile.h"
 
@@ -43,8 +44,8 @@ Error checkPrivateFolder(StringRef Path, uid_t Owner, bool Create) {
     if (::lstat(P.c_str(), &St) != 0)
       return errnoError(Path, errno);
     // Made by root for another user's process: that user's folder.
-    if (S_ISDIR(St.st_mode) && St.st_uid == ::geteuid() && Owner != St.st_uid &&
-        ::geteuid() == 0 && ::lchown(P.c_str(), Owner, gid_t(-1)) == 0)
+    if (S_ISDIR(St.st_mode) && St.st_uid == ::geteuid() && Owner != St.st_uid && ::geteuid() == 0 &&
+        ::lchown(P.c_str(), Owner, gid_t(-1)) == 0)
       St.st_uid = Owner;
   }
   if (!S_ISDIR(St.st_mode))
@@ -105,9 +106,9 @@ Expected<int> createPrivateFile(StringRef Path, unsigned Mode) {
 }
 
 Expected<int> openOwnedForAppend(StringRef Path, unsigned Mode) {
-  int Fd = ::open(Path.str().c_str(),
-                  O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY,
-                  Mode);
+  int Fd =
+      ::open(Path.str().c_str(),
+             O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, Mode);
   if (Fd < 0) {
     if (errno == ELOOP)
       return refused(Path, "is a symbolic link");

@@ -15,11 +15,10 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
-#include <gtest/gtest.h>
-
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <pty.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -102,7 +101,8 @@ TEST(Outputs, ATerminalIsWrittenInPlace) {
     for (ssize_t N; (N = ::read(Master, Buf, sizeof Buf)) > 0;)
       Text.append(Buf, size_t(N));
   });
-  test::CommandResult D = weft({"dump", test::corpusDll("Closures"), "--method", "Main", "-o", Name});
+  test::CommandResult D =
+      weft({"dump", test::corpusDll("Closures"), "--method", "Main", "-o", Name});
   EXPECT_TRUE(S_ISCHR(lstatOf(Name).st_mode));
   ::close(Slave); // the master reads EIO once no one holds the terminal
   Reader.join();
@@ -155,7 +155,8 @@ TEST(Outputs, ASocketIsConnectedToAndStaysASocket) {
       ::close(Fd);
     }
   });
-  test::CommandResult D = weft({"dump", test::corpusDll("Closures"), "--method", "Main", "-o", Socket});
+  test::CommandResult D =
+      weft({"dump", test::corpusDll("Closures"), "--method", "Main", "-o", Socket});
   if (D.ExitCode != 0) // the reader waits for a connection that will not come
     ::shutdown(Listener, SHUT_RDWR);
   Reader.join();
@@ -213,7 +214,8 @@ TEST(Outputs, ALinkAnotherUserPlantedIsRefused) {
 }
 
 TEST(Outputs, DashIsStandardOutputForTextOnly) {
-  test::CommandResult D = weft({"dump", test::corpusDll("Closures"), "--method", "Main", "-o", "-"});
+  test::CommandResult D =
+      weft({"dump", test::corpusDll("Closures"), "--method", "Main", "-o", "-"});
   EXPECT_EQ(D.ExitCode, 0) << D.Err;
   EXPECT_EQ(D.Out, weft({"dump", test::corpusDll("Closures"), "--method", "Main"}).Out);
   EXPECT_FALSE(sys::fs::exists("-"));
@@ -228,9 +230,9 @@ TEST(Outputs, AReaderLeavingThePipeEndsWeftQuietly) {
   std::string Dir = test::scratchDir("output-pipe");
   // The whole framework's CoreLib as text is far more than a pipe holds: weft is still writing
   // when head leaves.
-  std::string Script = "'" + test::weftTool() + "' dump '" + test::frameworkFile("System.Private.CoreLib.dll") +
-                       "' 2>'" + Dir + "/err.txt' | head -c 100 >'" + Dir +
-                       "/head.txt'; echo \"${PIPESTATUS[0]}\"";
+  std::string Script = "'" + test::weftTool() + "' dump '" +
+                       test::frameworkFile("System.Private.CoreLib.dll") + "' 2>'" + Dir +
+                       "/err.txt' | head -c 100 >'" + Dir + "/head.txt'; echo \"${PIPESTATUS[0]}\"";
   test::CommandResult R = test::run("bash", {"-c", Script});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   // LLVM's tools' convention: the I/O error's exit code (EX_IOERR), and not a word.

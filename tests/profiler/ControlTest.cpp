@@ -17,11 +17,10 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdlib>
-#include <set>
 #include <cstring>
+#include <gtest/gtest.h>
+#include <set>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -115,9 +114,9 @@ TEST(ProfilerControl, OnlyTheUserDetachesAndAttachesAgain) {
   EXPECT_EQ(St.st_mode & 0777, 0700u);
 
   // Requests where the profiler once looked, or in its folder, from the other user: nothing.
-  CommandResult Planted = shellAs(
-      *Other, "touch '" + Temp.Folder.path() + "/weft-detach-" + Pid + "'; touch '" +
-                  prof::detachRequestPath(Folder, T.PI.Pid) + "'");
+  CommandResult Planted =
+      shellAs(*Other, "touch '" + Temp.Folder.path() + "/weft-detach-" + Pid + "'; touch '" +
+                          prof::detachRequestPath(Folder, T.PI.Pid) + "'");
   EXPECT_NE(Planted.ExitCode, 0); // the folder refuses the second
   EXPECT_NE(Planted.Err.find("Permission denied"), std::string::npos) << Planted.Err;
   CommandResult D = runAs(*Other, weftFor(Temp.Folder), {"detach", "--pid", Pid, "--timeout", "1"});
@@ -128,8 +127,7 @@ TEST(ProfilerControl, OnlyTheUserDetachesAndAttachesAgain) {
   std::string Request = prof::detachRequestPath(Folder, T.PI.Pid);
   ASSERT_EQ(::symlink(Spec.c_str(), Request.c_str()), 0);
   ASSERT_TRUE(waitFor(10, [&] { return llvm::sys::fs::exists(Request + ".reply"); }));
-  EXPECT_NE(readFile(Log).find("control: a request refused: '" + Request +
-                               "': is a symbolic link"),
+  EXPECT_NE(readFile(Log).find("control: a request refused: '" + Request + "': is a symbolic link"),
             std::string::npos)
       << readFile(Log);
   ::unlink((Request + ".reply").c_str());
@@ -151,8 +149,7 @@ TEST(ProfilerControl, OnlyTheUserDetachesAndAttachesAgain) {
   size_t DetachedAgain = T.ticks();
   A = run(weftTool(), {"attach", "--pid", Pid, "--pass", "single-ret", "--log", Log});
   EXPECT_EQ(A.ExitCode, 1);
-  EXPECT_NE(A.Err.find("refused: the profiler was attached with other settings"),
-            std::string::npos)
+  EXPECT_NE(A.Err.find("refused: the profiler was attached with other settings"), std::string::npos)
       << A.Err;
   ASSERT_TRUE(T.waitTicks(20));
   size_t Last = T.ticks();
@@ -162,7 +159,9 @@ TEST(ProfilerControl, OnlyTheUserDetachesAndAttachesAgain) {
   // Recorded from each attach to its detach, never between (give or take the ticks in flight
   // while a request is taken and the method compiled again: four either side).
   std::set<int> Seen = entered(ProbeLog);
-  auto All = [&](size_t From, size_t To) { return within(Seen, From + 4, To - 4) == To - From - 7; };
+  auto All = [&](size_t From, size_t To) {
+    return within(Seen, From + 4, To - 4) == To - From - 7;
+  };
   auto None = [&](size_t From, size_t To) { return within(Seen, From + 4, To - 4) == 0; };
   EXPECT_TRUE(All(Attached, Detached)) << Attached << ".." << Detached << "\n" << readFile(Log);
   EXPECT_TRUE(None(Detached, Again)) << Detached << ".." << Again;
@@ -254,9 +253,10 @@ TEST(ProfilerControl, TheAttachClientTrustsOnlyTheProcessItself) {
   // Another user's socket in the shared folder.
   std::string WhyNot;
   if (std::optional<OtherUser> Other = otherUser(&WhyNot)) {
-    CommandResult S = shellAs(
-        *Other, "python3 -c \"import socket,sys; s=socket.socket(socket.AF_UNIX); "
-                "s.bind(sys.argv[1]); s.listen(1)\" '" + Socket + "'");
+    CommandResult S =
+        shellAs(*Other, "python3 -c \"import socket,sys; s=socket.socket(socket.AF_UNIX); "
+                        "s.bind(sys.argv[1]); s.listen(1)\" '" +
+                            Socket + "'");
     ASSERT_EQ(S.ExitCode, 0) << S.Err;
     A = Attach(Me);
     EXPECT_EQ(A.ExitCode, 1);
@@ -300,8 +300,10 @@ TEST(ProfilerControl, TheSpecWatchTakesOnlyTheUsersOwnRegularFile) {
   };
   std::string Refused = "spec edited: '" + Spec + "': ";
 
-  replaceSpec(Spec, [&](const std::string &P) { ASSERT_EQ(::symlink(Good.c_str(), P.c_str()), 0); });
-  ASSERT_TRUE(LogHas(Refused + "is a symbolic link; the tracepoints in force stay")) << readFile(Log);
+  replaceSpec(Spec,
+              [&](const std::string &P) { ASSERT_EQ(::symlink(Good.c_str(), P.c_str()), 0); });
+  ASSERT_TRUE(LogHas(Refused + "is a symbolic link; the tracepoints in force stay"))
+      << readFile(Log);
   replaceSpec(Spec, [&](const std::string &P) { ASSERT_EQ(::symlink("/dev/zero", P.c_str()), 0); });
   T.waitTicks(3);
   replaceSpec(Spec, [&](const std::string &P) { ASSERT_EQ(::mkfifo(P.c_str(), 0600), 0); });
@@ -349,12 +351,13 @@ TEST(ProfilerControl, AFifoAsTheSpecAtTheStartIsDeclinedWithoutWaiting) {
   std::string Dir = scratchDir("control-fifo-spec");
   std::string Fifo = Dir + "/weft.json", Log = Dir + "/weft.log";
   ASSERT_EQ(::mkfifo(Fifo.c_str(), 0600), 0);
-  CommandResult R = run("dotnet", {corpusDll("Closures")},
-                        {"CORECLR_ENABLE_PROFILING=1", std::string("CORECLR_PROFILER=") + prof::ProfilerClsid,
-                         "CORECLR_PROFILER_PATH=" + llvm::sys::path::parent_path(weftTool()).str() +
-                             "/" + prof::ProfilerLibrary,
-                         "WEFT_SPEC=" + Fifo, "WEFT_LOG=" + Log},
-                        60);
+  CommandResult R =
+      run("dotnet", {corpusDll("Closures")},
+          {"CORECLR_ENABLE_PROFILING=1", std::string("CORECLR_PROFILER=") + prof::ProfilerClsid,
+           "CORECLR_PROFILER_PATH=" + llvm::sys::path::parent_path(weftTool()).str() + "/" +
+               prof::ProfilerLibrary,
+           "WEFT_SPEC=" + Fifo, "WEFT_LOG=" + Log},
+          60);
   EXPECT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_EQ(R.Out, expectedOutput("Closures"));
   EXPECT_NE(readFile(Log).find("declined on CoreCLR"), std::string::npos) << readFile(Log);

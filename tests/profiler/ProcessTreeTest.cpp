@@ -14,9 +14,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
-#include <gtest/gtest.h>
-
 #include <chrono>
+#include <gtest/gtest.h>
 #include <thread>
 #include <unistd.h>
 
@@ -64,12 +63,11 @@ TEST(ProcessTree, DotnetTestInstrumentsTheTestHostAndLeavesNothingBehind) {
   ASSERT_FALSE(llvm::sys::fs::create_directories(Out));
   // A mark in every process of the tree, to find any that outlives weft.
   std::string Marker = "WEFT_TEST_TREE=" + std::to_string(::getpid());
-  CommandResult R = run(
-      weftTool(),
-      {"run", "--spec", Spec, "--log", Log, "--output-dir", Out, "--", "dotnet", "test",
-       sourceDir() + "/tests/run-tree/RunTree.csproj", "--artifacts-path", Dir + "/artifacts",
-       "-nologo", "-v:q"},
-      {Marker}, 600);
+  CommandResult R = run(weftTool(),
+                        {"run", "--spec", Spec, "--log", Log, "--output-dir", Out, "--", "dotnet",
+                         "test", sourceDir() + "/tests/run-tree/RunTree.csproj", "--artifacts-path",
+                         Dir + "/artifacts", "-nologo", "-v:q"},
+                        {Marker}, 600);
   ASSERT_EQ(R.ExitCode, 0) << R.Out << R.Err << readFile(Log);
   EXPECT_NE(R.Out.find("Passed!"), std::string::npos) << R.Out;
 
@@ -104,8 +102,7 @@ TEST(ProcessTree, DotnetTestInstrumentsTheTestHostAndLeavesNothingBehind) {
       run(weftTool(), {"coverage", "report", "--map", Out + "/RunTree.dll.coverage.json", "--hits",
                        Hits[0], "--format", "lcov"});
   ASSERT_EQ(Report.ExitCode, 0) << Report.Err;
-  EXPECT_NE(Report.Out.find("SF:" + sourceDir() + "/tests/run-tree/Counting.cs"),
-            std::string::npos)
+  EXPECT_NE(Report.Out.find("SF:" + sourceDir() + "/tests/run-tree/Counting.cs"), std::string::npos)
       << Report.Out;
 }
 
@@ -120,11 +117,12 @@ TEST(ProcessTree, ProcessesLoadingOneModuleNeverOverwriteEachOthersHits) {
   Pdb.replace(Pdb.size() - 4, 4, ".pdb");
   ASSERT_FALSE(llvm::sys::fs::copy_file(Pdb, Dir + "/Closures.pdb"));
   std::string Dll = Dir + "/Closures.dll";
-  CommandResult R = run(weftTool(),
-                        {"run", "--pass", "coverage", "--log", Log, "--output-dir", Dir, "--", "sh",
-                         "-c", "cd '" + Dir + "' && dotnet '" + Dll + "' >one.txt & cd '" + Dir +
-                                   "' && dotnet '" + Dll + "' >two.txt; wait"},
-                        {}, 300);
+  CommandResult R =
+      run(weftTool(),
+          {"run", "--pass", "coverage", "--log", Log, "--output-dir", Dir, "--", "sh", "-c",
+           "cd '" + Dir + "' && dotnet '" + Dll + "' >one.txt & cd '" + Dir + "' && dotnet '" +
+               Dll + "' >two.txt; wait"},
+          {}, 300);
   ASSERT_EQ(R.ExitCode, 0) << R.Err << readFile(Log);
   EXPECT_EQ(readFile(Dir + "/one.txt"), expectedOutput("Closures"));
   EXPECT_EQ(readFile(Dir + "/two.txt"), expectedOutput("Closures"));
@@ -135,8 +133,8 @@ TEST(ProcessTree, ProcessesLoadingOneModuleNeverOverwriteEachOthersHits) {
   ASSERT_EQ(Maps.size(), 1u) << "one map for the module both processes wove the same";
   CommandResult Both = run(weftTool(), {"coverage", "report", "--map", Maps[0], "--hits", Hits[0],
                                         "--hits", Hits[1], "--format", "lcov"});
-  CommandResult One = run(weftTool(), {"coverage", "report", "--map", Maps[0], "--hits", Hits[0],
-                                       "--format", "lcov"});
+  CommandResult One = run(
+      weftTool(), {"coverage", "report", "--map", Maps[0], "--hits", Hits[0], "--format", "lcov"});
   ASSERT_EQ(Both.ExitCode, 0) << Both.Err;
   // Every line's count in the sum is twice one run's (the program is deterministic).
   llvm::SmallVector<llvm::StringRef, 256> A, B;

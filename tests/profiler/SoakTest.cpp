@@ -21,12 +21,11 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <csignal>
-#include <sys/socket.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -153,7 +152,8 @@ TEST(Soak, AServerUnderLoadKeepsServingWhileWeftComesAndGoes) {
   std::string ServerOut = Dir + "/server.out", ServerErr = Dir + "/server.err";
   llvm::Optional<llvm::StringRef> Redirects[] = {llvm::StringRef(""), llvm::StringRef(ServerOut),
                                                  llvm::StringRef(ServerErr)};
-  llvm::sys::ProcessInfo Server = llvm::sys::ExecuteNoWait(Dotnet, Args, llvm::ArrayRef(Env), Redirects);
+  llvm::sys::ProcessInfo Server =
+      llvm::sys::ExecuteNoWait(Dotnet, Args, llvm::ArrayRef(Env), Redirects);
   ASSERT_GT(Server.Pid, 0);
   auto Stop = [&] {
     if (Server.Pid) {
@@ -170,15 +170,14 @@ TEST(Soak, AServerUnderLoadKeepsServingWhileWeftComesAndGoes) {
   std::string WrkOut = Dir + "/wrk.txt";
   std::vector<llvm::StringRef> WrkArgs;
   std::string Duration = std::to_string(P.Seconds + 600) + "s", Target = Url + "/search?q=oak";
-  std::vector<std::string> WrkWords{"wrk", "-t2", "-c16", "-d" + Duration, "--timeout", "10s",
-                                    Target};
+  std::vector<std::string> WrkWords{"wrk",       "-t2", "-c16", "-d" + Duration,
+                                    "--timeout", "10s", Target};
   for (const std::string &W : WrkWords)
     WrkArgs.push_back(W);
   llvm::Optional<llvm::StringRef> WrkRedirects[] = {llvm::StringRef(""), llvm::StringRef(WrkOut),
                                                     llvm::StringRef(WrkOut + ".err")};
-  llvm::sys::ProcessInfo Wrk =
-      llvm::sys::ExecuteNoWait(*llvm::sys::findProgramByName("wrk"), WrkArgs, llvm::None,
-                               WrkRedirects);
+  llvm::sys::ProcessInfo Wrk = llvm::sys::ExecuteNoWait(*llvm::sys::findProgramByName("wrk"),
+                                                        WrkArgs, llvm::None, WrkRedirects);
   auto Start = std::chrono::steady_clock::now();
   auto Elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
@@ -187,8 +186,8 @@ TEST(Soak, AServerUnderLoadKeepsServingWhileWeftComesAndGoes) {
   // The faults, spread over the load: each cycle attaches, edits the spec, detaches; every
   // other cycle a dotnet-trace session collects GC events and the Weft provider meanwhile.
   std::string Pid = std::to_string(Server.Pid);
-  std::vector<std::string> Attach{"attach", "--pid", Pid, "--spec", Spec, "--log", Log,
-                                  "--output-dir", Dir, "--gc", "informational"};
+  std::vector<std::string> Attach{"attach", "--pid",        Pid, "--spec", Spec,           "--log",
+                                  Log,      "--output-dir", Dir, "--gc",   "informational"};
   double Slot = (P.Seconds - 2.0) / P.Cycles;
   unsigned Edits = 0, Attaches = 0, Detaches = 0, Sessions = 0;
   for (unsigned C = 0; C < P.Cycles; ++C) {
@@ -201,8 +200,8 @@ TEST(Soak, AServerUnderLoadKeepsServingWhileWeftComesAndGoes) {
       Session = std::thread([&, C] {
         run(binaryDir() + "/tools/dotnet-trace",
             {"collect", "-p", Pid, "--providers",
-             "Microsoft-Windows-DotNETRuntime:0x1:4,Weft:0x3:4", "--duration", "00:00:00:02",
-             "-o", Dir + "/session-" + std::to_string(C) + ".nettrace"},
+             "Microsoft-Windows-DotNETRuntime:0x1:4,Weft:0x3:4", "--duration", "00:00:00:02", "-o",
+             Dir + "/session-" + std::to_string(C) + ".nettrace"},
             {}, 60);
       });
     }

@@ -15,10 +15,9 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <cstdio>
+#include <gtest/gtest.h>
 #include <string>
 #include <thread>
 #include <vector>

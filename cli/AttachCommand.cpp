@@ -184,12 +184,11 @@ Expected<int> connectTo(const std::string &Socket, int Pid, uid_t Owner, unsigne
   return Fd;
 }
 
-/// Sends the request to process \p Pid and returns the runtime's HRESULT.
-Expected<uint32_t> sendAttach(int Pid, uid_t Owner, unsigned Seconds, const std::string &Request) {
-  Expected<std::string> Socket = diagnosticsSocket(Pid, Owner);
-  if (!Socket)
-    return Socket.takeError();
-  Expected<int> Fd = connectTo(*Socket, Pid, Owner, Seconds);
+/// Sends the request to process \p Pid on its channel \p Socket and returns the runtime's
+/// HRESULT.
+Expected<uint32_t> sendAttach(const std::string &Socket, int Pid, uid_t Owner, unsigned Seconds,
+                              const std::string &Request) {
+  Expected<int> Fd = connectTo(Socket, Pid, Owner, Seconds);
   if (!Fd)
     return Fd.takeError();
   auto Close = llvm::make_scope_exit([&] { ::close(*Fd); });
@@ -198,7 +197,7 @@ Expected<uint32_t> sendAttach(int Pid, uid_t Owner, unsigned Seconds, const std:
     if (N < 0 && errno == EINTR)
       continue;
     if (N <= 0)
-      return failure("cannot send the attach request (" + *Socket + "): " + std::strerror(errno));
+      return failure("cannot send the attach request (" + Socket + "): " + std::strerror(errno));
     Done += size_t(N);
   }
   uint8_t Reply[24];
@@ -296,16 +295,23 @@ Runner addAttachCommand(CLI::App &App) {
     }
     if (O->SpecFile.empty() && PassList.empty())
       return reportError("attach needs --spec or --pass (what to instrument)");
+    if (Expected<std::string> Checked = attachData(*O, PassList, ""); !Checked)
+      return reportError(Checked.takeError());
     Expected<uid_t> Owner = ownerOf(O->Pid);
     if (!Owner)
       return reportError(Owner.takeError());
+    // The process's own channel first: nothing is made for a process weft cannot attach to.
+    bool Again = profilerLoaded(O->Pid);
+    Expected<std::string> Socket = Again ? std::string() : diagnosticsSocket(O->Pid, *Owner);
+    if (!Socket)
+      return reportError(Socket.takeError());
     Expected<std::string> Folder = controlFolderOf(*Owner, /*Create=*/true);
     if (!Folder)
       return reportError(Folder.takeError());
     Expected<std::string> Data = attachData(*O, PassList, *Folder);
     if (!Data)
       return reportError(Data.takeError());
-    if (profilerLoaded(O->Pid)) {
+    if (Again) {
       // Loaded before and detached since (a profiler that used ReJIT cannot unload): asked to
       // start again through its control folder.
       Expected<std::string> Answer =
@@ -321,7 +327,7 @@ Runner addAttachCommand(CLI::App &App) {
     Expected<std::string> Library = findProfiler();
     if (!Library)
       return reportError(Library.takeError());
-    Expected<uint32_t> Hr = sendAttach(O->Pid, *Owner, O->Timeout + 5,
+    Expected<uint32_t> Hr = sendAttach(*Socket, O->Pid, *Owner, O->Timeout + 5,
                                        attachRequest(O->Timeout * 1000, *Library, *Data));
     if (!Hr)
       return reportError(Hr.takeError());

@@ -32,18 +32,6 @@ using namespace weft::test;
 
 namespace {
 
-/// Gives the test process (and so the programs and the weft it starts) a temporary folder of
-/// its own, shared as /tmp is, and no XDG runtime folder: the diagnostics sockets and the control
-/// folder go there, where the other user may try its luck.
-struct OwnTemp {
-  SharedFolder Folder;
-  explicit OwnTemp(llvm::StringRef Name) : Folder(Name, /*Shared=*/true) {
-    ::setenv("TMPDIR", Folder.path().c_str(), 1);
-    ::unsetenv("XDG_RUNTIME_DIR");
-  }
-  ~OwnTemp() { ::unsetenv("TMPDIR"); }
-};
-
 std::string probeSpec() {
   return "{\"version\": 1, \"rules\": [{\"match\": {\"assembly\": \"Ticker\", \"method\": "
          "\"Tick\"}, \"passes\": [{\"name\": \"entry-exit\", \"options\": {\"probe-assembly\": "
@@ -86,8 +74,8 @@ std::string weftFor(const SharedFolder &F) {
 // someone else's process with `weft detach`; the user's own detach and re-attach work.
 TEST(ProfilerControl, OnlyTheUserDetachesAndAttachesAgain) {
   WEFT_NEEDS_OTHER_USER(Other);
-  OwnTemp Temp("control");
-  std::string ProbeLog = Temp.Folder / "probes.log";
+  TempFolderOfItsOwn Temp("control");
+  std::string ProbeLog = Temp / "probes.log";
   Ticker T("control-detach", {}, {"WEFT_PROBE_LOG=" + ProbeLog});
   std::string Spec = T.Dir + "/weft.json", Log = T.Dir + "/weft.log";
   ASSERT_TRUE(writeFile(Spec, probeSpec()));
@@ -95,7 +83,7 @@ TEST(ProfilerControl, OnlyTheUserDetachesAndAttachesAgain) {
   std::string Pid = std::to_string(T.PI.Pid);
   std::vector<std::string> Attach{"attach", "--pid", Pid, "--spec", Spec, "--log", Log};
   std::string Folder = prof::controlFolder(::geteuid());
-  ASSERT_EQ(llvm::StringRef(Folder).rsplit('/').first, Temp.Folder.path());
+  ASSERT_EQ(llvm::StringRef(Folder).rsplit('/').first, Temp.path());
 
   // The other user made the folder first: weft will not use it.
   ASSERT_EQ(shellAs(*Other, "mkdir -m 0777 '" + Folder + "'").ExitCode, 0);
@@ -115,11 +103,11 @@ TEST(ProfilerControl, OnlyTheUserDetachesAndAttachesAgain) {
 
   // Requests where the profiler once looked, or in its folder, from the other user: nothing.
   CommandResult Planted =
-      shellAs(*Other, "touch '" + Temp.Folder.path() + "/weft-detach-" + Pid + "'; touch '" +
+      shellAs(*Other, "touch '" + Temp.path() + "/weft-detach-" + Pid + "'; touch '" +
                           prof::detachRequestPath(Folder, T.PI.Pid) + "'");
   EXPECT_NE(Planted.ExitCode, 0); // the folder refuses the second
   EXPECT_NE(Planted.Err.find("Permission denied"), std::string::npos) << Planted.Err;
-  CommandResult D = runAs(*Other, weftFor(Temp.Folder), {"detach", "--pid", Pid, "--timeout", "1"});
+  CommandResult D = runAs(*Other, weftFor(Temp), {"detach", "--pid", Pid, "--timeout", "1"});
   EXPECT_EQ(D.ExitCode, 1);
   EXPECT_NE(D.Err.find("belongs to another user"), std::string::npos) << D.Err;
 
@@ -196,18 +184,18 @@ std::string emptySpec(const std::string &Dir) {
 // socket of another user's, not one another process serves; it gives up when the process does
 // not answer; and it never sends a value with a line break.
 TEST(ProfilerControl, TheAttachClientTrustsOnlyTheProcessItself) {
-  OwnTemp Temp("attach-client");
-  std::string Spec = emptySpec(Temp.Folder.path());
+  TempFolderOfItsOwn Temp("attach-client");
+  std::string Spec = emptySpec(Temp.path());
   std::string Me = std::to_string(::getpid());
   auto Attach = [&](const std::string &Pid, std::vector<std::string> More = {}) {
     std::vector<std::string> Args{"attach", "--pid", Pid, "--spec", Spec, "--timeout", "1"};
     Args.insert(Args.end(), More.begin(), More.end());
     return run(weftTool(), Args);
   };
-  std::string Socket = Temp.Folder / ("dotnet-diagnostic-" + Me + "-1-socket");
+  std::string Socket = Temp / ("dotnet-diagnostic-" + Me + "-1-socket");
 
   // A line break in a value: refused before anything is sent.
-  CommandResult A = Attach(Me, {"--log", Temp.Folder / "a\nWEFT_SPEC=/elsewhere"});
+  CommandResult A = Attach(Me, {"--log", Temp / "a\nWEFT_SPEC=/elsewhere"});
   EXPECT_EQ(A.ExitCode, 1);
   EXPECT_NE(A.Err.find("the value of WEFT_LOG holds a line break"), std::string::npos) << A.Err;
 
@@ -239,7 +227,7 @@ TEST(ProfilerControl, TheAttachClientTrustsOnlyTheProcessItself) {
     Sleeper = llvm::sys::ExecuteNoWait(*Sleep, Args, llvm::None);
   }
   std::string ChildSocket =
-      Temp.Folder / ("dotnet-diagnostic-" + std::to_string(Sleeper.Pid) + "-1-socket");
+      Temp / ("dotnet-diagnostic-" + std::to_string(Sleeper.Pid) + "-1-socket");
   {
     Listener L(ChildSocket);
     A = Attach(std::to_string(Sleeper.Pid));
@@ -287,6 +275,7 @@ template <typename Fn> void replaceSpec(const std::string &Spec, Fn &&Make) {
 // file anyone may write, one another user owns, one too large are refused, said once each, and
 // the tracepoints in force stay; the next good edit applies.
 TEST(ProfilerControl, TheSpecWatchTakesOnlyTheUsersOwnRegularFile) {
+  TempFolderOfItsOwn Temp("control-spec");
   Ticker T("control-spec", {}, {});
   std::string Spec = T.Dir + "/weft.json", Good = T.Dir + "/good.json", Log = T.Dir + "/weft.log";
   ASSERT_TRUE(writeFile(Spec, "{\"version\": 1, \"rules\": [], \"tracepoints\": []}"));

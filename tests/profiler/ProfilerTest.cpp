@@ -10,6 +10,7 @@
 #include "runtime-profiler/Identity.h"
 #include "runtime-profiler/Profiler.h"
 #include "tests/support/Env.h"
+#include "tests/support/OtherUser.h"
 #include "tests/support/Weave.h"
 #include "tests/profiler/Ticker.h"
 
@@ -730,6 +731,7 @@ TEST(ProfilerPlugins, APluginThatCannotLoadInstrumentsNothing) {
 // its probes record every call from then on, until `weft detach` reverts it (RequestRevert: its
 // own IL again); the program prints what it prints unwoven throughout.
 TEST(ProfilerAttach, ARunningProgramIsInstrumentedFromTheAttachToTheDetach) {
+  TempFolderOfItsOwn Temp("attach"); // its sockets and control folder, not /tmp's
   std::string ProbeLog = scratchDir("attach-probes") + "/probes.log";
   Ticker T("attach", {}, {"WEFT_PROBE_LOG=" + ProbeLog});
   std::string Dir = T.Dir, Out = T.Out, Err = T.Err;
@@ -786,6 +788,7 @@ TEST(ProfilerAttach, ARunningProgramIsInstrumentedFromTheAttachToTheDetach) {
 // `weft detach` of a process without weft's profiler: the request is not taken, an error, and
 // no request is left behind.
 TEST(ProfilerAttach, DetachingAProcessWithoutTheProfilerIsAnError) {
+  TempFolderOfItsOwn Temp("detach-none"); // its sockets and control folder, not /tmp's
   std::string Folder = prof::controlFolder(::geteuid());
   CommandResult D = run(weftTool(), {"detach", "--pid", std::to_string(getpid()), "--timeout", "1"});
   EXPECT_EQ(D.ExitCode, 1);
@@ -797,6 +800,7 @@ TEST(ProfilerAttach, DetachingAProcessWithoutTheProfilerIsAnError) {
 
 // No process, or one without a .NET diagnostics channel: an error naming the process.
 TEST(ProfilerAttach, AProcessWithoutADiagnosticsChannelIsAnError) {
+  TempFolderOfItsOwn Temp("attach-none"); // its sockets and control folder, not /tmp's
   std::string Dir = scratchDir("attach-none");
   std::string Spec = Dir + "/weft.json";
   ASSERT_TRUE(writeFile(Spec, "{\"version\": 1, \"rules\": []}"));
@@ -1036,6 +1040,7 @@ TEST(ProfilerTracepoints, EditingTheSpecChangesWhatARunningProgramRecords) {
 // tracepoint added by editing the spec records, removing it reverts the method, adding it again
 // records again, and `weft detach` ends it all; the output is unchanged throughout.
 TEST(ProfilerTracepoints, AnAttachedProfilerFollowsTheSpecUntilTheDetach) {
+  TempFolderOfItsOwn Temp("tracepoints-attach"); // its sockets and control folder, not /tmp's
   Ticker T("tracepoints-attach", {}, {});
   std::string Spec = T.Dir + "/weft.json", Log = T.Dir + "/weft.log";
   writeTracepoints(Spec, "[]");

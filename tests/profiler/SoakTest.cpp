@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "tests/profiler/Ticker.h"
 #include "tests/support/Env.h"
+#include "tests/support/OtherUser.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -134,6 +135,7 @@ TEST(Soak, AServerUnderLoadKeepsServingWhileWeftComesAndGoes) {
   if (!llvm::sys::findProgramByName("wrk"))
     GTEST_FAIL() << "wrk is not installed (./dev setup installs it)";
   Plan P = plan();
+  TempFolderOfItsOwn Temp("soak"); // its sockets and control folder, not /tmp's
   std::string Dir = scratchDir("soak");
   std::string App = binaryDir() + "/webapi/bin/WebApi/release/WebApi.dll";
   ASSERT_TRUE(llvm::sys::fs::exists(App)) << App;

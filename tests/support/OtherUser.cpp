@@ -68,6 +68,30 @@ SharedFolder::~SharedFolder() {
     removeTree(Path);
 }
 
+static std::optional<std::string> variable(const char *Name) {
+  const char *V = std::getenv(Name);
+  return V ? std::optional<std::string>(V) : std::nullopt;
+}
+
+static void restore(const char *Name, const std::optional<std::string> &Value) {
+  if (Value)
+    ::setenv(Name, Value->c_str(), 1);
+  else
+    ::unsetenv(Name);
+}
+
+TempFolderOfItsOwn::TempFolderOfItsOwn(StringRef Name)
+    : SharedFolder(Name, /*Shared=*/true), OldTmp(variable("TMPDIR")),
+      OldRuntime(variable("XDG_RUNTIME_DIR")) {
+  ::setenv("TMPDIR", path().c_str(), 1);
+  ::unsetenv("XDG_RUNTIME_DIR");
+}
+
+TempFolderOfItsOwn::~TempFolderOfItsOwn() {
+  restore("TMPDIR", OldTmp);
+  restore("XDG_RUNTIME_DIR", OldRuntime);
+}
+
 std::string SharedFolder::operator/(StringRef Name) const {
   SmallString<256> P(Path);
   sys::path::append(P, Name);

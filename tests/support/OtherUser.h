@@ -55,6 +55,19 @@ private:
   std::string Path;
 };
 
+/// Gives this test process (and so the programs and the weft it starts) a temporary folder of
+/// its own, shared as /tmp is, and no XDG runtime folder, until this goes: the .NET runtime's
+/// diagnostics sockets and weft's control folders are made there, not in the machine's /tmp
+/// (where the other user may try its luck all the same).
+class TempFolderOfItsOwn : public SharedFolder {
+public:
+  explicit TempFolderOfItsOwn(llvm::StringRef Name);
+  ~TempFolderOfItsOwn();
+
+private:
+  std::optional<std::string> OldTmp, OldRuntime;
+};
+
 } // namespace weft::test
 
 /// Skips the test, saying why, when there is no other user to act as.

@@ -44,12 +44,27 @@ struct Block {
   bool Continues = false;
 };
 
+/// One outcome of a conditional branch instruction, as coverlet counts branches: each way a
+/// `brtrue`/`brfalse`/compare-and-branch can go, each target of a `switch` and its fall-through.
+/// Its hits are the entries into the instruction the outcome leads to (after a chain of
+/// unconditional branches), which always starts a block: that block's counter.
+struct BranchPoint {
+  uint32_t Document = 0, Line = 0; // the statement holding the branch instruction
+  uint32_t Offset = 0;             // the branch instruction's original IL offset
+  uint32_t EndOffset = 0;          // where this outcome leads
+  uint32_t Path = 0;               // 0 falls through; 1.. the targets in order
+  uint32_t Ordinal = 0;            // the outcome's number in its method
+  uint64_t Hits = 0;
+};
+
 struct Method {
   std::string Token, Type, Name, Signature;
   uint32_t FirstCounter = 0;
   /// Cyclomatic complexity (decisions + 1), as the pass counted it; 0 in maps that lack it.
   uint32_t Complexity = 0;
   std::vector<Block> Blocks;
+  /// The method's branch outcomes, by ordinal (empty without a PDB: they need a line).
+  std::vector<BranchPoint> Branches;
   /// "Type::Name(signature)".
   std::string fullName() const { return Type + "::" + Name + Signature; }
 };

@@ -146,6 +146,13 @@ TEST(CoverletJson, NamesEscapedCountsCappedAndNoLinesAsBlocks) {
   // coverlet reads hits as 32-bit integers.
   EXPECT_EQ(Area->getObject("Lines")->getInteger("10"), Optional<int64_t>(0x7FFFFFFF));
 
+  // A damaged map's statement on the last line there can be is counted there, once.
+  Map Last = shapes(1);
+  Last.Methods[1].Blocks[0].Lines = {{1, 0xFFFFFFFF, 1, 0xFFFFFFFF, 2}};
+  Last.Methods[1].Blocks[0].Hits = 5;
+  Text = write({Last}, Format::Json);
+  EXPECT_NE(Text.find("\"4294967295\": 5\n"), std::string::npos) << Text;
+
   // Without lines (no PDB), "line" N is counter N-1 in a document named after the assembly.
   for (Method &Me : M.Methods)
     for (Block &B : Me.Blocks)

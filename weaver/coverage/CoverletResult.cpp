@@ -53,10 +53,10 @@ void addMethod(const Method &Me, const std::vector<std::string> &DocNames, bool 
                           ? S.EndLine
                           : S.StartLine;
       uint32_t Offset = B.IL ? B.IL->first : 0;
-      for (uint32_t N = S.StartLine; N <= Last; ++N) {
-        uint64_t &Hits = R.Lines[N];
+      for (uint64_t N = S.StartLine; N <= Last; ++N) { // 64 bits: Last may be 2^32-1
+        uint64_t &Hits = R.Lines[uint32_t(N)];
         Hits = saturatingAdd(Hits, B.Hits);
-        auto [It, New] = R.Offsets.try_emplace(N, Offset);
+        auto [It, New] = R.Offsets.try_emplace(uint32_t(N), Offset);
         It->second = std::min(It->second, Offset);
       }
     }

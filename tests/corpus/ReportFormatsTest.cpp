@@ -322,6 +322,14 @@ TEST_F(WovenRun, RefusesWhatItCannotWrite) {
     EXPECT_NE(R.Err.find(C.Message), std::string::npos) << R.Err;
     EXPECT_EQ(R.Out, "");
   }
+  // A hits file that does not read: an error naming it, and no report of any format.
+  std::string Bad = test::scratchDir("report-formats-bad-hits") + "/x.weft-hits";
+  ASSERT_TRUE(test::writeFile(Bad, "weft-hits 1 x 3 X\n0 1\n7 2\n"));
+  test::CommandResult R = report({"--hits", Bad, "--format", "cobertura,lcov", "-o", Out + "/"});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_NE(R.Err.find("x.weft-hits': hits file: line 3: counter 7 beyond the 3 counters"),
+            std::string::npos)
+      << R.Err;
   EXPECT_EQ(test::filesUnder(Out, {""}), std::vector<std::string>{}) << "no report written";
 }
 

@@ -2,17 +2,19 @@
 //
 // weft coverage report: joins the maps the coverage pass wrote beside woven assemblies with the
 // hits files their runs wrote (each to the map of its module, runs added together) and writes
-// Cobertura XML, LCOV or a text table; the maps of one assembly built for several target
-// frameworks are merged.
+// Cobertura XML, LCOV, OpenCover XML, coverlet's JSON or a text table, or several of them at
+// once; the maps of one assembly built for several target frameworks are merged.
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Tool.h"
 #include "weaver/coverage/Report.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Chrono.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -40,18 +42,84 @@ Expected<T> readFileAs(const std::string &Path, Expected<T> (*Parse)(StringRef))
   return Value;
 }
 
+/// A report format: its name for --format and the ending coverlet gives its file.
+struct FormatInfo {
+  StringRef Name;
+  coverage::Format Kind;
+  StringRef Extension;
+};
+constexpr FormatInfo Formats[] = {
+    {"cobertura", coverage::Format::Cobertura, "cobertura.xml"},
+    {"lcov", coverage::Format::Lcov, "info"},
+    {"opencover", coverage::Format::OpenCover, "opencover.xml"},
+    {"json", coverage::Format::Json, "json"},
+    {"text", coverage::Format::Text, "txt"},
+};
+
+/// The formats of a comma-separated list, each once, in the list's order.
+Expected<std::vector<const FormatInfo *>> parseFormats(StringRef List) {
+  std::vector<const FormatInfo *> Out;
+  SmallVector<StringRef, 4> Names;
+  List.split(Names, ',');
+  for (StringRef Name : Names) {
+    Name = Name.trim();
+    const FormatInfo *F =
+        llvm::find_if(Formats, [&](const FormatInfo &I) { return I.Name == Name; });
+    if (F == std::end(Formats))
+      return createStringError(inconvertibleErrorCode(),
+                               "--format takes cobertura, lcov, opencover, json or text (several "
+                               "separated by commas), not '" +
+                                   Name + "'");
+    if (!llvm::is_contained(Out, F))
+      Out.push_back(F);
+  }
+  return Out;
+}
+
+/// Where each format's report goes ("" for standard output), following coverlet's CoverletOutput:
+/// a directory (-o ending in '/', or an existing directory) gets coverlet's file names
+/// (coverage.cobertura.xml, coverage.info, coverage.opencover.xml, coverage.json, coverage.txt);
+/// with one format any other -o is the file, none or '-' standard output; with several, -o is a
+/// prefix without an extension to which each format's ending is added (-o out/run: out/run.info,
+/// ...).
+Expected<std::vector<std::string>> outputPaths(StringRef Output, ArrayRef<const FormatInfo *> Fs) {
+  std::vector<std::string> Out;
+  bool Directory = Output.endswith("/") || (!Output.empty() && sys::fs::is_directory(Output));
+  for (const FormatInfo *F : Fs) {
+    if (Directory) {
+      SmallString<256> P(Output);
+      sys::path::append(P, "coverage." + F->Extension);
+      Out.push_back(std::string(P));
+    } else if (Fs.size() == 1) {
+      Out.push_back(Output == "-" ? "" : Output.str());
+    } else if (Output.empty() || Output == "-") {
+      return createStringError(inconvertibleErrorCode(),
+                               "several formats need -o DIRECTORY/ or -o PREFIX (one file each)");
+    } else if (sys::path::has_extension(sys::path::filename(Output))) {
+      return createStringError(
+          inconvertibleErrorCode(),
+          "with several formats, -o is a directory (ending in '/') or a prefix without an "
+          "extension, not '" +
+              Output + "' (each format adds its own: PREFIX.cobertura.xml, PREFIX.info, ...)");
+    } else {
+      Out.push_back((Output + "." + F->Extension).str());
+    }
+  }
+  return Out;
+}
+
 int report(const ReportArgs &A) {
-  coverage::ReportOptions O;
-  if (A.Format == "cobertura")
-    O.Kind = coverage::Format::Cobertura;
-  else if (A.Format == "lcov")
-    O.Kind = coverage::Format::Lcov;
-  else if (A.Format == "text")
-    O.Kind = coverage::Format::Text;
-  else {
-    reportError("--format must be cobertura, lcov or text, not '" + A.Format + "'");
+  Expected<std::vector<const FormatInfo *>> Fs = parseFormats(A.Format);
+  if (!Fs) {
+    reportError(withCode(CodeUsage, Fs.takeError()));
     return ExitUsage;
   }
+  Expected<std::vector<std::string>> Paths = outputPaths(A.Output, *Fs);
+  if (!Paths) {
+    reportError(withCode(CodeUsage, Paths.takeError()));
+    return ExitUsage;
+  }
+  coverage::ReportOptions O;
   O.Version = "weft " WEFT_VERSION;
   std::vector<coverage::Map> Maps;
   for (const std::string &Path : A.Maps) {
@@ -79,15 +147,26 @@ int report(const ReportArgs &A) {
     if (!sys::fs::status(Path, St))
       O.Timestamp = std::max<int64_t>(O.Timestamp, sys::toTimeT(St.getLastModificationTime()));
   }
-  std::string Out;
-  raw_string_ostream OS(Out);
-  coverage::writeReport(Maps, O, OS);
-  if (A.Output.empty() || A.Output == "-") {
-    outs() << OS.str();
-    return ExitOk;
+  // Every report made before any is written: a failure leaves none.
+  std::vector<std::string> Reports;
+  for (const FormatInfo *F : *Fs) {
+    O.Kind = F->Kind;
+    raw_string_ostream OS(Reports.emplace_back());
+    coverage::writeReport(Maps, O, OS);
   }
-  if (Error E = writeFileAtomically(A.Output, arrayRefFromStringRef(OS.str())))
-    return reportError(std::move(E));
+  for (size_t I = 0; I < Reports.size(); ++I) {
+    const std::string &Path = (*Paths)[I];
+    if (Path.empty()) {
+      outs() << Reports[I];
+      continue;
+    }
+    StringRef Parent = sys::path::parent_path(Path);
+    if (!Parent.empty())
+      if (std::error_code EC = sys::fs::create_directories(Parent))
+        return reportError(withCode(CodeOutput, createFileError(Parent, EC)));
+    if (Error E = writeFileAtomically(Path, arrayRefFromStringRef(Reports[I])))
+      return reportError(std::move(E));
+  }
   return ExitOk;
 }
 
@@ -99,7 +178,8 @@ Runner addCoverageCommand(CLI::App &App) {
   Sub->require_subcommand(1);
   auto A = std::make_shared<ReportArgs>();
   CLI::App *Report = Sub->add_subcommand(
-      "report", "Join a coverage map and hits files into Cobertura XML, LCOV or a text table");
+      "report", "Join coverage maps and hits files into Cobertura, LCOV, OpenCover, coverlet's "
+                "JSON or a text table");
   Report
       ->add_option("--map", A->Maps,
                    "A map the coverage pass wrote (OUT.coverage.json); repeatable: several "
@@ -109,8 +189,13 @@ Runner addCoverageCommand(CLI::App &App) {
       ->add_option("--hits", A->Hits,
                    "A hits file the woven program wrote (repeatable: the counts add up)")
       ->required();
-  Report->add_option("--format", A->Format, "cobertura (default), lcov or text");
-  Report->add_option("-o,--output", A->Output, "Where to write the report (default: stdout)");
+  Report->add_option("--format", A->Format,
+                     "cobertura (default), lcov, opencover, json (coverlet's) or text; several "
+                     "separated by commas");
+  Report->add_option("-o,--output", A->Output,
+                     "Where to write the report (default: stdout); a directory ending in '/' "
+                     "gets coverage.cobertura.xml, coverage.info, coverage.opencover.xml, "
+                     "coverage.json; with several formats, else a prefix: PREFIX.info, ...");
   return [A] { return report(*A); };
 }
 

@@ -251,11 +251,29 @@ TEST_F(Package, CoverageInDotnetTestMatchesCoverletAndLeavesNothingWoven) {
       EXPECT_FALSE(StringRef(dump(File)).contains("<weft>")) << File;
     }
 
-  // LCOV, from the tests as built (dotnet test --no-build).
+  // LCOV, OpenCover and coverlet's JSON at once (the list quoted, as MSBuild's -p needs a comma
+  // to be), from the tests as built (dotnet test --no-build).
   R = dotnet("test", "Greeter.Tests/Greeter.Tests.csproj",
              {"--no-build", "-p:WeftEnabled=false", "-p:WeftCoverage=true",
-              "-p:WeftCoverageFormat=lcov"});
+              "-p:WeftCoverageFormat=\"lcov,opencover,json\""});
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  EXPECT_TRUE(StringRef(test::readFile(path("Greeter.Tests/TestResults/coverage.opencover.xml")))
+                  .contains("<ModuleName>Greeter</ModuleName>"));
+  EXPECT_TRUE(StringRef(test::readFile(path("Greeter.Tests/TestResults/coverage.json")))
+                  .contains("\"Greeter.dll\": {"));
+  // coverlet reads weft's JSON: merged into its own (MergeWith), weft's methods (named without a
+  // return type) are in coverlet's JSON beside coverlet's. (Built again: the project references
+  // coverlet.msbuild only with CollectCoverage.)
+  R = dotnet("test", "Greeter.Tests/Greeter.Tests.csproj",
+             {"-p:WeftEnabled=false", "-p:CollectCoverage=true",
+              "-p:CoverletOutputFormat=json", "-p:CoverletOutput=" + path("merged/"),
+              "-p:MergeWith=" + path("Greeter.Tests/TestResults/coverage.json")});
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  std::string Merged = test::readFile(path("merged/coverage.net10.0.json"));
+  EXPECT_TRUE(StringRef(Merged).contains("\"Sample.Greeter.Greeting::Shout(string)\": {"))
+      << Merged;
+  EXPECT_TRUE(StringRef(Merged).contains("Sample.Greeter.Greeting::Shout(System.String)\": {"))
+      << Merged;
   std::string Lcov = test::readFile(path("Greeter.Tests/TestResults/coverage.info"));
   EXPECT_TRUE(StringRef(Lcov).contains("SF:" + path("Greeter/Greeting.cs") + "\n")) << Lcov;
   EXPECT_TRUE(StringRef(Lcov).contains("\nDA:17,14\n")) << Lcov; // foreach: 7 runs a framework

@@ -2,6 +2,7 @@
 #include "weaver/coverage/Report.h"
 
 #include "support/Error.h"
+#include "weaver/coverage/CoverletFormats.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -690,6 +691,8 @@ void writeReport(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS) {
   switch (O.Kind) {
   case Format::Cobertura: writeCobertura(Maps, O, OS); break;
   case Format::Lcov: writeLcov(Maps, OS); break;
+  case Format::OpenCover: writeOpenCover(Maps, O, OS); break;
+  case Format::Json: writeCoverletJson(Maps, OS); break;
   case Format::Text:
     for (const Map &M : Maps)
       writeText(M, OS);

@@ -93,7 +93,8 @@ llvm::Expected<Hits> readHits(llvm::StringRef Text);
 /// Adds \p H's counts to the map's blocks; fails if the hits are from another module or weave.
 llvm::Error addHits(Map &M, const Hits &H);
 
-enum class Format { Cobertura, Lcov, Text };
+/// OpenCover and Json (coverlet's) are written by CoverletFormats.h's writers.
+enum class Format { Cobertura, Lcov, Text, OpenCover, Json };
 
 struct ReportOptions {
   Format Kind = Format::Cobertura;

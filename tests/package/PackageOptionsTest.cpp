@@ -9,7 +9,10 @@
 // often, the test assembly included. Then: a threshold not met fails the build with WEFT0008 after
 // writing the report; two test projects sharing a results folder (run at once, from the solution)
 // make one report whose hits are the two projects' added up, and WeftMergeWith gives the same
-// report from the folder of an earlier run.
+// report from the folder of an earlier run. Last, `dotnet test --collect "XPlat Code Coverage"`
+// with the package's data collector (no coverlet.collector) attaches one report per framework
+// whose lines added up equal -p:WeftCoverage=true's, and takes coverlet.collector's run
+// settings.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/support/Env.h"
@@ -378,6 +381,59 @@ TEST_F(PackageOptions, TestProjectsSharingAFolderOrMergedMakeOneReport) {
   EXPECT_TRUE(StringRef(R.Out).contains("error WEFT0009: WeftMergeWith: '" + path("nowhere") +
                                         "' is no folder of weft coverage data"))
       << R.Out;
+}
+
+/// The report files a `--collect` run attached, under the results folder's <guid>/ folders.
+std::vector<std::string> attachments(const std::string &Results, StringRef Name) {
+  std::vector<std::string> Out;
+  for (const std::string &F : test::filesUnder(Results, {Name}))
+    Out.push_back(F);
+  return Out;
+}
+
+TEST_F(PackageOptions, DataCollectorAttachesTheReportDotnetTestWouldWrite) {
+  // The same tests measured by the targets (both frameworks in one report) ...
+  test::CommandResult R =
+      dotnetTest(Tests, {"-p:WeftCoverage=true", "--results-directory", path("targets")});
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  LineHits Targets = coberturaLines(test::readFile(path("targets/coverage.cobertura.xml")));
+  // ... and by the data collector that `dotnet new xunit` projects name, from the package in
+  // coverlet.collector's place: one attachment per framework's run.
+  R = dotnetTest(Tests,
+                 {"--collect", "XPlat Code Coverage", "--results-directory", path("collected")});
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  EXPECT_FALSE(StringRef(R.Out).contains("weft: coverage not measured")) << R.Out;
+  std::vector<std::string> Reports = attachments(path("collected"), "coverage.cobertura.xml");
+  ASSERT_EQ(Reports.size(), 2u) << R.Out;
+  LineHits Collected;
+  for (const std::string &Report : Reports) {
+    EXPECT_EQ(sys::path::filename(sys::path::parent_path(Report)).size(), 36u)
+        << Report << ": in a <guid> folder of its own";
+    for (const auto &[Line, Hits] : coberturaLines(test::readFile(Report)))
+      Collected[Line] += Hits;
+  }
+  EXPECT_EQ(differences(Collected, Targets), "");
+  EXPECT_TRUE(hasFile(Collected, "Greeting.cs"));
+  // The assemblies under test are the compiler's again.
+  for (StringRef Tfm : {"net10.0", "net9.0"}) {
+    std::string Dll = path(("artifacts/bin/Greeter.Tests/debug_" + Tfm + "/Greeter.dll").str());
+    test::CommandResult Dump = test::run(test::weftTool(), {"dump", Dll});
+    EXPECT_FALSE(StringRef(Dump.Out).contains("<weft>")) << Dll;
+  }
+
+  // The run settings' options, under coverlet.collector's names.
+  R = dotnetTest(Tests, {"--collect", "XPlat Code Coverage", "--results-directory",
+                         path("collected-lcov"), "--",
+                         "DataCollectionRunSettings.DataCollectors.DataCollector.Configuration."
+                         "Format=lcov",
+                         "DataCollectionRunSettings.DataCollectors.DataCollector.Configuration."
+                         "Exclude=[Probes]*"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  Reports = attachments(path("collected-lcov"), "coverage.info");
+  ASSERT_EQ(Reports.size(), 2u) << R.Out;
+  std::string Lcov = test::readFile(Reports.front());
+  EXPECT_TRUE(StringRef(Lcov).contains("Greeting.cs")) << Lcov;
+  EXPECT_FALSE(StringRef(Lcov).contains("Hooks.cs")) << Lcov;
 }
 
 } // namespace

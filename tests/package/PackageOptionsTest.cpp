@@ -275,7 +275,11 @@ protected:
                                      "-p:RestorePackagesPath=" + Root + "/packages",
                                      "-p:WeftVersion=" WEFT_PACKAGE_VERSION};
     Args.insert(Args.end(), More.begin(), More.end());
-    test::CommandResult R = test::run("dotnet", Args, {}, 900);
+    // The woven code writes its hits as the test host exits, and VSTest kills a test host that
+    // has not exited 100 ms after the session ends (coverlet.msbuild's hits are written the
+    // same way): on a busy machine it must be given the time to.
+    test::CommandResult R =
+        test::run("dotnet", Args, {"VSTEST_TESTHOST_SHUTDOWN_TIMEOUT=60000"}, 900);
     R.Out += R.Err;
     return R;
   }

@@ -34,6 +34,8 @@ enum DiagnosticCode : unsigned {
   CodeWeave = 3,  // a pass could not weave a method or the module
   CodeOutput = 4, // an output could not be written
   CodeUsage = 5,  // the command line is wrong
+  // 6 and 7 are the package targets' own (docs/cli.md)
+  CodeThreshold = 8, // coverage below a threshold (weft coverage report --threshold)
   CodeWarning = 1000,
 };
 /// \p E, carrying \p Code for MSBuild diagnostics (its message is unchanged).

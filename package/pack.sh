@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes the NuGet package Weft from a built tree: the weft executable without its debug
-# information, with build/Weft.props and build/Weft.targets, packed by `dotnet pack`.
+# information, with build/Weft.props and build/Weft.targets and the VSTest data collector
+# (package/collector, built here), packed by `dotnet pack`.
 #
 #   package/pack.sh BUILD_DIR [OUT_DIR]     (default OUT_DIR: BUILD_DIR/nupkg)
 #
@@ -16,7 +17,11 @@ stage="$build/package"
 rm -rf "$stage"
 mkdir -p "$stage" "$out"
 strip -o "$stage/weft" "$weft"
+# The VSTest data collector (C#), built for the package.
+dotnet build "$here/collector/Weft.Collector.csproj" -c Release --artifacts-path "$stage/collector" \
+  -nologo -v:q >"$stage/collector.log" 2>&1 || { cat "$stage/collector.log" >&2; exit 1; }
 dotnet pack "$here/Weft.csproj" -o "$out" -p:WeftBinary="$stage/weft" -p:Version="$version" \
+  -p:WeftCollector="$stage/collector/bin/Weft.Collector/release/Weft.Collector.dll" \
   --artifacts-path "$stage/artifacts" -nologo -v:q >"$stage/pack.log" 2>&1 ||
   { cat "$stage/pack.log" >&2; exit 1; }
 echo "$out/Weft.$version.nupkg"

@@ -285,12 +285,13 @@ TEST(SpecParse, PassErrors) {
             "weft.json: rules[0] 'r': passes[0]: unknown key 'option' (expected name, options)");
   EXPECT_EQ(Passes(R"({"name": "e", "options": []})"),
             "weft.json: rules[0] 'r': passes[0].options: expected an object, got an array");
-  EXPECT_EQ(Passes(R"({"name": "e", "options": {"probe-type": ["X"]}})"),
-            "weft.json: rules[0] 'r': passes[0].options.probe-type: expected a string, number "
-            "or boolean, got an array");
+  // A list of strings is the option given once for each; anything else in it is an error.
+  EXPECT_EQ(Passes(R"({"name": "e", "options": {"exclude": ["[A]*", "[B]*"]}})"), "");
+  EXPECT_EQ(Passes(R"({"name": "e", "options": {"probe-type": ["X", 1]}})"),
+            "weft.json: rules[0] 'r': passes[0].options.probe-type[1]: expected a string");
   EXPECT_EQ(Passes(R"({"name": "e", "options": {"k": null}})"),
-            "weft.json: rules[0] 'r': passes[0].options.k: expected a string, number or "
-            "boolean, got null");
+            "weft.json: rules[0] 'r': passes[0].options.k: expected a string, number, "
+            "boolean or list of strings, got null");
   EXPECT_EQ(Passes(R"({"name": "e", "options": {"": 1}})"),
             "weft.json: rules[0] 'r': passes[0].options: empty option name");
   EXPECT_EQ(Passes(R"({"name": "e", "options": {"k": 1, "k": 2}})"),

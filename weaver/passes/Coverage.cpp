@@ -43,6 +43,7 @@
 #include "weaver/analysis/BasicBlocks.h"
 #include "weaver/il/Prefixes.h"
 #include "weaver/passes/Builtins.h"
+#include "weaver/passes/CoverageFilter.h"
 #include "weaver/passes/Emit.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -159,7 +160,7 @@ struct BlockRanges {
 
 class Coverage final : public Pass {
 public:
-  explicit Coverage(const PassOptions &O) : Options(O) {}
+  Coverage(const PassOptions &O, CoverageFilter F) : Options(O), Filter(std::move(F)) {}
 
   Error beginModule(ModuleContext &MC) override {
     // In a running process (`weft run`), each process of a tree that loads the module writes
@@ -216,6 +217,7 @@ public:
 
     if (Error E = openPdb(MC))
       return E;
+    Filter.prepare(MC.module(), MC.assemblyName(), Pdb ? &Pdb->module() : nullptr);
     if (Error E = startMap(MC))
       return E;
     // One slot per method, written by runOnMethod for its own method only (methods run at once).
@@ -223,6 +225,11 @@ public:
   }
 
   Error runOnMethod(MethodContext &C) override {
+    if (Filter.excludesMethod(C.row())) {
+      C.skip("left out by the coverage filters");
+      return Error::success();
+    }
+    Filter.noteBody(C.row(), C.isConstructor(), C.body());
     il::MethodBody &B = C.body();
     std::vector<il::Instr *> &Order = B.instructions();
     std::vector<CounterPlace> Places = counterPlaces(C);
@@ -661,7 +668,7 @@ private:
         Starts.push_back({Blocks[K].first, K});
     llvm::sort(Starts);
     for (const pdb::SequencePoint &P : *SP) {
-      if (P.isHidden())
+      if (P.isHidden() || !Filter.keepsPoint(Row, P))
         continue;
       auto It = llvm::upper_bound(Starts, std::make_pair(P.ILOffset, ~size_t(0)));
       if (It == Starts.begin())
@@ -794,6 +801,7 @@ private:
   }
 
   PassOptions Options;
+  CoverageFilter Filter;
   std::string HitsTemplate, HitsPattern; // the path the code writes, and as the map says it
   Token ObjectType = 0, Int64Type = 0, HitsField = 0, FlushMethod = 0, ExitMethod = 0, Cctor = 0;
   std::unique_ptr<pdb::PortablePdb> Pdb;
@@ -813,7 +821,7 @@ private:
 } // namespace
 
 PassInfo coveragePass() {
-  return {
+  PassInfo Info = {
       "coverage",
       "Counts the runs of every basic block in counters inside the module, written to a hits "
       "file at exit (or by <weft>.Coverage::Flush); a map beside the output (.coverage.json) "
@@ -825,8 +833,13 @@ PassInfo coveragePass() {
        {"pdb", "the input's portable PDB, relative to the spec file (default: the input's "
                "name with .pdb, if it exists; empty: no source lines)"}},
       [](const PassOptions &O) -> Expected<std::unique_ptr<Pass>> {
-        return std::make_unique<Coverage>(O);
+        Expected<CoverageFilter> F = CoverageFilter::create(O);
+        if (!F)
+          return F.takeError();
+        return std::make_unique<Coverage>(O, std::move(*F));
       }};
+  llvm::append_range(Info.Options, CoverageFilter::optionInfos());
+  return Info;
 }
 
 } // namespace weft::passes

@@ -538,13 +538,24 @@ private:
         if (Key.empty())
           return fail(OptAt, "empty option name");
         const json::Value &V = *Options.V->getAsObject()->get(Key);
+        // A list of strings gives the option once for each (coverage's filters).
+        if (const json::Array *List = V.getAsArray()) {
+          for (size_t I = 0; I < List->size(); ++I) {
+            Optional<StringRef> Str = (*List)[I].getAsString();
+            if (!Str)
+              return fail(OptAt + "." + Key + "[" + std::to_string(I) + "]", "expected a string");
+            U.Options.emplace_back(Key, Str->str());
+          }
+          continue;
+        }
         std::string Value;
         if (Optional<StringRef> Str = V.getAsString())
           Value = Str->str();
         else if (V.kind() == json::Value::Number || V.kind() == json::Value::Boolean)
           Value = Sh.Text.str(); // as written: 0.1 stays 0.1
         else
-          return wrongType({&V, &Sh}, OptAt + "." + Key, "a string, number or boolean");
+          return wrongType({&V, &Sh}, OptAt + "." + Key,
+                           "a string, number, boolean or list of strings");
         U.Options.emplace_back(Key, std::move(Value));
       }
     }

@@ -195,8 +195,8 @@ TEST(Coverage, KnownLinesOfSwitches) {
   EXPECT_NE(Xml.find("<class name=\"Weft.Corpus.Switches.Program\" filename=\"Program.cs\""),
             std::string::npos);
   EXPECT_NE(Xml.find("<method name=\"Dense\" signature=\"(int32, int32)\""), std::string::npos);
-  EXPECT_NE(Xml.find("<line number=\"156\" hits=\"0\" branch=\"false\"/>"), std::string::npos);
-  EXPECT_NE(Xml.find("<line number=\"119\" hits=\"318\" branch=\"false\"/>"), std::string::npos);
+  EXPECT_NE(Xml.find("<line number=\"156\" hits=\"0\" branch=\"False\"/>"), std::string::npos);
+  EXPECT_NE(Xml.find("<line number=\"119\" hits=\"318\" branch=\"False\"/>"), std::string::npos);
 
   std::string Text = report(W, "text");
   EXPECT_NE(Text.find("Weft.Corpus.Switches.Program::Dense(int32, int32) [0x"), std::string::npos);

@@ -141,7 +141,9 @@ TEST_P(CoveredProgram, VerifiesRunsAndCounts) {
     }
   }
   EXPECT_EQ(Mains, 1u);
-  EXPECT_GT(Run, Blocks / 4) << "most of a corpus program runs";
+  // (Constructors the compiler made, F#'s closures' and unions' among them, have no counters:
+  // coverlet does not measure them.)
+  EXPECT_GT(Run, Blocks / 5) << "much of a corpus program runs";
   outs() << Name << ": " << M->Methods.size() << " methods, " << Blocks << " blocks, " << Run
          << " run\n";
 }
@@ -186,8 +188,10 @@ TEST(Coverage, KnownLinesOfSwitches) {
   EXPECT_EQ(L.Lines[156], 0u); // case 1002: return "high-2";
   EXPECT_EQ(L.Lines[249], 0u); // case Opcode.Pop
   EXPECT_EQ(L.Lines[265], 0u); // throw new InvalidOperationException("bad opcode");
-  // "red" => "#f00" never matched, but the switch expression (3 runs) spans the line.
-  EXPECT_EQ(L.Lines[216], 3u);
+  // "red" => "#f00" never matched: the switch expression (3 runs) spans the line, but as in
+  // coverlet's count a statement inside it (the arm) counts there, not the expression.
+  EXPECT_EQ(L.Lines.count(216), 1u);
+  EXPECT_EQ(L.Lines[216], 0u);
   EXPECT_EQ(L.Lines.count(118), 0u) << "a closing brace has no code";
 
   std::string Xml = report(W, "cobertura");

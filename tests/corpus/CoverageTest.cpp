@@ -372,6 +372,19 @@ TEST(Coverage, ReportChecksTheModule) {
                 {"coverage", "report", "--map", W.Map, "--hits", W.Hits, "--format", "lcov"});
   EXPECT_EQ(R.ExitCode, 1);
   EXPECT_NE(R.Err.find("line 3: counter 7 beyond the 3 counters"), std::string::npos) << R.Err;
+
+  // A damaged branch point of the map is named.
+  std::string Map = test::readFile(W.Map);
+  size_t At = Map.find("\"branches\":[[");
+  ASSERT_NE(At, std::string::npos) << "Switches has branch points";
+  Map.insert(At + 13, "\"x\",");
+  ASSERT_TRUE(test::writeFile(W.Map, Map));
+  ASSERT_TRUE(test::writeFile(W.Hits, "weft-hits 1 x 3 X\n"));
+  R = test::run(test::weftTool(),
+                {"coverage", "report", "--map", W.Map, "--hits", W.Hits, "--format", "lcov"});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_NE(R.Err.find("].branches[0]: expected an integer"), std::string::npos) << R.Err;
+  EXPECT_NE(R.Err.find("Switches.dll.coverage.json"), std::string::npos) << R.Err;
 }
 
 // --- the sequence-point reader ---

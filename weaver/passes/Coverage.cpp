@@ -899,7 +899,8 @@ PassInfo coveragePass() {
       "coverage",
       "Counts the runs of every basic block in counters inside the module, written to a hits "
       "file at exit (or by <weft>.Coverage::Flush); a map beside the output (.coverage.json) "
-      "gives each counter's method, IL range and source lines (from the input's portable PDB)",
+      "gives each counter's method, IL range and source lines and each method's branch points as "
+      "coverlet counts them (from the input's portable PDB)",
       {{"hits-file", "where the woven program writes its hits, relative to its current directory "
                      "({assembly} becomes the assembly's name; default {assembly}.weft-hits, "
                      "under weft run {assembly}.PID.weft-hits; the environment variable "

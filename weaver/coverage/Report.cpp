@@ -96,7 +96,21 @@ Error readBranches(const json::Object &MO, const std::string &Where, const Map &
       return mapError(BWhere, "expected [offset, end offset, path, ordinal, document, line] and "
                               "optionally the fall-through offset and 1 if it bypasses");
     uint32_t F[8] = {};
+    std::vector<uint32_t> Arms; // [fall-through, arm, ...] in place of the fall-through
     for (unsigned J = 0; J < P->size(); ++J) {
+      if (const json::Array *A = J == 6 ? (*P)[J].getAsArray() : nullptr) {
+        for (const json::Value &V : *A) {
+          Expected<uint32_t> X = u32(&V, BWhere + "[6]");
+          if (!X)
+            return X.takeError();
+          Arms.push_back(*X);
+        }
+        if (Arms.empty())
+          return mapError(BWhere + "[6]", "expected the fall-through offset and the other arms");
+        F[J] = Arms.front();
+        Arms.erase(Arms.begin());
+        continue;
+      }
       Expected<uint32_t> X = u32(&(*P)[J], BWhere);
       if (!X)
         return X.takeError();
@@ -113,6 +127,7 @@ Error readBranches(const json::Object &MO, const std::string &Where, const Map &
     BP.Line = F[5];
     if (P->size() >= 7)
       BP.FallThrough = F[6];
+    BP.OtherArms = std::move(Arms);
     BP.Bypasses = P->size() == 8 && F[7] == 1;
     Me.Branches.push_back(BP);
   }
@@ -382,8 +397,14 @@ void setBranchHits(Map &M) {
       if (!BP.FallThrough)
         continue;
       const Block *Branch = Index.holding(BP.Offset);
-      const Block *Fall = Index.at(*BP.FallThrough);
-      uint64_t Runs = Branch ? Branch->Hits : 0, Falls = Fall ? Fall->Hits : 0;
+      uint64_t Runs = Branch ? Branch->Hits : 0, Falls = 0;
+      auto Leave = [&](uint32_t Offset) {
+        if (const Block *B = Index.at(Offset))
+          Falls = B->Hits > ~uint64_t(0) - Falls ? ~uint64_t(0) : Falls + B->Hits;
+      };
+      Leave(*BP.FallThrough);
+      for (uint32_t Other : BP.OtherArms)
+        Leave(Other);
       BP.Hits = Runs > Falls ? Runs - Falls : 0;
       if (BP.Bypasses)
         Bypassing[BP.EndOffset] += BP.Hits;

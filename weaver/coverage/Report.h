@@ -60,6 +60,9 @@ struct BranchPoint {
   uint64_t Hits = 0;
   /// For a jump counted only when taken: the offset of the instruction after the branch.
   std::optional<uint32_t> FallThrough;
+  /// For a switch arm counted only when taken: the targets of the switch's other arms, whose
+  /// arrivals are left out of the switch's runs as the fall-throughs are.
+  std::vector<uint32_t> OtherArms;
   /// A jump counted when taken that coverlet sends straight to its end, past the counters of the
   /// outcomes that count arrivals there (no statement starts there): they leave its hits out.
   bool Bypasses = false;

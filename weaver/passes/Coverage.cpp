@@ -306,10 +306,14 @@ public:
       // The branch points wait for the serial step too, which numbers their documents.
       StringStream OS(C.Text);
       OS << '\0';
-      for (const BranchOutcome &O : Branches)
+      for (const BranchOutcome &O : Branches) {
         OS << O.Offset << ' ' << O.EndOffset << ' ' << O.Path << ' ' << O.Ordinal << ' '
            << O.Document << ' ' << O.Line << ' ' << (O.Taken ? O.FallThrough + 1 : 0) << ' '
-           << O.Bypasses << '\n';
+           << O.Bypasses;
+        for (uint32_t Arm : O.OtherArms)
+          OS << ' ' << Arm;
+        OS << '\n';
+      }
     }
     return Error::success();
   }
@@ -845,8 +849,14 @@ private:
       }
       OS << (First ? "[" : ",[") << F[0] << ',' << F[1] << ',' << F[2] << ',' << F[3] << ','
          << documentNumber(F[4]) << ',' << F[5];
-      if (F[6])
-        OS << ',' << (F[6] - 1) << (F[7] ? ",1" : "");
+      if (F[6]) {
+        // The fall-through alone, or with a switch's other arms: [fall-through, arm, ...].
+        if (Line.empty())
+          OS << ',' << (F[6] - 1);
+        else
+          OS << ",[" << (F[6] - 1) << ',' << join(split(Line, ' '), ",") << ']';
+        OS << (F[7] ? ",1" : "");
+      }
       OS << ']';
       First = false;
     }

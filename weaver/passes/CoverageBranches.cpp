@@ -560,6 +560,34 @@ private:
   bool countable(ptrdiff_t I, bool AsyncMoveNext) const;
   bool inRegion(uint32_t Offset) const;
   void markBypasses(std::vector<BranchOutcome> &Out) const;
+  /// Whether control falls into instruction \p I from the one before it.
+  bool fallsIn(ptrdiff_t I) const {
+    if (I <= 0)
+      return false;
+    il::FlowKind F = C.at(I - 1).info().Flow;
+    return F != il::FlowKind::Branch && F != il::FlowKind::Return && F != il::FlowKind::Throw;
+  }
+  /// How many ways lead into instruction \p I: falling in, each branch or switch target naming
+  /// it; an exception region's boundary counts as many.
+  unsigned predecessors(ptrdiff_t I) {
+    if (Refs.empty()) {
+      Refs.assign(C.size(), 0);
+      auto Ref = [&](const il::Instr *T, unsigned N) {
+        ptrdiff_t J = T ? C.indexOf(T) : -1;
+        if (J >= 0)
+          Refs[size_t(J)] += N;
+      };
+      for (size_t J = 0; J < C.size(); ++J) {
+        Ref(C.at(ptrdiff_t(J)).Target, 1);
+        for (const il::Instr *T : C.at(ptrdiff_t(J)).Targets)
+          Ref(T, 1);
+      }
+      for (const il::ExceptionRegion &R : B.Regions)
+        for (const il::Instr *T : {R.TryStart, R.TryEnd, R.HandlerStart, R.HandlerEnd, R.FilterStart})
+          Ref(T, 100);
+    }
+    return Refs[size_t(I)] + fallsIn(I);
+  }
 
   const Module &M;
   Names N;
@@ -570,6 +598,7 @@ private:
   DenseMap<uint32_t, bool> AnyPoint;  // offsets with a point, hidden or not
   DenseMap<uint32_t, bool> VisibleAt; // offsets with a visible point
   std::optional<std::vector<uint32_t>> CatchBranches;
+  std::vector<unsigned> Refs; // branch and switch targets naming each instruction
   bool CatchBranchesFault = false;
 };
 
@@ -1021,12 +1050,20 @@ std::vector<BranchOutcome> Analysis::run() {
       O.Document = Point->Document;
       O.Line = Point->StartLine;
       // A jump to where code also falls in, outside exception regions, gets a counter of its own
-      // in coverlet (on the jump), so only the jumps count.
-      // (A switch's arms would need a counter each; weft counts their arrivals.)
-      il::FlowKind F = End > 0 ? C.at(End - 1).info().Flow : il::FlowKind::Branch;
-      bool FallsIn =
-          F != il::FlowKind::Branch && F != il::FlowKind::Return && F != il::FlowKind::Throw;
-      O.Taken = Path > 0 && !IsSwitch && FallsIn && !inRegion(O.Offset) && !inRegion(O.EndOffset);
+      // in coverlet (on the jump), so only the jumps count. A switch arm's jumps are the
+      // switch's runs less its other ways out, when each of those is the only way into its
+      // target; otherwise weft counts the arm's arrivals.
+      O.Taken = Path > 0 && fallsIn(End) && !inRegion(O.Offset) && !inRegion(O.EndOffset);
+      if (O.Taken && IsSwitch) {
+        for (auto [Other, OtherTo] : Paths)
+          if (Other != Path && Other != 0)
+            O.OtherArms.push_back(C.offset(OtherTo));
+        O.Taken = llvm::all_of(Paths, [&](auto &P) {
+          return P.first == Path || predecessors(P.second) == 1;
+        });
+        if (!O.Taken)
+          O.OtherArms.clear();
+      }
       Out.push_back(O);
     }
   }

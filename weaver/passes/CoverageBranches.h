@@ -48,6 +48,9 @@ struct BranchOutcome {
   /// arrivals at FallThrough (the instruction after the branch).
   bool Taken = false;
   uint32_t FallThrough = 0;
+  /// A switch arm counted when taken: the targets of the switch's other arms, whose arrivals
+  /// (theirs alone: no other code reaches them) are left out of the runs too.
+  std::vector<uint32_t> OtherArms;
   /// A taken jump to an instruction where no statement starts, placed before any other outcome
   /// there: coverlet's counter for it goes straight to the instruction, past the counters of the
   /// outcomes that count arrivals there, which therefore do not count these jumps.

@@ -28,8 +28,9 @@
 // blocks (counter numbers, original IL ranges, "continues": true for a segment that continues the
 // block before it) and, when the input's portable PDB is found, the sequence points that fall in
 // each block and the method's branch points as coverlet counts them (CoverageBranches.h):
-// "branches": [[offset, end offset, path, ordinal, document, line(, fall-through offset)]], read
-// from the block counters (a block starts at every end offset), at no cost at run time.
+// "branches": [[offset, end offset, path, ordinal, document, line(, fall-through offset or
+// [fall-through offset, other arms' targets...](, 1 if it bypasses))]], read from the block
+// counters (a block starts at every end offset), at no cost at run time.
 // `weft coverage report` joins the map and a hits file.
 //
 // The hits file (text): "weft-hits 1 <mvid> <counters> <assembly>", then "index count" for every

@@ -21,7 +21,10 @@
 // An outcome's hits are the arrivals at the instruction at its EndOffset, except for a jump whose
 // target can also be reached by falling into it, outside exception regions: coverlet counts
 // those only when the jump is taken (Taken: the runs of the branch's block less its
-// fall-throughs, the arrivals at FallThrough).
+// fall-throughs, the arrivals at FallThrough, and for a switch arm less the arrivals at the other
+// arms' targets, when each of those is reached only from the switch). Where no statement starts
+// at the target, such jumps that come before any arrivals counter there go past those counters
+// in coverlet (Bypasses), and the outcomes counting arrivals there leave them out.
 //
 // The rules follow coverlet's documented behaviour and its CecilSymbolHelper and Instrumenter,
 // matched on the macro-free instruction forms coverlet looks at (it expands short forms first).

@@ -141,7 +141,9 @@ TEST_P(CoveredProgram, VerifiesRunsAndCounts) {
     }
   }
   EXPECT_EQ(Mains, 1u);
-  EXPECT_GT(Run, Blocks / 4) << "most of a corpus program runs";
+  // (Constructors the compiler made, F#'s closures' and unions' among them, have no counters:
+  // coverlet does not measure them.)
+  EXPECT_GT(Run, Blocks / 5) << "much of a corpus program runs";
   outs() << Name << ": " << M->Methods.size() << " methods, " << Blocks << " blocks, " << Run
          << " run\n";
 }
@@ -186,8 +188,10 @@ TEST(Coverage, KnownLinesOfSwitches) {
   EXPECT_EQ(L.Lines[156], 0u); // case 1002: return "high-2";
   EXPECT_EQ(L.Lines[249], 0u); // case Opcode.Pop
   EXPECT_EQ(L.Lines[265], 0u); // throw new InvalidOperationException("bad opcode");
-  // "red" => "#f00" never matched, but the switch expression (3 runs) spans the line.
-  EXPECT_EQ(L.Lines[216], 3u);
+  // "red" => "#f00" never matched: the switch expression (3 runs) spans the line, but as in
+  // coverlet's count a statement inside it (the arm) counts there, not the expression.
+  EXPECT_EQ(L.Lines.count(216), 1u);
+  EXPECT_EQ(L.Lines[216], 0u);
   EXPECT_EQ(L.Lines.count(118), 0u) << "a closing brace has no code";
 
   std::string Xml = report(W, "cobertura");
@@ -195,8 +199,8 @@ TEST(Coverage, KnownLinesOfSwitches) {
   EXPECT_NE(Xml.find("<class name=\"Weft.Corpus.Switches.Program\" filename=\"Program.cs\""),
             std::string::npos);
   EXPECT_NE(Xml.find("<method name=\"Dense\" signature=\"(int32, int32)\""), std::string::npos);
-  EXPECT_NE(Xml.find("<line number=\"156\" hits=\"0\" branch=\"false\"/>"), std::string::npos);
-  EXPECT_NE(Xml.find("<line number=\"119\" hits=\"318\" branch=\"false\"/>"), std::string::npos);
+  EXPECT_NE(Xml.find("<line number=\"156\" hits=\"0\" branch=\"False\"/>"), std::string::npos);
+  EXPECT_NE(Xml.find("<line number=\"119\" hits=\"318\" branch=\"False\"/>"), std::string::npos);
 
   std::string Text = report(W, "text");
   EXPECT_NE(Text.find("Weft.Corpus.Switches.Program::Dense(int32, int32) [0x"), std::string::npos);
@@ -368,6 +372,19 @@ TEST(Coverage, ReportChecksTheModule) {
                 {"coverage", "report", "--map", W.Map, "--hits", W.Hits, "--format", "lcov"});
   EXPECT_EQ(R.ExitCode, 1);
   EXPECT_NE(R.Err.find("line 3: counter 7 beyond the 3 counters"), std::string::npos) << R.Err;
+
+  // A damaged branch point of the map is named.
+  std::string Map = test::readFile(W.Map);
+  size_t At = Map.find("\"branches\":[[");
+  ASSERT_NE(At, std::string::npos) << "Switches has branch points";
+  Map.insert(At + 13, "\"x\",");
+  ASSERT_TRUE(test::writeFile(W.Map, Map));
+  ASSERT_TRUE(test::writeFile(W.Hits, "weft-hits 1 x 3 X\n"));
+  R = test::run(test::weftTool(),
+                {"coverage", "report", "--map", W.Map, "--hits", W.Hits, "--format", "lcov"});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_NE(R.Err.find("].branches[0]: expected an integer"), std::string::npos) << R.Err;
+  EXPECT_NE(R.Err.find("Switches.dll.coverage.json"), std::string::npos) << R.Err;
 }
 
 // --- the sequence-point reader ---

@@ -6,8 +6,8 @@
 // every build and run with their probes; an unchanged build weaves nothing, a changed spec or
 // probe assembly weaves again, a spec error fails the build with a WEFT code at the spec's line;
 // `dotnet test -p:WeftCoverage=true` (the tests built for two target frameworks) makes one report
-// with the same lines, each with the same hits, as coverlet.msbuild's two added up, and leaves no
-// woven file behind.
+// with the same lines and branch outcomes, each with the same hits, as coverlet.msbuild's two
+// added up, and leaves no woven file behind.
 //
 // The sample lies in a folder whose name a shell would run (`$(touch ...)`, backticks), and the
 // weaving cache's folder adds a quote and a `;`: every value reaches weft whole, and nothing is
@@ -15,6 +15,7 @@
 // folder whose name holds `$(`: the package folder is beside the sample.)
 //
 //===----------------------------------------------------------------------===//
+#include "tests/support/CoverageFigures.h"
 #include "tests/support/Env.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -280,7 +281,8 @@ TEST_F(Package, CoverageInDotnetTestMatchesCoverletAndLeavesNothingWoven) {
 
   R = dotnet("test", "Greeter.Tests/Greeter.Tests.csproj",
              {"-p:WeftEnabled=false", "-p:CollectCoverage=true",
-              "-p:CoverletOutputFormat=cobertura", "-p:CoverletOutput=" + path("coverlet/")});
+              "-p:CoverletOutputFormat=cobertura%2cjson",
+              "-p:CoverletOutput=" + path("coverlet/")});
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
   // weft's one report holds both target frameworks' runs; coverlet writes one per framework.
   auto Weft = coberturaLines(Report);
@@ -309,6 +311,17 @@ TEST_F(Package, CoverageInDotnetTestMatchesCoverletAndLeavesNothingWoven) {
       << OnlyCoverlet << "lines hit a different number of times:\n"
       << Differ;
   EXPECT_GE(Weft.size(), 14u);
+
+  // Lines and branch outcomes (file, line, branch offset, path), from weft's LCOV and coverlet's
+  // JSON reports, the frameworks' runs added up.
+  test::CoverageFigures WeftFigures, CoverletFigures;
+  test::addWeftLcov(WeftFigures, Lcov);
+  for (StringRef Tfm : {"net10.0", "net9.0"})
+    test::addCoverletJson(CoverletFigures,
+                          test::readFile(path(("coverlet/coverage." + Tfm + ".json").str())));
+  EXPECT_GE(CoverletFigures.Branches.size(), 4u);
+  std::string Differences = test::coverageDifferences(WeftFigures, CoverletFigures);
+  EXPECT_TRUE(Differences.empty()) << Differences;
   EXPECT_TRUE(StringRef(Report).contains("<method name=\"Count\" signature=\"(class "
                                          "[System.Runtime]System.Collections.Generic."
                                          "IEnumerable`1&lt;string&gt;)\" line-rate=\"1\" "

@@ -82,6 +82,59 @@ Error readHeader(const json::Object &O, Map &M) {
   return Error::success();
 }
 
+/// A method's "branches": [[offset, end offset, path, ordinal, document, line(, fall-through)]].
+Error readBranches(const json::Object &MO, const std::string &Where, const Map &M, Method &Me) {
+  const json::Value *BV = MO.get("branches");
+  if (!BV)
+    return Error::success();
+  const json::Array *Branches = BV->getAsArray();
+  if (!Branches)
+    return mapError(Where + ".branches", "expected an array");
+  for (size_t K = 0; K < Branches->size(); ++K) {
+    std::string BWhere = (Where + ".branches[" + Twine(K) + "]").str();
+    const json::Array *P = (*Branches)[K].getAsArray();
+    if (!P || P->size() < 6 || P->size() > 8)
+      return mapError(BWhere, "expected [offset, end offset, path, ordinal, document, line] and "
+                              "optionally the fall-through offset and 1 if it bypasses");
+    uint32_t F[8] = {};
+    std::vector<uint32_t> Arms; // [fall-through, arm, ...] in place of the fall-through
+    for (unsigned J = 0; J < P->size(); ++J) {
+      if (const json::Array *A = J == 6 ? (*P)[J].getAsArray() : nullptr) {
+        for (const json::Value &V : *A) {
+          Expected<uint32_t> X = u32(&V, BWhere + "[6]");
+          if (!X)
+            return X.takeError();
+          Arms.push_back(*X);
+        }
+        if (Arms.empty())
+          return mapError(BWhere + "[6]", "expected the fall-through offset and the other arms");
+        F[J] = Arms.front();
+        Arms.erase(Arms.begin());
+        continue;
+      }
+      Expected<uint32_t> X = u32(&(*P)[J], BWhere);
+      if (!X)
+        return X.takeError();
+      F[J] = *X;
+    }
+    if (F[4] >= M.Documents.size())
+      return mapError(BWhere, "document " + Twine(F[4]) + " of " + Twine(M.Documents.size()));
+    BranchPoint BP;
+    BP.Offset = F[0];
+    BP.EndOffset = F[1];
+    BP.Path = F[2];
+    BP.Ordinal = F[3];
+    BP.Document = F[4];
+    BP.Line = F[5];
+    if (P->size() >= 7)
+      BP.FallThrough = F[6];
+    BP.OtherArms = std::move(Arms);
+    BP.Bypasses = P->size() == 8 && F[7] == 1;
+    Me.Branches.push_back(BP);
+  }
+  return Error::success();
+}
+
 /// Method \p I; the counters are numbered method after method, block after block, from \p Next.
 Error readMethod(const json::Value &V, size_t I, Map &M, uint64_t &Next) {
   std::string Where = ("methods[" + Twine(I) + "]").str();
@@ -161,6 +214,8 @@ Error readMethod(const json::Value &V, size_t I, Map &M, uint64_t &Next) {
     }
     Me.Blocks.push_back(std::move(B));
   }
+  if (Error E = readBranches(*MO, Where, M, Me))
+    return E;
   Next += Me.Blocks.size();
   if (Next > M.Counters)
     return mapError(Where, "more blocks than the " + Twine(M.Counters) + " counters");
@@ -293,7 +348,77 @@ Error addHits(Map &M, const Hits &H) {
     uint64_t &Hits = ByCounter[Index]->Hits;
     Hits = Count > ~uint64_t(0) - Hits ? ~uint64_t(0) : Hits + Count;
   }
+  setBranchHits(M);
   return Error::success();
+}
+
+namespace {
+
+/// A method's blocks by original start offset, to find where branch outcomes go.
+class BlockIndex {
+public:
+  explicit BlockIndex(const Method &Me) : Me(Me) {
+    for (size_t K = 0; K < Me.Blocks.size(); ++K)
+      if (Me.Blocks[K].IL)
+        Starts.push_back({Me.Blocks[K].IL->first, K});
+    llvm::stable_sort(Starts, [](auto &A, auto &B) { return A.first < B.first; });
+  }
+  /// The block (not a segment) that starts at \p Offset, or null.
+  const Block *at(uint32_t Offset) const {
+    auto It = llvm::partition_point(Starts, [&](auto &S) { return S.first < Offset; });
+    for (; It != Starts.end() && It->first == Offset; ++It)
+      if (!Me.Blocks[It->second].Continues)
+        return &Me.Blocks[It->second];
+    return nullptr;
+  }
+  /// The block or segment holding \p Offset, or null.
+  const Block *holding(uint32_t Offset) const {
+    auto It = llvm::partition_point(Starts, [&](auto &S) { return S.first <= Offset; });
+    if (It == Starts.begin())
+      return nullptr;
+    const Block &B = Me.Blocks[std::prev(It)->second];
+    return Offset < B.IL->second ? &B : nullptr;
+  }
+
+private:
+  const Method &Me;
+  std::vector<std::pair<uint32_t, size_t>> Starts;
+};
+
+} // namespace
+
+void setBranchHits(Map &M) {
+  for (Method &Me : M.Methods) {
+    if (Me.Branches.empty())
+      continue;
+    BlockIndex Index(Me);
+    // Taken jumps first: the runs of the branch less its fall-throughs.
+    std::map<uint32_t, uint64_t> Bypassing; // end offset -> hits of jumps that bypass it
+    for (BranchPoint &BP : Me.Branches) {
+      if (!BP.FallThrough)
+        continue;
+      const Block *Branch = Index.holding(BP.Offset);
+      uint64_t Runs = Branch ? Branch->Hits : 0, Falls = 0;
+      auto Leave = [&](uint32_t Offset) {
+        if (const Block *B = Index.at(Offset))
+          Falls = B->Hits > ~uint64_t(0) - Falls ? ~uint64_t(0) : Falls + B->Hits;
+      };
+      Leave(*BP.FallThrough);
+      for (uint32_t Other : BP.OtherArms)
+        Leave(Other);
+      BP.Hits = Runs > Falls ? Runs - Falls : 0;
+      if (BP.Bypasses)
+        Bypassing[BP.EndOffset] += BP.Hits;
+    }
+    // Then the arrivals, less the jumps that go past coverlet's counters.
+    for (BranchPoint &BP : Me.Branches) {
+      if (BP.FallThrough)
+        continue;
+      const Block *End = Index.at(BP.EndOffset);
+      uint64_t Arrivals = End ? End->Hits : 0, Past = Bypassing[BP.EndOffset];
+      BP.Hits = Arrivals > Past ? Arrivals - Past : 0;
+    }
+  }
 }
 
 // --- the line model ---
@@ -303,54 +428,79 @@ namespace {
 /// The most lines one statement is counted on.
 constexpr uint32_t MaxStatementLines = 10000;
 
+/// One outcome of a branch on a line: the branch instruction's offset, the path, the hits.
+struct BranchHit {
+  uint32_t Offset = 0, Path = 0;
+  uint64_t Hits = 0;
+};
+
+uint64_t saturatingAdd(uint64_t A, uint64_t B) { return B > ~uint64_t(0) - A ? ~uint64_t(0) : A + B; }
+
 /// One source line (or, without lines, one block) as the reports show it.
 struct LineData {
   uint64_t Hits = 0;
-  /// The hits of each block with a sequence point starting on the line.
-  std::vector<uint64_t> Branches;
-  bool isBranch() const { return Branches.size() > 1; }
+  /// The outcomes of the branches on the line, in the order of their ordinals.
+  std::vector<BranchHit> Branches;
+  bool isBranch() const { return !Branches.empty(); }
   /// Adds a statement's runs, saturating.
   void add(uint64_t More) { Hits = saturatingAdd(Hits, More); }
   /// Adds the same line of the same method built for another target framework: the same
-  /// branches, run more times (different code keeps the branches it had).
+  /// outcomes (same offset and path) run more times, others join.
   void addRun(const LineData &O) {
     add(O.Hits);
-    if (Branches.size() == O.Branches.size()) {
-      for (size_t I = 0; I < Branches.size(); ++I)
-        Branches[I] = saturatingAdd(Branches[I], O.Branches[I]);
-    } else if (Branches.empty()) {
-      Branches = O.Branches;
+    for (const BranchHit &B : O.Branches) {
+      auto It = llvm::find_if(Branches, [&](const BranchHit &X) {
+        return X.Offset == B.Offset && X.Path == B.Path;
+      });
+      if (It != Branches.end())
+        It->Hits = saturatingAdd(It->Hits, B.Hits);
+      else
+        Branches.push_back(B);
     }
   }
-  static uint64_t saturatingAdd(uint64_t A, uint64_t B) { return B > ~uint64_t(0) - A ? ~uint64_t(0) : A + B; }
   unsigned branchesCovered() const {
-    return unsigned(llvm::count_if(Branches, [](uint64_t H) { return H != 0; }));
+    return unsigned(llvm::count_if(Branches, [](const BranchHit &B) { return B.Hits != 0; }));
   }
-  /// Adds the same line of another method: one block each of several methods on a line (the
-  /// accessors of a record's properties) are no branches.
+  /// Adds the same line of another method (a lambda on its line): its runs and its outcomes.
   void merge(const LineData &O) {
     add(O.Hits);
-    if (O.isBranch()) {
-      if (!isBranch())
-        Branches.clear();
-      Branches.insert(Branches.end(), O.Branches.begin(), O.Branches.end());
-    } else if (Branches.empty()) {
-      Branches = O.Branches;
-    }
+    Branches.insert(Branches.end(), O.Branches.begin(), O.Branches.end());
   }
 };
 
 using LineMap = std::map<uint32_t, LineData>;        // line -> data
 using LinesByDocument = std::map<uint32_t, LineMap>; // document -> lines
 
-/// A method's lines per document; without source lines (\p BlockMode), its blocks as lines of
-/// document 0, numbered by counter from 1.
-LinesByDocument methodLines(const Method &M, bool BlockMode) {
+/// The lines a statement spanning several lines does not count on, as coverlet counts: those of
+/// the statements of the module strictly inside it (starting on a later line and ending on an
+/// earlier one: the arms of a switch expression, a lambda's body), which count for themselves.
+/// By document, first and last line.
+using NestedLines = std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::set<uint32_t>>;
+
+NestedLines nestedLines(const Map &M) {
+  std::map<uint32_t, std::set<std::pair<uint32_t, uint32_t>>> Spans; // document -> (first, last)
+  for (const Method &Me : M.Methods)
+    for (const Block &B : Me.Blocks)
+      for (const SourceSpan &S : B.Lines)
+        Spans[S.Document].insert({S.StartLine, S.EndLine});
+  NestedLines Out;
+  for (const auto &[Doc, Set] : Spans)
+    for (auto [First, Last] : Set) {
+      if (Last <= First || Last - First >= MaxStatementLines)
+        continue;
+      for (auto It = Set.upper_bound({First, ~uint32_t(0)}); It != Set.end() && It->first < Last;
+           ++It)
+        if (It->second < Last)
+          for (uint32_t N = It->first; N <= std::max(It->first, It->second); ++N)
+            Out[{Doc, First, Last}].insert(N);
+    }
+  return Out;
+}
+
+/// A method's lines per document, with its branch outcomes on theirs; without source lines
+/// (\p BlockMode), its blocks as lines of document 0, numbered by counter from 1.
+LinesByDocument methodLines(const Method &M, bool BlockMode, const NestedLines &Nested) {
   LinesByDocument Out;
-  // The basic blocks with a point on each line: a block and the segments that continue it are
-  // one branch, whose hits are those of its first counter on the line.
-  std::map<std::pair<uint32_t, uint32_t>, std::set<size_t>> BlocksOnLine;
-  size_t Parent = 0;
   for (size_t K = 0; K < M.Blocks.size(); ++K) {
     const Block &B = M.Blocks[K];
     if (BlockMode) {
@@ -358,20 +508,29 @@ LinesByDocument methodLines(const Method &M, bool BlockMode) {
       L.Hits = B.Hits;
       continue;
     }
-    if (!B.Continues)
-      Parent = K;
     for (const SourceSpan &S : B.Lines) {
       // A statement counts on each of its lines (as coverlet counts).
       // A damaged map's span of millions of lines counts on its first only.
       uint32_t Last = S.EndLine >= S.StartLine && S.EndLine - S.StartLine < MaxStatementLines
                           ? S.EndLine
                           : S.StartLine;
+      auto Inner = Nested.find({S.Document, S.StartLine, S.EndLine});
       for (uint32_t N = S.StartLine; N <= Last; ++N)
-        Out[S.Document][N].add(B.Hits);
-      LineData &L = Out[S.Document][S.StartLine];
-      if (BlocksOnLine[{S.Document, S.StartLine}].insert(Parent).second)
-        L.Branches.push_back(B.Hits);
+        if (Inner == Nested.end() || !Inner->second.count(N))
+          Out[S.Document][N].add(B.Hits);
+        else
+          Out[S.Document][N]; // the line is there, its hits are the inner statements'
     }
+  }
+  if (BlockMode)
+    return Out;
+  for (const BranchPoint &BP : M.Branches) {
+    auto Doc = Out.find(BP.Document);
+    if (Doc == Out.end())
+      continue;
+    auto Line = Doc->second.find(BP.Line);
+    if (Line != Doc->second.end())
+      Line->second.Branches.push_back({BP.Offset, BP.Path, BP.Hits});
   }
   return Out;
 }
@@ -390,15 +549,34 @@ struct Totals {
   }
 };
 
-std::string rate(uint64_t Covered, uint64_t Valid) {
+/// Covered/Valid in hundredths of a percent, rounded down, as coverlet's figures are.
+uint64_t basisPoints(uint64_t Covered, uint64_t Valid) {
   if (Valid == 0)
-    return "1";
-  std::string S = formatv("{0:F4}", double(Covered) / double(Valid)).str();
-  while (S.back() == '0')
-    S.pop_back();
-  if (S.back() == '.')
-    S.pop_back();
+    return 10000;
+  return uint64_t((long double)Covered * 10000 / (long double)Valid);
+}
+
+/// \p N ten-thousandths as a decimal number without trailing zeros ("0.6666", "1").
+std::string tenThousandths(uint64_t N) {
+  std::string S = std::to_string(N / 10000);
+  if (uint64_t Frac = N % 10000) {
+    std::string F = std::to_string(Frac);
+    F.insert(0, 4 - F.size(), '0');
+    while (F.back() == '0')
+      F.pop_back();
+    S += "." + F;
+  }
   return S;
+}
+
+/// A rate from 0 to 1, as coverlet writes it (rounded down to four decimals).
+std::string rate(uint64_t Covered, uint64_t Valid) {
+  return tenThousandths(basisPoints(Covered, Valid));
+}
+
+/// A percentage, as coverlet writes it (rounded down to two decimals): "66.66", "100".
+std::string percent(uint64_t Covered, uint64_t Valid) {
+  return tenThousandths(basisPoints(Covered, Valid) * 100);
 }
 
 std::string xml(StringRef S) {
@@ -446,13 +624,32 @@ void writeLinesXml(raw_ostream &OS, const LineMap &Ls, unsigned Indent) {
   OS << Pad << "<lines>\n";
   for (const auto &[N, L] : Ls) {
     OS << Pad << "  <line number=\"" << N << "\" hits=\"" << L.Hits << "\" branch=\""
-       << (L.isBranch() ? "true" : "false") << '"';
-    if (L.isBranch()) {
-      unsigned C = L.branchesCovered();
-      OS << " condition-coverage=\"" << (C * 100 / L.Branches.size()) << "% (" << C << '/'
-         << L.Branches.size() << ")\"";
+       << (L.isBranch() ? "True" : "False") << '"';
+    if (!L.isBranch()) {
+      OS << "/>\n";
+      continue;
     }
-    OS << "/>\n";
+    // The line's outcomes, and per branch instruction (its offset) those of that branch.
+    unsigned C = L.branchesCovered();
+    OS << " condition-coverage=\"" << percent(C, L.Branches.size()) << "% (" << C << '/'
+       << L.Branches.size() << ")\">\n"
+       << Pad << "    <conditions>\n";
+    std::vector<uint32_t> Offsets;
+    for (const BranchHit &B : L.Branches)
+      if (!llvm::is_contained(Offsets, B.Offset))
+        Offsets.push_back(B.Offset);
+    for (uint32_t Offset : Offsets) {
+      uint64_t Outcomes = 0, Covered = 0;
+      for (const BranchHit &B : L.Branches)
+        if (B.Offset == Offset) {
+          ++Outcomes;
+          Covered += B.Hits != 0;
+        }
+      OS << Pad << "      <condition number=\"" << Offset << "\" type=\""
+         << (Outcomes > 2 ? "switch" : "jump") << "\" coverage=\"" << percent(Covered, Outcomes)
+         << "%\"/>\n";
+    }
+    OS << Pad << "    </conditions>\n" << Pad << "  </line>\n";
   }
   OS << Pad << "</lines>\n";
 }
@@ -461,17 +658,22 @@ void writeLinesXml(raw_ostream &OS, const LineMap &Ls, unsigned Indent) {
 /// frameworks) added in.
 struct MethodLines {
   const Method *Me;
-  uint32_t Complexity;
   LineMap Ls;
   uint64_t Entered; // the hits of the first block
   static MethodLines of(const Method &Me, LineMap Ls) {
-    return {&Me, Me.Complexity, std::move(Ls), Me.Blocks.empty() ? 0 : Me.Blocks[0].Hits};
+    return {&Me, std::move(Ls), Me.Blocks.empty() ? 0 : Me.Blocks[0].Hits};
   }
   void addRun(const Method &Other, const LineMap &OtherLs) {
-    Complexity = std::max(Complexity, Other.Complexity);
     Entered += Other.Blocks.empty() ? 0 : Other.Blocks[0].Hits;
     for (const auto &[N, L] : OtherLs)
       Ls[N].addRun(L);
+  }
+  /// coverlet's cyclomatic complexity: the method's branch outcomes, at least one.
+  uint64_t complexity() const {
+    uint64_t N = 0;
+    for (const auto &[Line, L] : Ls)
+      N += L.Branches.size();
+    return std::max<uint64_t>(N, 1);
   }
 };
 
@@ -485,7 +687,7 @@ void writeClass(raw_ostream &OS, StringRef File, StringRef Type,
   uint64_t Complexity = 0;
   for (const auto &[Name, ML] : ByName) {
     Methods.push_back(&ML);
-    Complexity += ML.Complexity;
+    Complexity += ML.complexity();
     for (const auto &[N, L] : ML.Ls)
       ClassLines[N].merge(L);
   }
@@ -504,7 +706,7 @@ void writeClass(raw_ostream &OS, StringRef File, StringRef Type,
     OS << "            <method name=\"" << xml(ML->Me->Name) << "\" signature=\""
        << xml(ML->Me->Signature) << "\" line-rate=\"" << rate(MT.LinesCovered, MT.Lines)
        << "\" branch-rate=\"" << rate(MT.BranchesCovered, MT.Branches) << "\" complexity=\""
-       << ML->Complexity << "\">\n";
+       << ML->complexity() << "\">\n";
     writeLinesXml(OS, ML->Ls, 14);
     OS << "            </method>\n";
   }
@@ -531,8 +733,9 @@ Collected collect(ArrayRef<Map> Maps) {
     if (!BlockMode)
       C.Documents.insert(C.Documents.end(), DocNames.begin(), DocNames.end());
     Collected::Classes &Classes = C.Assemblies[M.Assembly];
+    NestedLines Nested = BlockMode ? NestedLines() : nestedLines(M);
     for (const Method &Me : M.Methods)
-      for (auto &[Doc, Ls] : methodLines(Me, BlockMode)) {
+      for (auto &[Doc, Ls] : methodLines(Me, BlockMode, Nested)) {
         auto &Methods = Classes[{DocNames[Doc], Me.Type}];
         auto [It, New] = Methods.try_emplace(Me.fullName(), MethodLines::of(Me, Ls));
         if (!New)
@@ -566,7 +769,7 @@ void writeCobertura(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS)
       for (const auto &[Name, ML] : Methods) {
         for (const auto &[N, L] : ML.Ls)
           Files[Key.first][N].merge(L);
-        ComplexityOf[Assembly] += ML.Complexity;
+        ComplexityOf[Assembly] += ML.complexity();
       }
     for (const auto &[Doc, Ls] : Files) {
       All.add(Ls);
@@ -602,7 +805,8 @@ void writeCobertura(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS)
 void writeLcov(ArrayRef<Map> Maps, raw_ostream &OS) {
   struct FileData {
     LineMap Ls;
-    std::vector<std::tuple<uint32_t, std::string, uint64_t>> Functions; // line, name, hits
+    // line, name, entries, whether a line of it ran (coverlet's method coverage)
+    std::vector<std::tuple<uint32_t, std::string, uint64_t, bool>> Functions;
   };
   std::map<std::string, FileData> Files; // by name, for a stable order
   Collected C = collect(Maps);
@@ -610,7 +814,8 @@ void writeLcov(ArrayRef<Map> Maps, raw_ostream &OS) {
     for (const auto &[Key, ByName] : Classes)
       for (const auto &[Name, ML] : ByName) {
         FileData &F = Files[Key.first];
-        F.Functions.emplace_back(ML.Ls.begin()->first, Name, ML.Entered);
+        bool Ran = llvm::any_of(ML.Ls, [](const auto &NL) { return NL.second.Hits != 0; });
+        F.Functions.emplace_back(ML.Ls.begin()->first, Name, ML.Entered, Ran);
         for (const auto &[N, L] : ML.Ls)
           F.Ls[N].merge(L);
       }
@@ -624,27 +829,21 @@ void writeLcov(ArrayRef<Map> Maps, raw_ostream &OS) {
     llvm::stable_sort(F.Functions);
     OS << "TN:\nSF:" << Clean(Name) << '\n';
     unsigned Hit = 0;
-    for (const auto &[Line, Fn, Hits] : F.Functions)
+    for (const auto &[Line, Fn, Hits, Ran] : F.Functions)
       OS << "FN:" << Line << ',' << Clean(Fn) << '\n';
-    for (const auto &[Line, Fn, Hits] : F.Functions) {
+    for (const auto &[Line, Fn, Hits, Ran] : F.Functions) {
       OS << "FNDA:" << Hits << ',' << Clean(Fn) << '\n';
-      Hit += Hits != 0;
+      Hit += Ran;
     }
     OS << "FNF:" << F.Functions.size() << "\nFNH:" << Hit << '\n';
     Totals T;
     T.add(F.Ls);
+    // As coverlet writes them: the branch instruction's offset as the block, the path as the
+    // branch, and the hits (0 rather than '-' when the line did not run).
     for (const auto &[N, L] : F.Ls)
-      if (L.isBranch())
-        for (size_t J = 0; J < L.Branches.size(); ++J) {
-          OS << "BRDA:" << N << ",0," << J << ',';
-          if (L.Hits == 0)
-            OS << '-';
-          else
-            OS << L.Branches[J];
-          OS << '\n';
-        }
-    if (T.Branches)
-      OS << "BRF:" << T.Branches << "\nBRH:" << T.BranchesCovered << '\n';
+      for (const BranchHit &B : L.Branches)
+        OS << "BRDA:" << N << ',' << B.Offset << ',' << B.Path << ',' << B.Hits << '\n';
+    OS << "BRF:" << T.Branches << "\nBRH:" << T.BranchesCovered << '\n';
     for (const auto &[N, L] : F.Ls)
       OS << "DA:" << N << ',' << L.Hits << '\n';
     OS << "LF:" << T.Lines << "\nLH:" << T.LinesCovered << "\nend_of_record\n";
@@ -658,8 +857,16 @@ void writeText(const Map &M, raw_ostream &OS) {
       ++Blocks;
       Hit += B.Hits != 0;
     }
+  uint64_t Outcomes = 0, Covered = 0;
+  for (const Method &Me : M.Methods)
+    for (const BranchPoint &BP : Me.Branches) {
+      ++Outcomes;
+      Covered += BP.Hits != 0;
+    }
   OS << M.Assembly << " (module " << M.Mvid << "): " << Hit << " of " << Blocks << " blocks run ("
-     << format("%.1f", Blocks ? 100.0 * double(Hit) / double(Blocks) : 100.0) << "%)\n";
+     << format("%.1f", Blocks ? 100.0 * double(Hit) / double(Blocks) : 100.0) << "%), "
+     << Covered << " of " << Outcomes << " branch outcomes (" << percent(Covered, Outcomes)
+     << "%)\n";
   for (const Method &Me : M.Methods) {
     unsigned MHit = unsigned(llvm::count_if(Me.Blocks, [](const Block &B) { return B.Hits != 0; }));
     OS << '\n'
@@ -682,6 +889,10 @@ void writeText(const Map &M, raw_ostream &OS) {
         }
       OS << '\n';
     }
+    for (const BranchPoint &BP : Me.Branches)
+      OS << "  branch " << format("IL_%04x", BP.Offset) << " path " << BP.Path << " -> "
+         << format("IL_%04x", BP.EndOffset) << (BP.FallThrough ? " (taken)" : "") << ", line "
+         << BP.Line << format(" %12llu", (unsigned long long)BP.Hits) << '\n';
   }
 }
 

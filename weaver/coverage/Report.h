@@ -6,10 +6,11 @@
 //
 // Lines, as coverlet counts them: each sequence point (statement) counts the runs of its block on
 // every line it spans, and a line's hits are those of all its statements added up (`if (x)
-// return;` on one line is two statements). A line with points starting in two or more blocks is a
-// branch line, each of those blocks one branch (Cobertura condition-coverage, LCOV BRDA); a
-// segment that continues a block (a statement after code that may throw) has its own hits but is
-// no branch.
+// return;` on one line is two statements). Branches, as coverlet counts them: the outcomes of the
+// conditional branches the coverage pass found by coverlet's rules (weaver/passes/
+// CoverageBranches.h), each on the line of its branch instruction (Cobertura condition-coverage
+// and conditions, LCOV BRDA); rates and totals per method, class, package and report as
+// coverlet's (covered outcomes / outcomes), a method's complexity max(1, its outcomes).
 // A method's hits are those of its first block. When the map has no lines at all (no PDB), the
 // reports list blocks instead: "line" N is the module's counter N-1, the file the assembly.
 //
@@ -47,7 +48,9 @@ struct Block {
 /// One outcome of a conditional branch instruction, as coverlet counts branches: each way a
 /// `brtrue`/`brfalse`/compare-and-branch can go, each target of a `switch` and its fall-through.
 /// Its hits are the entries into the instruction the outcome leads to (after a chain of
-/// unconditional branches), which always starts a block: that block's counter.
+/// unconditional branches), which always starts a block: that block's counter. A jump to where
+/// code also falls in (outside exception regions) counts only when taken, as coverlet counts it
+/// (FallThrough): the runs of the block holding the branch less the arrivals at FallThrough.
 struct BranchPoint {
   uint32_t Document = 0, Line = 0; // the statement holding the branch instruction
   uint32_t Offset = 0;             // the branch instruction's original IL offset
@@ -55,6 +58,14 @@ struct BranchPoint {
   uint32_t Path = 0;               // 0 falls through; 1.. the targets in order
   uint32_t Ordinal = 0;            // the outcome's number in its method
   uint64_t Hits = 0;
+  /// For a jump counted only when taken: the offset of the instruction after the branch.
+  std::optional<uint32_t> FallThrough;
+  /// For a switch arm counted only when taken: the targets of the switch's other arms, whose
+  /// arrivals are left out of the switch's runs as the fall-throughs are.
+  std::vector<uint32_t> OtherArms;
+  /// A jump counted when taken that coverlet sends straight to its end, past the counters of the
+  /// outcomes that count arrivals there (no statement starts there): they leave its hits out.
+  bool Bypasses = false;
 };
 
 struct Method {
@@ -90,8 +101,12 @@ struct Hits {
 /// Reads a hits file; errors name the line.
 llvm::Expected<Hits> readHits(llvm::StringRef Text);
 
-/// Adds \p H's counts to the map's blocks; fails if the hits are from another module or weave.
+/// Adds \p H's counts to the map's blocks, and sets the branch points' hits from them; fails if
+/// the hits are from another module or weave.
 llvm::Error addHits(Map &M, const Hits &H);
+
+/// Sets every branch point's hits from the hits of the blocks (addHits does).
+void setBranchHits(Map &M);
 
 /// OpenCover and Json (coverlet's) are written by CoverletFormats.h's writers.
 enum class Format { Cobertura, Lcov, Text, OpenCover, Json };

@@ -27,7 +27,11 @@
 // Beside the output goes a map, OUT.coverage.json: the module's MVID, and for each method its
 // blocks (counter numbers, original IL ranges, "continues": true for a segment that continues the
 // block before it) and, when the input's portable PDB is found, the sequence points that fall in
-// each block. `weft coverage report` joins the map and a hits file.
+// each block and the method's branch points as coverlet counts them (CoverageBranches.h):
+// "branches": [[offset, end offset, path, ordinal, document, line(, fall-through offset or
+// [fall-through offset, other arms' targets...](, 1 if it bypasses))]], read from the block
+// counters (a block starts at every end offset), at no cost at run time.
+// `weft coverage report` joins the map and a hits file.
 //
 // The hits file (text): "weft-hits 1 <mvid> <counters> <assembly>", then "index count" for every
 // counter that is not zero. Its path is WEFT_COVERAGE_FILE if that is set, else the option
@@ -44,6 +48,7 @@
 #include "weaver/il/Prefixes.h"
 #include "weaver/passes/Builtins.h"
 #include "weaver/passes/CoverageFilter.h"
+#include "weaver/passes/CoverageBranches.h"
 #include "weaver/passes/Emit.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -230,9 +235,20 @@ public:
       return Error::success();
     }
     Filter.noteBody(C.row(), C.isConstructor(), C.body());
+    // coverlet measures no constructor the compiler made (a record's copy constructor), which
+    // would otherwise add the record's line.
+    if (C.isConstructor() && compilerGenerated(C.module(), C.token())) {
+      C.skip("a compiler-generated constructor");
+      return Error::success();
+    }
     il::MethodBody &B = C.body();
     std::vector<il::Instr *> &Order = B.instructions();
-    std::vector<CounterPlace> Places = counterPlaces(C);
+    std::vector<pdb::SequencePoint> Points = sequencePoints(C);
+    // Branch points as coverlet counts them, found in the body as the compiler left it.
+    std::vector<BranchOutcome> Branches;
+    if (Pdb)
+      Branches = coverletBranches(C.module(), C.row(), C.declaringType(), B, Points);
+    std::vector<CounterPlace> Places = counterPlaces(C, Points, Branches);
     if (Places.empty()) {
       C.skip("no code");
       return Error::success();
@@ -293,6 +309,19 @@ public:
       StringStream OS(C.Text);
       OS << '\0';
       writeBlocks(OS, Ranges, {});
+      OS << '}';
+    } else {
+      // The branch points wait for the serial step too, which numbers their documents.
+      StringStream OS(C.Text);
+      OS << '\0';
+      for (const BranchOutcome &O : Branches) {
+        OS << O.Offset << ' ' << O.EndOffset << ' ' << O.Path << ' ' << O.Ordinal << ' '
+           << O.Document << ' ' << O.Line << ' ' << (O.Taken ? O.FallThrough + 1 : 0) << ' '
+           << O.Bypasses;
+        for (uint32_t Arm : O.OtherArms)
+          OS << ' ' << Arm;
+        OS << '\n';
+      }
     }
     return Error::success();
   }
@@ -310,6 +339,8 @@ public:
     } else {
       BlockRanges Ranges = blockRanges(C);
       writeBlocks(OS, Ranges, blockPoints(C.row(), Ranges));
+      writeBranches(OS, Blocks);
+      OS << '}';
     }
     Counters += C.Number;
     if (Counters >= 0x7FFFFFFF)
@@ -339,11 +370,14 @@ private:
   /// Where the counters of a method go: before every basic block, and before every statement
   /// that follows, within its block, an instruction that may throw. Never between a tail call
   /// and its ret.
-  std::vector<CounterPlace> counterPlaces(MethodContext &C) {
+  std::vector<CounterPlace> counterPlaces(MethodContext &C,
+                                         ArrayRef<pdb::SequencePoint> Points,
+                                         ArrayRef<BranchOutcome> Branches) {
     const std::vector<il::Instr *> &Order = C.body().instructions();
     std::vector<size_t> Leaders = analysis::blockLeaders(C.body());
     llvm::erase_if(Leaders, [&](size_t P) { return il::isTailCallReturn(Order, P); });
-    std::vector<bool> Statement = statementStarts(C);
+    addBranchEnds(Order, Branches, Leaders);
+    std::vector<bool> Statement = statementStarts(C, Points);
     std::vector<CounterPlace> Places;
     for (size_t K = 0; K < Leaders.size(); ++K) {
       size_t End = K + 1 < Leaders.size() ? Leaders[K + 1] : Order.size();
@@ -366,24 +400,49 @@ private:
   /// Whether each instruction of the method starts a statement: a visible sequence point of the
   /// input's PDB is at its original offset. All false without a PDB (blocks are then all the map
   /// has).
-  std::vector<bool> statementStarts(MethodContext &C) {
+  std::vector<bool> statementStarts(MethodContext &C, ArrayRef<pdb::SequencePoint> Points) {
     const std::vector<il::Instr *> &Order = C.body().instructions();
     std::vector<bool> Out(Order.size(), false);
-    if (!Pdb)
-      return Out;
-    Expected<std::vector<pdb::SequencePoint>> Points =
-        pdb::methodSequencePoints(Pdb->module(), C.row());
-    if (!Points) {
-      consumeError(Points.takeError()); // the map reports the broken PDB
-      return Out;
-    }
     llvm::DenseSet<uint32_t> Offsets;
-    for (const pdb::SequencePoint &P : *Points)
+    for (const pdb::SequencePoint &P : Points)
       if (!P.isHidden())
         Offsets.insert(P.ILOffset);
     for (size_t I = 0; I < Order.size(); ++I)
       Out[I] = Order[I]->OriginalOffset != il::NoOffset && Offsets.count(Order[I]->OriginalOffset);
     return Out;
+  }
+
+  /// The method's sequence points in the input's PDB (none without one, or if they cannot be
+  /// read: the map reports the broken PDB).
+  std::vector<pdb::SequencePoint> sequencePoints(MethodContext &C) {
+    if (!Pdb)
+      return {};
+    Expected<std::vector<pdb::SequencePoint>> Points =
+        pdb::methodSequencePoints(Pdb->module(), C.row());
+    if (!Points) {
+      consumeError(Points.takeError());
+      return {};
+    }
+    return std::move(*Points);
+  }
+
+  /// Makes sure a block starts where each branch outcome leads, so that its counter counts the
+  /// arrivals there (a branch target or the instruction after a conditional branch always starts
+  /// one; this keeps it so whatever the leaders' rules become).
+  static void addBranchEnds(const std::vector<il::Instr *> &Order,
+                            ArrayRef<BranchOutcome> Branches, std::vector<size_t> &Leaders) {
+    if (Branches.empty())
+      return;
+    llvm::DenseSet<uint32_t> Ends;
+    for (const BranchOutcome &O : Branches)
+      Ends.insert(O.EndOffset);
+    size_t Before = Leaders.size();
+    for (size_t P = 0; P < Order.size(); ++P)
+      if (Order[P]->OriginalOffset != il::NoOffset && Ends.count(Order[P]->OriginalOffset) &&
+          !(P > 0 && Order[P - 1]->info().isPrefix()) && !llvm::is_contained(Leaders, P))
+        Leaders.push_back(P);
+    if (Leaders.size() != Before)
+      llvm::sort(Leaders);
   }
 
   /// Finds the PDB (the option pdb, or the input's name with .pdb) and checks that it describes
@@ -775,7 +834,41 @@ private:
       }
       OS << '}';
     }
-    OS << "]}";
+    OS << ']';
+  }
+
+  /// The method's branch points, from the text runOnMethod left (one per line: offset, end
+  /// offset, path, ordinal, PDB document row, line, fall-through offset + 1 or 0, bypasses), as
+  /// "branches": [[offset, end offset, path, ordinal, document, line(, fall-through(, 1))]]: a
+  /// taken jump has its fall-through offset, and 1 if it bypasses the arrivals counted at its end.
+  void writeBranches(raw_ostream &OS, StringRef Text) {
+    if (Text.empty())
+      return;
+    OS << ",\"branches\":[";
+    bool First = true;
+    while (!Text.empty()) {
+      StringRef Line;
+      std::tie(Line, Text) = Text.split('\n');
+      uint32_t F[8] = {};
+      for (uint32_t &X : F) {
+        StringRef Field;
+        std::tie(Field, Line) = Line.split(' ');
+        Field.getAsInteger(10, X);
+      }
+      OS << (First ? "[" : ",[") << F[0] << ',' << F[1] << ',' << F[2] << ',' << F[3] << ','
+         << documentNumber(F[4]) << ',' << F[5];
+      if (F[6]) {
+        // The fall-through alone, or with a switch's other arms: [fall-through, arm, ...].
+        if (Line.empty())
+          OS << ',' << (F[6] - 1);
+        else
+          OS << ",[" << (F[6] - 1) << ',' << join(split(Line, ' '), ",") << ']';
+        OS << (F[7] ? ",1" : "");
+      }
+      OS << ']';
+      First = false;
+    }
+    OS << ']';
   }
 
   Error finishMap(ModuleContext &MC) {
@@ -825,7 +918,8 @@ PassInfo coveragePass() {
       "coverage",
       "Counts the runs of every basic block in counters inside the module, written to a hits "
       "file at exit (or by <weft>.Coverage::Flush); a map beside the output (.coverage.json) "
-      "gives each counter's method, IL range and source lines (from the input's portable PDB)",
+      "gives each counter's method, IL range and source lines and each method's branch points as "
+      "coverlet counts them (from the input's portable PDB)",
       {{"hits-file", "where the woven program writes its hits, relative to its current directory "
                      "({assembly} becomes the assembly's name; default {assembly}.weft-hits, "
                      "under weft run {assembly}.PID.weft-hits; the environment variable "

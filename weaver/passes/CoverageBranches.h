@@ -1,0 +1,75 @@
+//===- weaver/passes/CoverageBranches.h - Branch points as coverlet counts -*- C++ -*-===//
+//
+// The branch points of a method as coverlet (coverlet.msbuild 10) counts them, so that a report of
+// weft's coverage pass gives a user switching from coverlet the same branch figures:
+//
+// - every conditional branch instruction of the compiler's code (brtrue, brfalse, the
+//   compare-and-branch forms, switch) has outcomes: path 0 where it falls through, then path 1
+//   where it jumps (a switch: paths 1..N, its targets in order). An outcome ends where it leads
+//   after a chain of unconditional `br`s (EndOffset). Ordinals number the outcomes of the method.
+// - the line of a branch is that of the closest visible sequence point at or before it (the first
+//   one of the method when none is before it); a method without visible points has none.
+// - branches the compiler made for its own machinery are left out: the state dispatch of
+//   iterators and async state machines, their awaiter checks, cached lambda and method-group
+//   delegates, `catch` and `throw;` bookkeeping in async methods, `await foreach` and
+//   `await using` checks, async iterators' dispose checks, combined cancellation tokens,
+//   exception filters, `finally` blocks without a visible statement, expression-breakpoint
+//   guards and the constant-false arm of relational `and` patterns.
+// - an outcome leading to an instruction coverlet does not count (code after
+//   ExceptionDispatchInfo.Throw() in an async method) is no branch point.
+//
+// An outcome's hits are the arrivals at the instruction at its EndOffset, except for a jump whose
+// target can also be reached by falling into it, outside exception regions: coverlet counts
+// those only when the jump is taken (Taken: the runs of the branch's block less its
+// fall-throughs, the arrivals at FallThrough, and for a switch arm less the arrivals at the other
+// arms' targets, when each of those is reached only from the switch). Where no statement starts
+// at the target, such jumps that come before any arrivals counter there go past those counters
+// in coverlet (Bypasses), and the outcomes counting arrivals there leave them out.
+//
+// The rules follow coverlet's documented behaviour and its CecilSymbolHelper and Instrumenter,
+// matched on the macro-free instruction forms coverlet looks at (it expands short forms first).
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_WEAVER_PASSES_COVERAGEBRANCHES_H
+#define WEFT_WEAVER_PASSES_COVERAGEBRANCHES_H
+
+#include "metadata/Module.h"
+#include "metadata/pdb/SequencePoints.h"
+#include "weaver/il/MethodBody.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace weft::passes {
+
+struct BranchOutcome {
+  uint32_t Offset = 0, EndOffset = 0, Path = 0, Ordinal = 0;
+  uint32_t Document = 0, Line = 0; // a Document row of the PDB, and the line
+  /// Counted only when the jump is taken: hits = runs of the block holding Offset less the
+  /// arrivals at FallThrough (the instruction after the branch).
+  bool Taken = false;
+  uint32_t FallThrough = 0;
+  /// A switch arm counted when taken: the targets of the switch's other arms, whose arrivals
+  /// (theirs alone: no other code reaches them) are left out of the runs too.
+  std::vector<uint32_t> OtherArms;
+  /// A taken jump to an instruction where no statement starts, placed before any other outcome
+  /// there: coverlet's counter for it goes straight to the instruction, past the counters of the
+  /// outcomes that count arrivals there, which therefore do not count these jumps.
+  bool Bypasses = false;
+};
+
+/// Whether \p Parent (a MethodDef or TypeDef token) carries [CompilerGenerated] itself.
+bool compilerGenerated(const metadata::Module &M, metadata::Token Parent);
+
+/// The branch points of the method \p MethodRow (declared by \p TypeRow) of \p M, from its body
+/// \p B before any counter is placed (instructions without an original offset are ignored) and
+/// its sequence points \p Points.
+std::vector<BranchOutcome> coverletBranches(const metadata::Module &M, uint32_t MethodRow,
+                                            uint32_t TypeRow, const il::MethodBody &B,
+                                            llvm::ArrayRef<metadata::pdb::SequencePoint> Points);
+
+} // namespace weft::passes
+
+#endif

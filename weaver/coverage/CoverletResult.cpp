@@ -12,10 +12,6 @@ namespace weft::coverage {
 
 namespace {
 
-/// The most lines one statement is counted on (a damaged map's span of millions of lines counts
-/// on its first only), as in the other reports.
-constexpr uint32_t MaxStatementLines = 10000;
-
 uint64_t saturatingAdd(uint64_t A, uint64_t B) {
   return B > ~uint64_t(0) - A ? ~uint64_t(0) : A + B;
 }
@@ -28,7 +24,7 @@ bool sameOutcome(const BranchPoint &A, const BranchPoint &B) {
 
 /// Adds method \p Me of a map to \p Docs (its lines, then its branches, per document).
 void addMethod(const Method &Me, const std::vector<std::string> &DocNames, bool BlockMode,
-               std::map<std::string, DocumentResult> &Docs) {
+               const StatementLines &Statements, std::map<std::string, DocumentResult> &Docs) {
   std::string Full = Me.fullName();
   auto Result = [&](uint32_t Doc) -> MethodResult & {
     MethodResult &R = Docs[DocNames[Doc]][Me.Type][Full];
@@ -49,16 +45,14 @@ void addMethod(const Method &Me, const std::vector<std::string> &DocNames, bool 
     }
     for (const SourceSpan &S : B.Lines) {
       MethodResult &R = *Seen.try_emplace(S.Document, &Result(S.Document)).first->second;
-      uint32_t Last = S.EndLine >= S.StartLine && S.EndLine - S.StartLine < MaxStatementLines
-                          ? S.EndLine
-                          : S.StartLine;
       uint32_t Offset = B.IL ? B.IL->first : 0;
-      for (uint64_t N = S.StartLine; N <= Last; ++N) { // 64 bits: Last may be 2^32-1
-        uint64_t &Hits = R.Lines[uint32_t(N)];
-        Hits = saturatingAdd(Hits, B.Hits);
-        auto [It, New] = R.Offsets.try_emplace(uint32_t(N), Offset);
+      Statements.forEach(S, [&](uint32_t N, bool Counts) {
+        uint64_t &Hits = R.Lines[N]; // a nested statement's line is there, with its hits
+        if (Counts)
+          Hits = saturatingAdd(Hits, B.Hits);
+        auto [It, New] = R.Offsets.try_emplace(N, Offset);
         It->second = std::min(It->second, Offset);
-      }
+      });
     }
   }
   for (const BranchPoint &P : Me.Branches) {
@@ -90,8 +84,9 @@ std::vector<ModuleResult> coverletResult(ArrayRef<Map> Maps) {
     Module.Assembly = M.Assembly;
     if (Module.Mvid.empty())
       Module.Mvid = M.Mvid;
+    StatementLines Statements(M);
     for (const Method &Me : M.Methods)
-      addMethod(Me, DocNames, BlockMode, Module.Documents);
+      addMethod(Me, DocNames, BlockMode, Statements, Module.Documents);
   }
   std::vector<ModuleResult> Out;
   for (auto &[Name, Module] : ByAssembly) {

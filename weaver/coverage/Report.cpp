@@ -434,7 +434,9 @@ struct BranchHit {
   uint64_t Hits = 0;
 };
 
-uint64_t saturatingAdd(uint64_t A, uint64_t B) { return B > ~uint64_t(0) - A ? ~uint64_t(0) : A + B; }
+uint64_t saturatingAdd(uint64_t A, uint64_t B) {
+  return B > ~uint64_t(0) - A ? ~uint64_t(0) : A + B;
+}
 
 /// One source line (or, without lines, one block) as the reports show it.
 struct LineData {
@@ -449,9 +451,8 @@ struct LineData {
   void addRun(const LineData &O) {
     add(O.Hits);
     for (const BranchHit &B : O.Branches) {
-      auto It = llvm::find_if(Branches, [&](const BranchHit &X) {
-        return X.Offset == B.Offset && X.Path == B.Path;
-      });
+      auto It = llvm::find_if(
+          Branches, [&](const BranchHit &X) { return X.Offset == B.Offset && X.Path == B.Path; });
       if (It != Branches.end())
         It->Hits = saturatingAdd(It->Hits, B.Hits);
       else
@@ -471,35 +472,9 @@ struct LineData {
 using LineMap = std::map<uint32_t, LineData>;        // line -> data
 using LinesByDocument = std::map<uint32_t, LineMap>; // document -> lines
 
-/// The lines a statement spanning several lines does not count on, as coverlet counts: those of
-/// the statements of the module strictly inside it (starting on a later line and ending on an
-/// earlier one: the arms of a switch expression, a lambda's body), which count for themselves.
-/// By document, first and last line.
-using NestedLines = std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::set<uint32_t>>;
-
-NestedLines nestedLines(const Map &M) {
-  std::map<uint32_t, std::set<std::pair<uint32_t, uint32_t>>> Spans; // document -> (first, last)
-  for (const Method &Me : M.Methods)
-    for (const Block &B : Me.Blocks)
-      for (const SourceSpan &S : B.Lines)
-        Spans[S.Document].insert({S.StartLine, S.EndLine});
-  NestedLines Out;
-  for (const auto &[Doc, Set] : Spans)
-    for (auto [First, Last] : Set) {
-      if (Last <= First || Last - First >= MaxStatementLines)
-        continue;
-      for (auto It = Set.upper_bound({First, ~uint32_t(0)}); It != Set.end() && It->first < Last;
-           ++It)
-        if (It->second < Last)
-          for (uint32_t N = It->first; N <= std::max(It->first, It->second); ++N)
-            Out[{Doc, First, Last}].insert(N);
-    }
-  return Out;
-}
-
 /// A method's lines per document, with its branch outcomes on theirs; without source lines
 /// (\p BlockMode), its blocks as lines of document 0, numbered by counter from 1.
-LinesByDocument methodLines(const Method &M, bool BlockMode, const NestedLines &Nested) {
+LinesByDocument methodLines(const Method &M, bool BlockMode, const StatementLines &Statements) {
   LinesByDocument Out;
   for (size_t K = 0; K < M.Blocks.size(); ++K) {
     const Block &B = M.Blocks[K];
@@ -508,19 +483,12 @@ LinesByDocument methodLines(const Method &M, bool BlockMode, const NestedLines &
       L.Hits = B.Hits;
       continue;
     }
-    for (const SourceSpan &S : B.Lines) {
-      // A statement counts on each of its lines (as coverlet counts).
-      // A damaged map's span of millions of lines counts on its first only.
-      uint32_t Last = S.EndLine >= S.StartLine && S.EndLine - S.StartLine < MaxStatementLines
-                          ? S.EndLine
-                          : S.StartLine;
-      auto Inner = Nested.find({S.Document, S.StartLine, S.EndLine});
-      for (uint32_t N = S.StartLine; N <= Last; ++N)
-        if (Inner == Nested.end() || !Inner->second.count(N))
-          Out[S.Document][N].add(B.Hits);
-        else
-          Out[S.Document][N]; // the line is there, its hits are the inner statements'
-    }
+    for (const SourceSpan &S : B.Lines)
+      Statements.forEach(S, [&](uint32_t N, bool Counts) {
+        LineData &L = Out[S.Document][N]; // a nested statement's line is there, with its hits
+        if (Counts)
+          L.add(B.Hits);
+      });
   }
   if (BlockMode)
     return Out;
@@ -696,9 +664,9 @@ void writeClass(raw_ostream &OS, StringRef File, StringRef Type,
   });
   Totals T;
   T.add(ClassLines);
-  OS << "        <class name=\"" << xml(Type) << "\" filename=\"" << xml(File)
-     << "\" line-rate=\"" << rate(T.LinesCovered, T.Lines) << "\" branch-rate=\""
-     << rate(T.BranchesCovered, T.Branches) << "\" complexity=\"" << Complexity << "\">\n";
+  OS << "        <class name=\"" << xml(Type) << "\" filename=\"" << xml(File) << "\" line-rate=\""
+     << rate(T.LinesCovered, T.Lines) << "\" branch-rate=\"" << rate(T.BranchesCovered, T.Branches)
+     << "\" complexity=\"" << Complexity << "\">\n";
   OS << "          <methods>\n";
   for (const MethodLines *ML : Methods) {
     Totals MT;
@@ -733,9 +701,9 @@ Collected collect(ArrayRef<Map> Maps) {
     if (!BlockMode)
       C.Documents.insert(C.Documents.end(), DocNames.begin(), DocNames.end());
     Collected::Classes &Classes = C.Assemblies[M.Assembly];
-    NestedLines Nested = BlockMode ? NestedLines() : nestedLines(M);
+    StatementLines Statements(M);
     for (const Method &Me : M.Methods)
-      for (auto &[Doc, Ls] : methodLines(Me, BlockMode, Nested)) {
+      for (auto &[Doc, Ls] : methodLines(Me, BlockMode, Statements)) {
         auto &Methods = Classes[{DocNames[Doc], Me.Type}];
         auto [It, New] = Methods.try_emplace(Me.fullName(), MethodLines::of(Me, Ls));
         if (!New)
@@ -864,9 +832,8 @@ void writeText(const Map &M, raw_ostream &OS) {
       Covered += BP.Hits != 0;
     }
   OS << M.Assembly << " (module " << M.Mvid << "): " << Hit << " of " << Blocks << " blocks run ("
-     << format("%.1f", Blocks ? 100.0 * double(Hit) / double(Blocks) : 100.0) << "%), "
-     << Covered << " of " << Outcomes << " branch outcomes (" << percent(Covered, Outcomes)
-     << "%)\n";
+     << format("%.1f", Blocks ? 100.0 * double(Hit) / double(Blocks) : 100.0) << "%), " << Covered
+     << " of " << Outcomes << " branch outcomes (" << percent(Covered, Outcomes) << "%)\n";
   for (const Method &Me : M.Methods) {
     unsigned MHit = unsigned(llvm::count_if(Me.Blocks, [](const Block &B) { return B.Hits != 0; }));
     OS << '\n'
@@ -909,6 +876,36 @@ void writeReport(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS) {
       writeText(M, OS);
     break;
   }
+}
+
+// The lines a statement spanning several lines does not count on: those of the statements of the
+// module strictly inside it (starting on a later line and ending on an earlier one: the arms of a
+// switch expression, a lambda's body), which count for themselves.
+StatementLines::StatementLines(const Map &M) {
+  std::map<uint32_t, std::set<std::pair<uint32_t, uint32_t>>> Spans; // document -> (first, last)
+  for (const Method &Me : M.Methods)
+    for (const Block &B : Me.Blocks)
+      for (const SourceSpan &S : B.Lines)
+        Spans[S.Document].insert({S.StartLine, S.EndLine});
+  for (const auto &[Doc, Set] : Spans)
+    for (auto [First, Last] : Set) {
+      if (Last <= First || Last - First >= MaxStatementLines)
+        continue;
+      for (auto It = Set.upper_bound({First, ~uint32_t(0)}); It != Set.end() && It->first < Last;
+           ++It)
+        if (It->second < Last)
+          for (uint32_t N = It->first; N <= std::max(It->first, It->second); ++N)
+            Nested[{Doc, First, Last}].insert(N);
+    }
+}
+
+void StatementLines::forEach(const SourceSpan &S, function_ref<void(uint32_t, bool)> Fn) const {
+  uint32_t Last = S.EndLine >= S.StartLine && S.EndLine - S.StartLine < MaxStatementLines
+                      ? S.EndLine
+                      : S.StartLine;
+  auto Inner = Nested.find({S.Document, S.StartLine, S.EndLine});
+  for (uint64_t N = S.StartLine; N <= Last; ++N) // 64 bits: Last may be 2^32-1
+    Fn(uint32_t(N), Inner == Nested.end() || !Inner->second.count(uint32_t(N)));
 }
 
 } // namespace weft::coverage

@@ -19,13 +19,17 @@
 #define WEFT_WEAVER_COVERAGE_REPORT_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace weft::coverage {
@@ -86,6 +90,21 @@ struct Map {
   std::vector<std::string> Documents;
   std::vector<Method> Methods;
   bool hasLines() const;
+};
+
+/// Where a statement's runs count, as coverlet counts them: on each line it spans, except the
+/// lines of statements nested strictly inside it (theirs count there); a damaged map's statement
+/// of 10000 lines or more counts on its first only. Every report format counts lines this way.
+class StatementLines {
+public:
+  explicit StatementLines(const Map &M);
+  /// Calls \p Fn(Line, Counts) for each line of \p S; Counts is false on a nested statement's
+  /// line (the line is there, without \p S's runs).
+  void forEach(const SourceSpan &S, llvm::function_ref<void(uint32_t, bool)> Fn) const;
+
+private:
+  // (document, first, last) of a statement -> the lines of the statements nested in it.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::set<uint32_t>> Nested;
 };
 
 /// Reads a coverage map; errors name the JSON element.

@@ -16,9 +16,6 @@ namespace weft::coverage {
 
 namespace {
 
-/// The most lines one statement is counted on (as the reports count them).
-constexpr uint32_t MaxStatementLines = 10000;
-
 /// One method of one document, its runs in every map of the assembly added up.
 struct MethodRuns {
   std::map<uint32_t, bool> Lines; // line -> run
@@ -41,7 +38,8 @@ struct MethodRuns {
 using Key = std::tuple<std::string, std::string, std::string>; // document, type, method
 
 /// A method's runs per document path (without lines, its blocks as lines of the assembly).
-void addMethod(const Map &M, const Method &Me, std::map<Key, MethodRuns> &Out) {
+void addMethod(const Map &M, const StatementLines &Statements, const Method &Me,
+               std::map<Key, MethodRuns> &Out) {
   bool BlockMode = !M.hasLines();
   auto Doc = [&](uint32_t D) {
     return BlockMode || D >= M.Documents.size() ? M.Assembly : M.Documents[D];
@@ -61,14 +59,11 @@ void addMethod(const Map &M, const Method &Me, std::map<Key, MethodRuns> &Out) {
       continue;
     }
     for (const SourceSpan &S : B.Lines) {
-      uint32_t Last = S.EndLine >= S.StartLine && S.EndLine - S.StartLine < MaxStatementLines
-                          ? S.EndLine
-                          : S.StartLine;
       MethodRuns &R = RunsIn(Doc(S.Document));
-      for (uint32_t N = S.StartLine; N <= Last; ++N) {
+      Statements.forEach(S, [&](uint32_t N, bool Counts) {
         bool &Run = R.Lines[N];
-        Run = Run || B.Hits;
-      }
+        Run = Run || (Counts && B.Hits);
+      });
     }
   }
   // Branch outcomes, by the document of their statement.
@@ -103,8 +98,9 @@ std::vector<ModuleFigures> moduleFigures(ArrayRef<Map> Maps) {
     if (M.Methods.empty())
       continue;
     std::map<Key, MethodRuns> &Methods = ByAssembly[M.Assembly];
+    StatementLines Statements(M);
     for (const Method &Me : M.Methods)
-      addMethod(M, Me, Methods);
+      addMethod(M, Statements, Me, Methods);
   }
   std::vector<ModuleFigures> Out;
   for (const auto &[Assembly, Methods] : ByAssembly) {

@@ -245,7 +245,13 @@ protected:
   static bool Ready;
 
   static void SetUpTestSuite() {
-    Dir = test::scratchDir("report-formats");
+    // A folder of each test's own: ctest runs the suite's tests as processes side by side, and
+    // each weaves and runs the programs again.
+    std::string Own = ::testing::GTEST_FLAG(filter);
+    for (char &C : Own)
+      if (!isAlnum(C))
+        C = '-';
+    Dir = test::scratchDir("report-formats-" + Own);
     for (std::string Name : {"Switches", "Closures"}) {
       std::string Dll = Dir + "/" + Name + ".dll";
       test::CommandResult R = test::run(

@@ -169,7 +169,7 @@ TEST(Soak, AServerUnderLoadKeepsServingWhileWeftComesAndGoes) {
 
   // The load, for the whole soak: stopped (SIGINT: it reports) once every fault was made and
   // the planned time is over.
-  std::string WrkOut = Dir + "/wrk.txt";
+  std::string WrkOut = Dir + "/wrk.txt", WrkErr = WrkOut + ".err";
   std::vector<llvm::StringRef> WrkArgs;
   std::string Duration = std::to_string(P.Seconds + 600) + "s", Target = Url + "/search?q=oak";
   std::vector<std::string> WrkWords{"wrk",       "-t2", "-c16", "-d" + Duration,
@@ -177,7 +177,7 @@ TEST(Soak, AServerUnderLoadKeepsServingWhileWeftComesAndGoes) {
   for (const std::string &W : WrkWords)
     WrkArgs.push_back(W);
   llvm::Optional<llvm::StringRef> WrkRedirects[] = {llvm::StringRef(""), llvm::StringRef(WrkOut),
-                                                    llvm::StringRef(WrkOut + ".err")};
+                                                    llvm::StringRef(WrkErr)};
   llvm::sys::ProcessInfo Wrk = llvm::sys::ExecuteNoWait(*llvm::sys::findProgramByName("wrk"),
                                                         WrkArgs, llvm::None, WrkRedirects);
   auto Start = std::chrono::steady_clock::now();

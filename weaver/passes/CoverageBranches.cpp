@@ -583,7 +583,8 @@ private:
           Ref(T, 1);
       }
       for (const il::ExceptionRegion &R : B.Regions)
-        for (const il::Instr *T : {R.TryStart, R.TryEnd, R.HandlerStart, R.HandlerEnd, R.FilterStart})
+        for (const il::Instr *T :
+             {R.TryStart, R.TryEnd, R.HandlerStart, R.HandlerEnd, R.FilterStart})
           Ref(T, 100);
     }
     return Refs[size_t(I)] + fallsIn(I);
@@ -1035,7 +1036,9 @@ std::vector<BranchOutcome> Analysis::run() {
     }
     if (llvm::any_of(Paths, [](auto &P) { return P.second < 0; }))
       continue; // a target added by an earlier pass: not the compiler's branch
-    for (auto [Path, To] : Paths) {
+    for (const auto &PathTo : Paths) {
+      uint32_t Path = PathTo.first;
+      ptrdiff_t To = PathTo.second;
       BranchOutcome O;
       O.Offset = C.offset(I);
       O.EndOffset = endOf(To);
@@ -1058,9 +1061,8 @@ std::vector<BranchOutcome> Analysis::run() {
         for (auto [Other, OtherTo] : Paths)
           if (Other != Path && Other != 0)
             O.OtherArms.push_back(C.offset(OtherTo));
-        O.Taken = llvm::all_of(Paths, [&](auto &P) {
-          return P.first == Path || predecessors(P.second) == 1;
-        });
+        O.Taken = llvm::all_of(
+            Paths, [&](auto &P) { return P.first == Path || predecessors(P.second) == 1; });
         if (!O.Taken)
           O.OtherArms.clear();
       }

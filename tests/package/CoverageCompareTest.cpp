@@ -50,7 +50,9 @@ TEST(CoverageCompare, CorpusLinesAndBranchesAsCoverletCountsThem) {
         "-p:RestorePackagesPath=" + Root + "/packages", "-p:WeftVersion=" WEFT_PACKAGE_VERSION,
         "--results-directory", Root + "/results"};
     Args.insert(Args.end(), More.begin(), More.end());
-    test::CommandResult R = test::run("dotnet", Args, {}, 900);
+    // Time for the test host to exit and write its hits, as docs/msbuild.md advises.
+    test::CommandResult R =
+        test::run("dotnet", Args, {"VSTEST_TESTHOST_SHUTDOWN_TIMEOUT=60000"}, 900);
     R.Out += R.Err;
     return R;
   };

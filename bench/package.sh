@@ -5,7 +5,8 @@
 #     package (its outputs woven and up to date) and without it (a copy with the package reference
 #     removed), alternating, median of N; and the time of weft's own targets in MSBuild's
 #     performance summary;
-#   - `dotnet test` of Greeter.Tests with -p:WeftCoverage=true and with coverlet.msbuild
+#   - `dotnet test` of Greeter.Tests, and of tests/coverage-compare (seven corpus programs), with
+#     -p:WeftCoverage=true and with coverlet.msbuild
 #     (-p:CollectCoverage=true): the time each tool's instrumentation target takes (MSBuild's
 #     performance summary) and the wall time of the whole `dotnet test`, median of N.
 #
@@ -57,24 +58,38 @@ grep -q "weft: woven" "$work/woven.summary" && echo "unexpected: the incremental
 echo "incremental build, nothing changed (median of $runs): with weft $(median <"$work/woven.times") ms," \
   "without $(median <"$work/plain.times") ms; weft's targets $(targets_ms "$work/woven.summary" 'WeftWeave|_WeftReadDependencies|_WeftUseWoven') ms"
 
-test_project="$work/woven/Greeter.Tests/Greeter.Tests.csproj"
-dotnet test "$test_project" "${props[@]}" -p:WeftEnabled=false -v:q >/dev/null
-: >"$work/weft-test.times"
-: >"$work/coverlet-test.times"
-for ((i = 0; i < runs; i++)); do
-  timed dotnet test "$test_project" "${props[@]}" -p:WeftEnabled=false -p:WeftCoverage=true \
-    >>"$work/weft-test.times"
-  timed dotnet test "$test_project" "${props[@]}" -p:WeftEnabled=false -p:CollectCoverage=true \
-    -p:CoverletOutputFormat=cobertura -p:CoverletOutput="$work/coverlet/" >>"$work/coverlet-test.times"
-done
-dotnet test "$test_project" "${props[@]}" -p:WeftEnabled=false -p:WeftCoverage=true -v:n \
-  -clp:PerformanceSummary >"$work/weft-test.summary" 2>&1
-dotnet test "$test_project" "${props[@]}" -p:WeftEnabled=false -p:CollectCoverage=true \
-  -p:CoverletOutputFormat=cobertura -p:CoverletOutput="$work/coverlet/" -v:n \
-  -clp:PerformanceSummary >"$work/coverlet-test.summary" 2>&1
-echo "dotnet test with coverage (median of $runs): weft $(median <"$work/weft-test.times") ms," \
-  "coverlet.msbuild $(median <"$work/coverlet-test.times") ms"
-echo "instrumenting the assemblies under test: weft $(targets_ms "$work/weft-test.summary" 'WeftCoverageBeforeTest') ms," \
-  "coverlet.msbuild $(targets_ms "$work/coverlet-test.summary" 'InstrumentModules') ms;" \
-  "the report: weft $(targets_ms "$work/weft-test.summary" 'WeftCoverageAfterTest') ms," \
-  "coverlet.msbuild $(targets_ms "$work/coverlet-test.summary" 'GenerateCoverageResult') ms"
+# dotnet test of $2 with -p:WeftCoverage=true and with coverlet.msbuild, beside each other
+# ($1 names the run's files; the rest are more properties): the wall time of each (median), and
+# each tool's instrumenting and report targets from MSBuild's performance summary.
+compare_coverage() {
+  local name=$1 project=$2
+  shift 2
+  local more=("${props[@]}" "$@" --results-directory "$work/$name-results")
+  local weft=(-p:WeftCoverage=true)
+  local coverlet=(-p:CollectCoverage=true -p:CoverletOutputFormat=cobertura
+                  -p:CoverletOutput="$work/$name-coverlet/")
+  dotnet test "$project" "${more[@]}" -v:q >/dev/null
+  : >"$work/$name-weft.times"
+  : >"$work/$name-coverlet.times"
+  for ((i = 0; i < runs; i++)); do
+    timed dotnet test "$project" "${more[@]}" "${weft[@]}" >>"$work/$name-weft.times"
+    timed dotnet test "$project" "${more[@]}" "${coverlet[@]}" >>"$work/$name-coverlet.times"
+  done
+  dotnet test "$project" "${more[@]}" "${weft[@]}" -v:n -clp:PerformanceSummary \
+    >"$work/$name-weft.summary" 2>&1
+  dotnet test "$project" "${more[@]}" "${coverlet[@]}" -v:n -clp:PerformanceSummary \
+    >"$work/$name-coverlet.summary" 2>&1
+  echo "$name: dotnet test with coverage (median of $runs): weft $(median <"$work/$name-weft.times") ms," \
+    "coverlet.msbuild $(median <"$work/$name-coverlet.times") ms"
+  echo "$name: instrumenting the assemblies under test: weft" \
+    "$(targets_ms "$work/$name-weft.summary" 'WeftCoverageBeforeTest') ms, coverlet.msbuild" \
+    "$(targets_ms "$work/$name-coverlet.summary" 'InstrumentModules') ms; the report: weft" \
+    "$(targets_ms "$work/$name-weft.summary" 'WeftCoverageReport') ms, coverlet.msbuild" \
+    "$(targets_ms "$work/$name-coverlet.summary" 'GenerateCoverageResult') ms"
+}
+
+# The sample's tests (two target frameworks), and a larger test project: tests/coverage-compare
+# runs seven corpus programs (C# and F#) from their entry points.
+compare_coverage sample "$work/woven/Greeter.Tests/Greeter.Tests.csproj" -p:WeftEnabled=false
+compare_coverage corpus "$here/../tests/coverage-compare/CoverageCompare.csproj" \
+  -p:ArtifactsPath="$work/corpus-artifacts" -p:PathMap=

@@ -25,20 +25,6 @@ namespace weft::coverage {
 
 namespace {
 
-std::string xml(StringRef S) {
-  std::string Out;
-  for (char C : S)
-    switch (C) {
-    case '&': Out += "&amp;"; break;
-    case '<': Out += "&lt;"; break;
-    case '>': Out += "&gt;"; break;
-    case '"': Out += "&quot;"; break;
-    case '\'': Out += "&apos;"; break;
-    default: Out += uint8_t(C) < 0x20 && C != '\t' && C != '\n' && C != '\r' ? ' ' : C;
-    }
-  return Out;
-}
-
 /// A percentage as coverlet gives it: rounded down to two decimals, 100 when there is nothing to
 /// cover; written the shortest way (66.66, 50, 100).
 std::string percent(uint64_t Covered, uint64_t Total) {
@@ -129,7 +115,7 @@ struct Writer {
        << "\" isStatic=\"" << Bool(Name == ".cctor") << "\">\n";
     writeSummary(OS, C, "              ");
     OS << "              <MetadataToken />\n"
-       << "              <Name>" << xml(Full) << "</Name>\n"
+       << "              <Name>" << xmlText(Full) << "</Name>\n"
        << "              <FileRef uid=\"" << FileId << "\" />\n";
     // One point per line; the method point repeats the first.
     std::string MethodPoint;
@@ -186,7 +172,7 @@ struct Writer {
     C.VisitedClasses = C.VisitedMethods != 0;
     OS << "        <Class>\n";
     writeSummary(OS, C, "          ");
-    OS << "          <FullName>" << xml(Type) << "</FullName>\n";
+    OS << "          <FullName>" << xmlText(Type) << "</FullName>\n";
     if (Body.empty())
       OS << "          <Methods />\n";
     else
@@ -213,14 +199,14 @@ void writeOpenCover(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS)
   Counts All;
   unsigned FileId = 0;
   for (const ModuleResult &M : coverletResult(Maps)) {
-    BodyOS << "    <Module hash=\"" << xml(StringRef(M.Mvid).upper()) << "\">\n"
-           << "      <ModulePath>" << xml(M.Assembly) << ".dll</ModulePath>\n"
+    BodyOS << "    <Module hash=\"" << xmlText(StringRef(M.Mvid).upper()) << "\">\n"
+           << "      <ModulePath>" << xmlText(M.Assembly) << ".dll</ModulePath>\n"
            << "      <ModuleTime>" << moduleTime(O.Timestamp) << "</ModuleTime>\n"
-           << "      <ModuleName>" << xml(M.Assembly) << "</ModuleName>\n"
+           << "      <ModuleName>" << xmlText(M.Assembly) << "</ModuleName>\n"
            << "      <Files>\n";
     unsigned First = FileId + 1;
     for (const auto &[Doc, Classes] : M.Documents)
-      BodyOS << "        <File uid=\"" << ++FileId << "\" fullPath=\"" << xml(Doc) << "\" />\n";
+      BodyOS << "        <File uid=\"" << ++FileId << "\" fullPath=\"" << xmlText(Doc) << "\" />\n";
     BodyOS << "      </Files>\n      <Classes>\n";
     Writer W{BodyOS};
     unsigned Id = First;

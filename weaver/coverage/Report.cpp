@@ -547,24 +547,6 @@ std::string percent(uint64_t Covered, uint64_t Valid) {
   return tenThousandths(basisPoints(Covered, Valid) * 100);
 }
 
-std::string xml(StringRef S) {
-  std::string Out;
-  for (char C : S)
-    switch (C) {
-    case '&': Out += "&amp;"; break;
-    case '<': Out += "&lt;"; break;
-    case '>': Out += "&gt;"; break;
-    case '"': Out += "&quot;"; break;
-    case '\'': Out += "&apos;"; break;
-    default:
-      if (uint8_t(C) < 0x20 && C != '\t' && C != '\n' && C != '\r')
-        Out += ' '; // not allowed in XML 1.0
-      else
-        Out += C;
-    }
-  return Out;
-}
-
 /// The directory every document is in (empty if none is common), with '/' or '\\' as the paths
 /// use them.
 std::string commonDirectory(const std::vector<std::string> &Paths) {
@@ -664,15 +646,15 @@ void writeClass(raw_ostream &OS, StringRef File, StringRef Type,
   });
   Totals T;
   T.add(ClassLines);
-  OS << "        <class name=\"" << xml(Type) << "\" filename=\"" << xml(File) << "\" line-rate=\""
-     << rate(T.LinesCovered, T.Lines) << "\" branch-rate=\"" << rate(T.BranchesCovered, T.Branches)
-     << "\" complexity=\"" << Complexity << "\">\n";
+  OS << "        <class name=\"" << xmlText(Type) << "\" filename=\"" << xmlText(File)
+     << "\" line-rate=\"" << rate(T.LinesCovered, T.Lines) << "\" branch-rate=\""
+     << rate(T.BranchesCovered, T.Branches) << "\" complexity=\"" << Complexity << "\">\n";
   OS << "          <methods>\n";
   for (const MethodLines *ML : Methods) {
     Totals MT;
     MT.add(ML->Ls);
-    OS << "            <method name=\"" << xml(ML->Me->Name) << "\" signature=\""
-       << xml(ML->Me->Signature) << "\" line-rate=\"" << rate(MT.LinesCovered, MT.Lines)
+    OS << "            <method name=\"" << xmlText(ML->Me->Name) << "\" signature=\""
+       << xmlText(ML->Me->Signature) << "\" line-rate=\"" << rate(MT.LinesCovered, MT.Lines)
        << "\" branch-rate=\"" << rate(MT.BranchesCovered, MT.Branches) << "\" complexity=\""
        << ML->complexity() << "\">\n";
     writeLinesXml(OS, ML->Ls, 14);
@@ -752,14 +734,14 @@ void writeCobertura(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS)
      << rate(All.BranchesCovered, All.Branches) << "\" lines-covered=\"" << All.LinesCovered
      << "\" lines-valid=\"" << All.Lines << "\" branches-covered=\"" << All.BranchesCovered
      << "\" branches-valid=\"" << All.Branches << "\" complexity=\"" << AllComplexity
-     << "\" version=\"" << xml(O.Version) << "\" timestamp=\"" << O.Timestamp << "\">\n";
+     << "\" version=\"" << xmlText(O.Version) << "\" timestamp=\"" << O.Timestamp << "\">\n";
   OS << "  <sources>\n";
   if (!Source.empty())
-    OS << "    <source>" << xml(Source) << "</source>\n";
+    OS << "    <source>" << xmlText(Source) << "</source>\n";
   OS << "  </sources>\n  <packages>\n";
   for (auto &[Assembly, Classes] : C.Assemblies) {
     const Totals &P = PerAssembly[Assembly];
-    OS << "    <package name=\"" << xml(Assembly) << "\" line-rate=\""
+    OS << "    <package name=\"" << xmlText(Assembly) << "\" line-rate=\""
        << rate(P.LinesCovered, P.Lines) << "\" branch-rate=\""
        << rate(P.BranchesCovered, P.Branches) << "\" complexity=\"" << ComplexityOf[Assembly]
        << "\">\n      <classes>\n";
@@ -906,6 +888,24 @@ void StatementLines::forEach(const SourceSpan &S, function_ref<void(uint32_t, bo
   auto Inner = Nested.find({S.Document, S.StartLine, S.EndLine});
   for (uint64_t N = S.StartLine; N <= Last; ++N) // 64 bits: Last may be 2^32-1
     Fn(uint32_t(N), Inner == Nested.end() || !Inner->second.count(uint32_t(N)));
+}
+
+std::string xmlText(StringRef S) {
+  std::string Out;
+  for (char C : S)
+    switch (C) {
+    case '&': Out += "&amp;"; break;
+    case '<': Out += "&lt;"; break;
+    case '>': Out += "&gt;"; break;
+    case '"': Out += "&quot;"; break;
+    case '\'': Out += "&apos;"; break;
+    default:
+      if (uint8_t(C) < 0x20 && C != '\t' && C != '\n' && C != '\r')
+        Out += ' '; // not allowed in XML 1.0
+      else
+        Out += C;
+    }
+  return Out;
 }
 
 } // namespace weft::coverage

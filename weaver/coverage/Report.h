@@ -107,6 +107,10 @@ private:
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::set<uint32_t>> Nested;
 };
 
+/// \p S as XML text or attribute value: markup characters as entities, control characters XML
+/// 1.0 does not allow as spaces. The Cobertura and OpenCover writers share it.
+std::string xmlText(llvm::StringRef S);
+
 /// Reads a coverage map; errors name the JSON element.
 llvm::Expected<Map> readMap(llvm::StringRef Json);
 

@@ -242,6 +242,16 @@ Expected<MethodSig> customAttributeConstructor(const Module &M, uint32_t Row) {
   return memberRefMethodSig(M, tokenRow(Ctor));
 }
 
+Token customAttributeType(const Module &M, Token Ctor) {
+  if (!M.isValidToken(Ctor))
+    return 0;
+  if (tokenTable(Ctor) == TableId::MethodDef)
+    return makeToken(TableId::TypeDef, M.declaringTypeOfMethod(tokenRow(Ctor)));
+  if (tokenTable(Ctor) == TableId::MemberRef)
+    return M.getToken(TableId::MemberRef, tokenRow(Ctor), MemberRefCol::Class);
+  return 0;
+}
+
 // The generic arguments of the attribute type (for generic attributes, whose constructor
 // signatures use !0, !1, ...).
 static std::vector<TypeSig> attributeTypeArgs(const Module &M, Token Ctor) {

@@ -65,6 +65,10 @@ struct CustomAttributeValue {
   bool GuessedEnumSize = false;
 };
 
+/// The attribute type of a CustomAttribute row's Type column \p Ctor: a MethodDef's declaring
+/// TypeDef, or a MemberRef's parent; 0 for anything else or a token out of range.
+Token customAttributeType(const Module &M, Token Ctor);
+
 /// The constructor signature of a CustomAttribute row's Type column (MethodDef or MemberRef).
 llvm::Expected<MethodSig> customAttributeConstructor(const Module &M, uint32_t CustomAttributeRow);
 

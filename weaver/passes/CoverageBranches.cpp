@@ -1,6 +1,7 @@
 //===- weaver/passes/CoverageBranches.cpp - Branch points as coverlet counts -===//
 #include "weaver/passes/CoverageBranches.h"
 
+#include "metadata/CustomAttribute.h"
 #include "metadata/Signature.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -129,14 +130,7 @@ public:
   bool markedGenerated(Token Parent) const {
     for (uint32_t Row : M.customAttributes(Parent)) {
       Token Ctor = M.getToken(TableId::CustomAttribute, Row, CustomAttributeCol::Type);
-      Token Type = 0;
-      if (!M.isValidToken(Ctor))
-        continue;
-      if (tokenTable(Ctor) == TableId::MethodDef)
-        Type = makeToken(TableId::TypeDef, M.declaringTypeOfMethod(tokenRow(Ctor)));
-      else if (tokenTable(Ctor) == TableId::MemberRef)
-        Type = M.getToken(TableId::MemberRef, tokenRow(Ctor), MemberRefCol::Class);
-      if (type(Type) == CompilerGeneratedAttribute)
+      if (type(customAttributeType(M, Ctor)) == CompilerGeneratedAttribute)
         return true;
     }
     return false;

@@ -59,17 +59,6 @@ std::string fullTypeName(const Module &M, Token T, unsigned Depth = 0) {
   return Out + Name.str();
 }
 
-/// The type whose constructor \p Ctor (a CustomAttribute's Type) is.
-Token attributeType(const Module &M, Token Ctor) {
-  if (!M.isValidToken(Ctor))
-    return 0;
-  if (tokenTable(Ctor) == TableId::MethodDef)
-    return makeToken(TableId::TypeDef, M.declaringTypeOfMethod(tokenRow(Ctor)));
-  if (tokenTable(Ctor) == TableId::MemberRef)
-    return M.getToken(TableId::MemberRef, tokenRow(Ctor), MemberRefCol::Class);
-  return 0;
-}
-
 /// A wildcard of coverlet's filters as a POSIX extended regular expression matching the whole
 /// text: `*` any characters, `?` the character before it optional, everything else itself.
 std::string wildcardRegex(StringRef Wildcard) {
@@ -245,7 +234,7 @@ bool CoverageFilter::isExcludeAttribute(Token Ctor) {
   if (New) {
     // Cecil's Name and FullName, which coverlet compares: "ObsoleteAttribute" and
     // "System.ObsoleteAttribute".
-    Token Type = attributeType(*M, Ctor);
+    Token Type = customAttributeType(*M, Ctor);
     std::string Full = fullTypeName(*M, Type);
     StringRef Name;
     if (tokenTable(Type) == TableId::TypeDef && M->isValidToken(Type))
@@ -261,8 +250,9 @@ bool CoverageFilter::isExcludeAttribute(Token Ctor) {
 
 bool CoverageFilter::carriesAttribute(Token Parent, StringRef FullName) {
   for (uint32_t CA : M->customAttributes(Parent))
-    if (fullTypeName(*M, attributeType(*M, M->getToken(TableId::CustomAttribute, CA,
-                                                       CustomAttributeCol::Type))) == FullName)
+    if (fullTypeName(*M, customAttributeType(*M, M->getToken(TableId::CustomAttribute, CA,
+                                                             CustomAttributeCol::Type))) ==
+        FullName)
       return true;
   return false;
 }
@@ -274,7 +264,7 @@ bool CoverageFilter::carriesExcludeAttribute(Token Parent, bool StateMachine) {
       continue;
     // The compiler marks its state machines generated; their code is the user's all the same.
     if (StateMachine) {
-      std::string Full = fullTypeName(*M, attributeType(*M, Ctor));
+      std::string Full = fullTypeName(*M, customAttributeType(*M, Ctor));
       if (Full == CompilerGenerated || Full == GeneratedCode)
         continue;
     }

@@ -2,6 +2,7 @@
 #include "weaver/passes/Weaver.h"
 
 #include "metadata/AssemblyCache.h"
+#include "metadata/CustomAttribute.h"
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "metadata/Names.h"
@@ -72,12 +73,7 @@ std::pair<StringRef, StringRef> typeName(const Module &M, Token T) {
 bool carriesByRefLike(const Module &M, uint32_t Row) {
   for (uint32_t CA : M.customAttributes(makeToken(TableId::TypeDef, Row))) {
     Token Ctor = M.getToken(TableId::CustomAttribute, CA, CustomAttributeCol::Type);
-    Token Type = 0;
-    if (tokenTable(Ctor) == TableId::MethodDef)
-      Type = makeToken(TableId::TypeDef, M.declaringTypeOfMethod(tokenRow(Ctor)));
-    else if (tokenTable(Ctor) == TableId::MemberRef && M.isValidToken(Ctor))
-      Type = M.getToken(TableId::MemberRef, tokenRow(Ctor), MemberRefCol::Class);
-    auto [Ns, Name] = typeName(M, Type);
+    auto [Ns, Name] = typeName(M, customAttributeType(M, Ctor));
     if (Ns == "System.Runtime.CompilerServices" && Name == "IsByRefLikeAttribute")
       return true;
   }
@@ -559,8 +555,8 @@ struct ModuleWeave::Impl {
   struct BatchState {
     std::vector<uint32_t> Rows; // those some pass applies to
     std::vector<std::unique_ptr<OfflineMethodContext>> Ctx;
-    std::vector<char> Ran;      // by the pass just run
-    std::vector<float> Micros;  // its runOnMethod time, -1 where it did not run
+    std::vector<char> Ran;     // by the pass just run
+    std::vector<float> Micros; // its runOnMethod time, -1 where it did not run
     /// Which thread decoded each method: the later loops over the batch go the same way, so
     /// that a method's memory is made, used and freed on one thread.
     WorkerTeam::Partition Taken;
@@ -648,18 +644,18 @@ Error ModuleWeave::Impl::begin() {
   auto Mark = std::chrono::steady_clock::now();
   if (isWoven(M) && !Options.Force)
     return plainError("the assembly was already woven by weft (it has the type " +
-                        Twine(MarkerNamespace) + "." + MarkerName +
-                        "); give --force to weave it again");
+                      Twine(MarkerNamespace) + "." + MarkerName +
+                      "); give --force to weave it again");
   for (unsigned T = 0; T < MaxTables; ++T)
     if (M.rowCount(TableId(T)) >= Provisional)
       return plainError("table " + Twine(tableSpec(TableId(T)).Name) +
-                          " has too many rows to weave");
+                        " has too many rows to weave");
   if (M.streamBytes("#US").size() >= Provisional)
     return plainError("the user-string heap is too large to weave");
   S.CoreScope = findCoreScope(M);
   if (S.CoreScope == 0xFFFFFFFF)
     return plainError("the module references no core library (System.Runtime, netstandard, "
-                        "mscorlib or System.Private.CoreLib)");
+                      "mscorlib or System.Private.CoreLib)");
 
   unsigned Threads =
       Options.Threads ? Options.Threads : hardware_concurrency().compute_thread_count();
@@ -774,7 +770,7 @@ Error ModuleWeave::Impl::weaveBatch(uint32_t Begin) {
   for (size_t I = 0; I < N; ++I)
     if (Errors[I])
       return plainError("method 0x" + hexstr(makeToken(TableId::MethodDef, B.Rows[I]), false, 8) +
-                          ": " + *Errors[I]);
+                        ": " + *Errors[I]);
   Out.Times.DecodeAndFirstPass += secondsSince(Mark);
 
   for (size_t P = 0; P < Passes.size(); ++P) {
@@ -825,7 +821,7 @@ Error ModuleWeave::Impl::settle(size_t P, BatchState &B) {
     OfflineMethodContext &C = *B.Ctx[I];
     if (C.Failure)
       return plainError("pass '" + passKey(P) + "' failed on " + C.displayName() + ": " +
-                          *C.Failure);
+                        *C.Failure);
     if (C.Skipped) {
       Out.Skipped.push_back(passName(P) + ": " + C.displayName() + ": " + C.SkipReason);
       B.Ran[I] = 0;
@@ -840,7 +836,7 @@ Error ModuleWeave::Impl::settle(size_t P, BatchState &B) {
       Out.RowsChanged[P].push_back(B.Rows[I]);
     if (Error Err = C.resolve())
       return plainError("pass '" + passKey(P) + "' on " + C.displayName() + ": " +
-                          toString(std::move(Err)));
+                        toString(std::move(Err)));
     Passes[P]->finishMethod(C);
     C.Marks.clear();
     C.Text.clear(); // its memory goes with the context, on the thread that made it
@@ -860,7 +856,7 @@ Error ModuleWeave::Impl::settle(size_t P, BatchState &B) {
       if (D.ILOffset != il::NoOffset)
         At = " at IL_" + hexstr(D.ILOffset, false, 4) + " (original offset)";
       return plainError("--verify-each: pass '" + passKey(P) + "' produced bad IL in " +
-                          B.Ctx[I]->displayName() + At + ": " + D.What);
+                        B.Ctx[I]->displayName() + At + ": " + D.What);
     }
   return Error::success();
 }
@@ -939,8 +935,7 @@ Error ModuleWeave::Impl::keepEncoded(BatchState &B) {
 }
 
 Expected<std::optional<il::EncodedBody>>
-ModuleWeave::Impl::weaveMethod(uint32_t Row, const il::RawMethodBody &Raw,
-                               ArrayRef<size_t> Also) {
+ModuleWeave::Impl::weaveMethod(uint32_t Row, const il::RawMethodBody &Raw, ArrayRef<size_t> Also) {
   if (Row == 0 || Row > Sel.methodCount() || (Sel.passesOf(Row).empty() && Also.empty()))
     return std::nullopt;
   Expected<std::unique_ptr<OfflineMethodContext>> Made = makeContext(Row, Raw);

@@ -6,6 +6,7 @@
 // and each rule only pays for the keys it uses, the costly ones (parameter types) last.
 //
 //===----------------------------------------------------------------------===//
+#include "metadata/CustomAttribute.h"
 #include "metadata/Module.h"
 #include "metadata/Names.h"
 #include "metadata/Signature.h"
@@ -153,7 +154,7 @@ struct AttributeIndex {
       Token Ctor = M.getToken(TableId::CustomAttribute, R, CustomAttributeCol::Type);
       auto [It, New] = ByCtor.try_emplace(Ctor, 0);
       if (New) {
-        std::string Name = Raw.fullName(attributeType(M, Ctor));
+        std::string Name = Raw.fullName(customAttributeType(M, Ctor));
         auto [NameIt, NewName] = ByName.try_emplace(Name, uint32_t(Names.size()));
         if (NewName) {
           if (Name == CompilerGeneratedName)
@@ -182,16 +183,6 @@ private:
     if (Row == 0 || Row + 1 >= Begin.size())
       return {};
     return ArrayRef<uint32_t>(Ids).slice(Begin[Row], Begin[Row + 1] - Begin[Row]);
-  }
-  /// The type whose constructor \p Ctor is: its TypeDef, or a MemberRef's parent.
-  static Token attributeType(const Module &M, Token Ctor) {
-    if (!M.isValidToken(Ctor))
-      return 0;
-    if (tokenTable(Ctor) == TableId::MethodDef)
-      return makeToken(TableId::TypeDef, M.declaringTypeOfMethod(tokenRow(Ctor)));
-    if (tokenTable(Ctor) == TableId::MemberRef)
-      return M.getToken(TableId::MemberRef, tokenRow(Ctor), MemberRefCol::Class);
-    return 0;
   }
 };
 

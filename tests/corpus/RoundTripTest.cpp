@@ -48,9 +48,10 @@ TEST_P(RewrittenProgram, RunsVerifiesAndDisassemblesLikeTheOriginal) {
 INSTANTIATE_TEST_SUITE_P(Corpus, RewrittenProgram, ::testing::ValuesIn(test::corpusPrograms()),
                          [](const auto &Info) { return Info.param; });
 
-// The C# compiler's own assemblies rewritten: compiling gives the same bytes.
+// The C# compiler's own assemblies rewritten: compiling gives the same bytes (a third of the
+// programs; the woven compilers of tests/corpus/WeaveTest.cpp compile the others).
 TEST(RoundTrip, RewrittenCompilerCompilesTheCorpusToTheSameBytes) {
-  test::checkRewrittenCompiler("roundtrip", {});
+  test::checkRewrittenCompiler("roundtrip", {0, 3}, {});
 }
 
 // The shared runtime with every managed assembly rewritten.

@@ -7,6 +7,11 @@
 // of its language to the same bytes as the original compiler (compilation is deterministic; the
 // two run in the same folder with the same relative paths).
 //
+// Each program compiles in a second or more, and woven compilers JIT what the SDK ships
+// precompiled: in the suite, a test compiles a share of the programs (every Of-th, from Index),
+// and the tests of one compiler take different shares, so that together they compile every
+// program; WEFT_FULL=1 compiles every program in each test.
+//
 //===----------------------------------------------------------------------===//
 #ifndef WEFT_TESTS_SUPPORT_COMPILER_H
 #define WEFT_TESTS_SUPPORT_COMPILER_H
@@ -24,16 +29,24 @@ namespace weft::test {
 unsigned weaveFolder(llvm::StringRef Dir, llvm::ArrayRef<std::string> WeaveArgs,
                      std::vector<std::string> &Failures);
 
+/// Which programs of the corpus a compiler test compiles outside WEFT_FULL=1: those whose
+/// position in corpusPrograms() is Index modulo Of.
+struct Share {
+  unsigned Index = 0, Of = 1;
+};
+
 /// Runs the compiler test under \p Label with \p WeaveArgs, copying \p ExtraFiles (probe
 /// assemblies) into the compiler's folder and running the compiler with the environment entries
 /// \p Env ("K=V"; "{work}" in them stands for the test's scratch folder); reports failures
 /// through gtest.
-void checkRewrittenCompiler(llvm::StringRef Label, llvm::ArrayRef<std::string> WeaveArgs,
+void checkRewrittenCompiler(llvm::StringRef Label, Share Programs,
+                            llvm::ArrayRef<std::string> WeaveArgs,
                             llvm::ArrayRef<std::string> ExtraFiles = {},
                             llvm::ArrayRef<std::string> Env = {});
 
 /// The same for the F# compiler and the F# programs of the corpus.
-void checkRewrittenFSharpCompiler(llvm::StringRef Label, llvm::ArrayRef<std::string> WeaveArgs,
+void checkRewrittenFSharpCompiler(llvm::StringRef Label, Share Programs,
+                                  llvm::ArrayRef<std::string> WeaveArgs,
                                   llvm::ArrayRef<std::string> ExtraFiles = {},
                                   llvm::ArrayRef<std::string> Env = {});
 

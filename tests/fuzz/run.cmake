@@ -2,7 +2,7 @@
 # a bounded time, seeded from the corpus programs, their PDBs, the external corpus, the inputs of
 # tests/data/fuzz-regressions and the seeds of tests/fuzz/seeds.
 #   cmake -DSOURCE_DIR=<repo> -DBUILD_DIR=<dir> -DSEEDS=<dir;dir> -DSECONDS=<n>
-#         [-DTARGETS=<FuzzX;FuzzY>] -P run.cmake
+#         [-DTARGETS=<FuzzX;FuzzY>] [-DQUICK=ON] -P run.cmake
 # The corpus each target builds up stays in BUILD_DIR/corpus-<kind> for the next run.
 find_program(CLANG NAMES clang-14 clang REQUIRED)
 find_program(CLANGXX NAMES clang++-14 clang++ REQUIRED)
@@ -13,12 +13,18 @@ set(all_targets FuzzImage FuzzSignature FuzzMethodBody FuzzSpec FuzzPdb FuzzWeav
 if(NOT TARGETS)
   set(TARGETS ${all_targets})
 endif()
+# -O1 with line tables, as OSS-Fuzz builds: symbolized reports. QUICK (the test suite's slice):
+# -O0, which halves the build under the sanitizers (every file compiles several times slower
+# with them) and still runs every target on its seeds and beyond, if more slowly.
+if(QUICK)
+  set(opt -O0)
+else()
+  set(opt -O1)
+endif()
 execute_process(
-  # -O1 with line tables, as OSS-Fuzz builds: symbolized reports, and a build the suite can
-  # afford (the sanitizers make every file several times slower to compile).
   COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${BUILD_DIR} -DCMAKE_BUILD_TYPE=RelWithDebInfo
-          "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG"
-          "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG"
+          "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=${opt} -gline-tables-only -DNDEBUG"
+          "-DCMAKE_C_FLAGS_RELWITHDEBINFO=${opt} -gline-tables-only -DNDEBUG"
           -DCMAKE_C_COMPILER=${CLANG} -DCMAKE_CXX_COMPILER=${CLANGXX} -DWEFT_FUZZ=ON
           -DWEFT_BUILD_TESTS=OFF -DWEFT_BUILD_BENCH=OFF
   RESULT_VARIABLE rc)

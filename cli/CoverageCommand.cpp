@@ -34,7 +34,45 @@ struct ReportArgs {
   // coverlet's Threshold, ThresholdType and ThresholdStat.
   std::string Threshold, ThresholdType = "line,branch,method", ThresholdStat = "minimum";
   std::string MessageFormat = "plain";
+  // The build's path maps (the compiler's -pathmap: LOCAL=MAPPED,...), undone in the report.
+  std::vector<std::string> PathMaps;
 };
+
+/// One entry of a path map: the compiler wrote Mapped where the source's path began with Local.
+struct PathMapEntry {
+  std::string Local, Mapped;
+};
+
+/// The entries of \p Values, each "LOCAL=MAPPED" pairs separated by commas, as the compiler's
+/// -pathmap and MSBuild's PathMap give them.
+Expected<std::vector<PathMapEntry>> parsePathMaps(ArrayRef<std::string> Values) {
+  std::vector<PathMapEntry> Out;
+  for (const std::string &Value : Values) {
+    SmallVector<StringRef, 4> Pairs;
+    StringRef(Value).split(Pairs, ',', -1, /*KeepEmpty=*/false);
+    for (StringRef Pair : Pairs) {
+      auto [Local, Mapped] = Pair.trim().split('=');
+      if (Local.empty() || Mapped.empty())
+        return createStringError(inconvertibleErrorCode(),
+                                 "--path-map: '" + Pair + "' is not LOCAL=MAPPED");
+      Out.push_back({Local.str(), Mapped.str()});
+    }
+  }
+  return Out;
+}
+
+/// Names each source of \p Maps by its path here: a document whose path begins with an entry's
+/// mapped prefix (a deterministic build's /_/) gets that entry's local one; the first entry that
+/// matches is taken, as the compiler takes the first whose local prefix matches.
+void undoPathMaps(std::vector<coverage::Map> &Maps, ArrayRef<PathMapEntry> Entries) {
+  for (coverage::Map &M : Maps)
+    for (std::string &Doc : M.Documents)
+      for (const PathMapEntry &E : Entries)
+        if (StringRef(Doc).startswith(E.Mapped)) {
+          Doc = E.Local + Doc.substr(E.Mapped.size());
+          break;
+        }
+}
 
 /// The report's figures against the thresholds asked for: one error for each figure below its
 /// threshold, naming the module (or the statistic) and the figure.
@@ -59,9 +97,10 @@ public:
     }
   }
   /// Locks \p Dir and adds its maps (*.coverage.json) and hits files (*.weft-hits), in name
-  /// order, to \p Maps and \p Hits.
-  Error add(const std::string &Dir, std::vector<std::string> &Maps,
-            std::vector<std::string> &Hits) {
+  /// order, to \p Maps and \p Hits, and the path maps of the builds whose runs wrote them
+  /// (*.path-map, a line each) to \p PathMaps.
+  Error add(const std::string &Dir, std::vector<std::string> &Maps, std::vector<std::string> &Hits,
+            std::vector<std::string> &PathMaps) {
     if (!sys::fs::is_directory(Dir))
       return createFileError(Dir,
                              createStringError(inconvertibleErrorCode(), "--data: no such folder"));
@@ -87,12 +126,31 @@ public:
         Maps.push_back(P);
       else if (StringRef(P).endswith(".weft-hits"))
         Hits.push_back(P);
+      else if (StringRef(P).endswith(".path-map"))
+        if (Error E = addPathMap(P, PathMaps))
+          return E;
     }
     return Error::success();
   }
 
 private:
   std::vector<int> Locks;
+
+  static Error addPathMap(const std::string &Path, std::vector<std::string> &PathMaps) {
+    auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
+    if (!Buf)
+      return createFileError(Path, errorCodeToError(Buf.getError()));
+    SmallVector<StringRef, 2> Lines;
+    (*Buf)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+    for (StringRef L : Lines) {
+      if (L.trim().empty())
+        continue;
+      if (Expected<std::vector<PathMapEntry>> Entries = parsePathMaps({L.trim().str()}); !Entries)
+        return createFileError(Path, Entries.takeError());
+      PathMaps.push_back(L.trim().str());
+    }
+    return Error::success();
+  }
 };
 
 /// The file at \p Path read by \p Parse (readMap, readHits); errors name the file.
@@ -201,10 +259,11 @@ int report(const ReportArgs &A) {
     reportError(withCode(CodeUsage, Paths.takeError()));
     return ExitUsage;
   }
+
   coverage::ReportOptions O;
   O.Version = "weft " WEFT_VERSION;
   // The folders are locked in one order, so that two reports never wait for each other.
-  std::vector<std::string> MapPaths = A.Maps, HitsPaths = A.Hits, Data;
+  std::vector<std::string> MapPaths = A.Maps, HitsPaths = A.Hits, Data, PathMaps = A.PathMaps;
   for (const std::string &Dir : A.Data) {
     SmallString<256> Real;
     Data.push_back(sys::fs::real_path(Dir, Real) ? Dir : std::string(Real));
@@ -213,8 +272,13 @@ int report(const ReportArgs &A) {
   Data.erase(std::unique(Data.begin(), Data.end()), Data.end());
   DataFolders Folders;
   for (const std::string &Dir : Data)
-    if (Error E = Folders.add(Dir, MapPaths, HitsPaths))
+    if (Error E = Folders.add(Dir, MapPaths, HitsPaths, PathMaps))
       return reportError(std::move(E));
+  Expected<std::vector<PathMapEntry>> PathMap = parsePathMaps(PathMaps);
+  if (!PathMap) {
+    reportError(withCode(CodeUsage, PathMap.takeError()));
+    return ExitUsage;
+  }
   if (MapPaths.empty()) {
     reportError("no coverage map: give --map, or --data with a folder that holds one", CodeUsage);
     return ExitUsage;
@@ -247,6 +311,7 @@ int report(const ReportArgs &A) {
   }
   // A module the filters left out whole has no method: it is in no report (as in coverlet's).
   llvm::erase_if(Maps, [](const coverage::Map &M) { return M.Methods.empty(); });
+  undoPathMaps(Maps, *PathMap);
   // Every report made before any is written: a failure leaves none.
   std::vector<std::string> Reports;
   for (const FormatInfo *F : *Fs) {
@@ -289,8 +354,9 @@ Runner addCoverageCommand(CLI::App &App) {
                      "A hits file the woven program wrote (repeatable: the counts add up)");
   Report->add_option("--data", A->Data,
                      "A folder whose maps (*.coverage.json) and hits files (*.weft-hits) are all "
-                     "read, locked while the report is made (repeatable; the package's targets "
-                     "use it to merge test projects and earlier runs)");
+                     "read, locked while the report is made, with the path maps of *.path-map "
+                     "files (repeatable; the package's targets use it to merge test projects "
+                     "and earlier runs)");
   Report->add_option("--format", A->Format,
                      "cobertura (default), lcov, opencover, json (coverlet's) or text; several "
                      "separated by commas");
@@ -308,6 +374,10 @@ Runner addCoverageCommand(CLI::App &App) {
   Report->add_option("--threshold-stat", A->ThresholdStat,
                      "minimum (default: every module), total (all modules counted together) or "
                      "average (the mean of the modules' percentages)");
+  Report->add_option("--path-map", A->PathMaps,
+                     "The build's path map, LOCAL=MAPPED pairs separated by commas as the "
+                     "compiler's -pathmap takes them (repeatable): a source the PDB names "
+                     "MAPPED... (a deterministic build's /_/...) is named LOCAL... in the report");
   Report
       ->add_option("--message-format", A->MessageFormat,
                    "How errors are printed: plain (default) or msbuild (\"weft: error "

@@ -52,7 +52,12 @@ Map shapes(uint64_t Scale) {
   Area.Blocks = {B(0, 5, {{0, 10, 9, 10, 20}}, 4 * Scale),
                  B(5, 9, {{0, 11, 13, 11, 30}}, 3 * Scale),
                  B(9, 12, {{0, 11, 31, 11, 40}, {0, 12, 9, 13, 10}}, 1 * Scale)};
-  Area.Branches = {{0, 10, 3, 9, 0, 0, 1 * Scale}, {0, 10, 3, 5, 1, 1, 3 * Scale}};
+  auto Outcome = [](uint32_t End, uint32_t Path, uint64_t Hits) {
+    BranchPoint P;
+    P.Line = 10, P.Offset = 3, P.EndOffset = End, P.Path = P.Ordinal = Path, P.Hits = Hits;
+    return P;
+  };
+  Area.Branches = {Outcome(9, 0, 1 * Scale), Outcome(5, 1, 3 * Scale)};
   Method Lambda;
   Lambda.Token = "0x06000002";
   Lambda.Type = "Ns.Shape/<>c";
@@ -310,6 +315,24 @@ TEST_F(WovenRun, SeveralFormatsIntoADirectoryOrUnderAPrefix) {
   R = report({"--format", "json", "-o", Out + "/mine.txt"});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_TRUE(StringRef(test::readFile(Out + "/mine.txt")).startswith("{\n  \""));
+}
+
+TEST_F(WovenRun, PathMapNamesSourcesWhereTheyAre) {
+  // The corpus is built deterministically: its PDBs name the sources /_/corpus/<program>/...
+  test::CommandResult Mapped = report({"--format", "lcov"});
+  ASSERT_EQ(Mapped.ExitCode, 0) << Mapped.Err;
+  EXPECT_TRUE(StringRef(Mapped.Out).contains("SF:/_/corpus/Switches/")) << Mapped.Out;
+  test::CommandResult Here =
+      report({"--format", "lcov", "--path-map", "/elsewhere=/x/,/src/here/=/_/corpus/"});
+  ASSERT_EQ(Here.ExitCode, 0) << Here.Err;
+  EXPECT_FALSE(StringRef(Here.Out).contains("SF:/_/")) << Here.Out;
+  std::string Expected = Mapped.Out;
+  for (size_t At; (At = Expected.find("SF:/_/corpus/")) != std::string::npos;)
+    Expected.replace(At, 13, "SF:/src/here/");
+  EXPECT_TRUE(Here.Out == Expected) << Here.Out;
+  test::CommandResult Bad = report({"--format", "lcov", "--path-map", "/_/"});
+  EXPECT_EQ(Bad.ExitCode, 2);
+  EXPECT_TRUE(StringRef(Bad.Err).contains("--path-map: '/_/' is not LOCAL=MAPPED")) << Bad.Err;
 }
 
 TEST_F(WovenRun, RefusesWhatItCannotWrite) {

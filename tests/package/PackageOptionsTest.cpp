@@ -12,7 +12,8 @@
 // report from the folder of an earlier run. Last, `dotnet test --collect "XPlat Code Coverage"`
 // with the package's data collector (no coverlet.collector) attaches one report per framework
 // whose lines added up equal -p:WeftCoverage=true's, and takes coverlet.collector's run
-// settings.
+// settings. A deterministic build (its PDBs name the sources /_/...) is reported with the
+// sources' paths here, and as built with WeftDeterministicReport=true.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/support/Env.h"
@@ -438,6 +439,30 @@ TEST_F(PackageOptions, DataCollectorAttachesTheReportDotnetTestWouldWrite) {
   std::string Lcov = test::readFile(Reports.front());
   EXPECT_TRUE(StringRef(Lcov).contains("Greeting.cs")) << Lcov;
   EXPECT_FALSE(StringRef(Lcov).contains("Hooks.cs")) << Lcov;
+}
+
+TEST_F(PackageOptions, DeterministicBuildsReportTheSourcesWhereTheyAre) {
+  // The whole sample mapped to /_/, as a repository's root is in a CI build.
+  std::string Map = "-p:PathMap=" + Dir + "/=/_/";
+  test::CommandResult R = dotnetTest(
+      Tests, {"-p:WeftCoverage=true", Map, "--results-directory", path("mapped-here")});
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  LineHits Here = coberturaLines(test::readFile(path("mapped-here/coverage.cobertura.xml")));
+  R = dotnetTest(Tests, {"-p:WeftCoverage=true", Map, "-p:WeftDeterministicReport=true",
+                         "--results-directory", path("mapped-kept")});
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  LineHits Kept = coberturaLines(test::readFile(path("mapped-kept/coverage.cobertura.xml")));
+  ASSERT_TRUE(hasFile(Here, "Greeting.cs"));
+  LineHits Undone;
+  for (const auto &[Line, Hits] : Kept) {
+    auto [Package, File] = StringRef(Line.first).split(':');
+    EXPECT_TRUE(File.startswith("/_/")) << File.str() << ": as the PDB names it";
+    std::string Local = Package.str() + ":" + Dir + "/" + File.drop_front(3).str();
+    Undone[{Local, Line.second}] += Hits;
+  }
+  for (const auto &[Line, Hits] : Here)
+    EXPECT_TRUE(StringRef(Line.first).contains(":" + Dir + "/")) << Line.first;
+  EXPECT_EQ(differences(Here, Undone), "");
 }
 
 } // namespace

@@ -8,7 +8,8 @@
 // of expected refusals below. The test prints what it read and why it refused what it refused.
 //
 // WEFT_SWEEP_LIMIT=N reads only every k-th file so that about N are read (for quick runs; the made
-// inputs are always read); WEFT_SWEEP_EXTRA=dir1:dir2 adds folders.
+// inputs are always read); WEFT_SWEEP_EXTRA=dir1:dir2 adds folders. The round trip writes every
+// other file of the machine's anew in the suite, every one with WEFT_FULL=1.
 //
 //===----------------------------------------------------------------------===//
 #include "metadata/Editor.h"
@@ -209,19 +210,22 @@ bool expectedRefusal(const Result &R) {
 }
 
 // The files of every source (path and label): every Stride-th of those that are sampled
-// (WEFT_SWEEP_LIMIT), and all of the others.
+// (WEFT_SWEEP_LIMIT; else \p SuiteStride in the suite, 1 with WEFT_FULL=1), and all of the
+// others.
 struct SweepFiles {
   std::vector<std::pair<std::string, std::string>> Files;
   size_t Stride = 1, Total = 0;
 };
 
-SweepFiles sweepFiles(ArrayRef<StringRef> Extensions) {
+SweepFiles sweepFiles(ArrayRef<StringRef> Extensions, size_t SuiteStride = 1) {
   std::vector<std::pair<std::string, std::string>> Sampled, Kept;
   for (const Source &S : sources())
     for (std::string &F : test::filesUnder(S.Dir, Extensions))
       (S.Sampled ? Sampled : Kept).emplace_back(std::move(F), S.Label);
   SweepFiles Out;
   Out.Total = Sampled.size() + Kept.size();
+  Optional<std::string> Full = sys::Process::GetEnv("WEFT_FULL");
+  Out.Stride = Full && *Full == "1" ? 1 : SuiteStride;
   if (Optional<std::string> Limit = sys::Process::GetEnv("WEFT_SWEEP_LIMIT")) {
     size_t N = std::max<size_t>(1, std::stoul(*Limit));
     Out.Stride = std::max<size_t>(1, Sampled.size() / N);
@@ -418,8 +422,10 @@ void reencodeOne(const std::string &Path, ReencodeTally &T, std::mutex &Lock) {
 }
 
 TEST(Sweep, EveryMethodBodyReencodesToItsOwnBytes) {
+  // Every other file of the machine's in the suite (each is read whole by the test above), all
+  // of them with WEFT_FULL=1.
   std::vector<std::pair<std::string, std::string>> Files =
-      sweepFiles({".dll", ".exe", ".winmd", ".netmodule"}).Files;
+      sweepFiles({".dll", ".exe", ".winmd", ".netmodule"}, /*SuiteStride=*/2).Files;
   ReencodeTally T;
   std::mutex Lock;
   {
@@ -515,8 +521,10 @@ void rewriteOne(const std::string &Path, RewriteTally &T, std::mutex &Lock) {
 }
 
 TEST(Sweep, EveryModuleRewritesItsMetadata) {
+  // Every other file of the machine's in the suite (each is read whole by the test above), all
+  // of them with WEFT_FULL=1.
   std::vector<std::pair<std::string, std::string>> Files =
-      sweepFiles({".dll", ".exe", ".winmd", ".netmodule"}).Files;
+      sweepFiles({".dll", ".exe", ".winmd", ".netmodule"}, /*SuiteStride=*/2).Files;
   RewriteTally T;
   std::mutex Lock;
   {
@@ -641,8 +649,10 @@ void roundTripOne(const std::string &Path, metadata::AssemblyResolver &Framework
 }
 
 TEST(Sweep, EveryAssemblyRoundTrips) {
+  // Every other file of the machine's in the suite (each is read whole by the test above), all
+  // of them with WEFT_FULL=1.
   std::vector<std::pair<std::string, std::string>> Files =
-      sweepFiles({".dll", ".exe", ".winmd", ".netmodule"}).Files;
+      sweepFiles({".dll", ".exe", ".winmd", ".netmodule"}, /*SuiteStride=*/2).Files;
   metadata::AssemblyResolver Framework(metadata::AssemblyResolver::sharedFrameworkDirs());
   RoundTripTally T;
   std::mutex Lock;

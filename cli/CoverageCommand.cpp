@@ -17,6 +17,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -283,13 +284,25 @@ int report(const ReportArgs &A) {
     reportError("no coverage map: give --map, or --data with a folder that holds one", CodeUsage);
     return ExitUsage;
   }
-  std::vector<coverage::Map> Maps;
-  for (const std::string &Path : MapPaths) {
-    Expected<coverage::Map> M = readFileAs(Path, coverage::readMap);
-    if (!M)
-      return reportError(M.takeError());
-    Maps.push_back(std::move(*M));
+  // The maps read side by side (a test run's are one per assembly under test, and reading JSON
+  // is most of a report's time); every map that does not read is reported.
+  std::vector<Optional<Expected<coverage::Map>>> Read(MapPaths.size());
+  {
+    ThreadPool Pool(hardware_concurrency(std::min<size_t>(MapPaths.size(), 8)));
+    for (size_t I = 0; I < MapPaths.size(); ++I)
+      Pool.async([&, I] { Read[I].emplace(readFileAs(MapPaths[I], coverage::readMap)); });
+    Pool.wait();
   }
+  std::vector<coverage::Map> Maps;
+  Error Failed = Error::success();
+  for (Optional<Expected<coverage::Map>> &M : Read) {
+    if (!*M)
+      Failed = joinErrors(std::move(Failed), M->takeError());
+    else
+      Maps.push_back(std::move(**M));
+  }
+  if (Failed)
+    return reportError(std::move(Failed));
   for (const std::string &Path : HitsPaths) {
     Expected<coverage::Hits> H = readFileAs(Path, coverage::readHits);
     if (!H)

@@ -5,7 +5,7 @@
 #     package (its outputs woven and up to date) and without it (a copy with the package reference
 #     removed), alternating, median of N; and the time of weft's own targets in MSBuild's
 #     performance summary;
-#   - `dotnet test` of Greeter.Tests, and of tests/coverage-compare (seven corpus programs), with
+#   - `dotnet test` of Greeter.Tests, and of tests/coverage-compare (eight corpus programs), with
 #     -p:WeftCoverage=true and with coverlet.msbuild
 #     (-p:CollectCoverage=true): the time each tool's instrumentation target takes (MSBuild's
 #     performance summary) and the wall time of the whole `dotnet test`, median of N.
@@ -89,7 +89,7 @@ compare_coverage() {
 }
 
 # The sample's tests (two target frameworks), and a larger test project: tests/coverage-compare
-# runs seven corpus programs (C# and F#) from their entry points.
+# runs eight corpus programs (C# and F#) from their entry points.
 compare_coverage sample "$work/woven/Greeter.Tests/Greeter.Tests.csproj" -p:WeftEnabled=false
 compare_coverage corpus "$here/../tests/coverage-compare/CoverageCompare.csproj" \
   -p:ArtifactsPath="$work/corpus-artifacts" -p:PathMap=

@@ -22,6 +22,7 @@ public class Programs
     [Fact] public void AsyncAwait() => Run("AsyncAwait");
     [Fact] public void Iterators() => Run("Iterators");
     [Fact] public void Exceptions() => Run("Exceptions");
+    [Fact] public void Linq() => Run("Linq");
     [Fact] public void FSharpPatterns() => Run("FSharpPatterns");
     [Fact] public void FSharpComputations() => Run("FSharpComputations");
 }

@@ -88,7 +88,15 @@ TEST(CoverageCompare, CorpusLinesAndBranchesAsCoverletCountsThem) {
   // no-match arms coverlet counts on the jumps alone, agrees too.)
   std::set<std::pair<std::string, unsigned>> Known = {};
 
-  std::string Differences = test::coverageDifferences(Weft, Coverlet, Known);
+  // Where the program's own timing picks the way: taskCatch awaits a Task.Run that throws, and
+  // the task's state machine goes on at once when the task has already failed by the time it
+  // looks, else later on a pool thread: its branches' outcomes differ between two runs of the
+  // same program, whoever counts them (its lines' hits do not).
+  std::set<std::pair<std::string, unsigned>> Unsettled = {
+      {"FSharpComputations/Program.fs", 81}, {"FSharpComputations/Program.fs", 82},
+      {"FSharpComputations/Program.fs", 83}, {"FSharpComputations/Program.fs", 84}};
+
+  std::string Differences = test::coverageDifferences(Weft, Coverlet, Known, Unsettled);
   EXPECT_TRUE(Differences.empty()) << Differences;
 
   // The report's own totals are those of its lines and outcomes, which are coverlet's.

@@ -136,13 +136,15 @@ std::string differences(const CoverageFigures &Weft, const CoverageFigures &Cove
 
 /// \p F without the lines of \p Known.
 CoverageFigures without(const CoverageFigures &F,
-                        const std::set<std::pair<std::string, unsigned>> &Known) {
+                        const std::set<std::pair<std::string, unsigned>> &Known,
+                        const std::set<std::pair<std::string, unsigned>> &Unsettled) {
   CoverageFigures Out;
   for (const auto &[K, H] : F.Lines)
     if (!known(Known, K.first, K.second))
       Out.Lines[K] = H;
   for (const auto &[K, H] : F.Branches)
-    if (!known(Known, std::get<0>(K), std::get<1>(K)))
+    if (!known(Known, std::get<0>(K), std::get<1>(K)) &&
+        !known(Unsettled, std::get<0>(K), std::get<1>(K)))
       Out.Branches[K] = H;
   return Out;
 }
@@ -150,11 +152,12 @@ CoverageFigures without(const CoverageFigures &F,
 } // namespace
 
 std::string coverageDifferences(const CoverageFigures &Weft, const CoverageFigures &Coverlet,
-                                const std::set<std::pair<std::string, unsigned>> &Known) {
+                                const std::set<std::pair<std::string, unsigned>> &Known,
+                                const std::set<std::pair<std::string, unsigned>> &Unsettled) {
   std::string Out = Weft.Error + Coverlet.Error;
   std::set<std::pair<std::string, unsigned>> All, Rest;
-  differences(Weft, Coverlet, &All);
-  CoverageFigures W = without(Weft, Known), C = without(Coverlet, Known);
+  differences(without(Weft, {}, Unsettled), without(Coverlet, {}, Unsettled), &All);
+  CoverageFigures W = without(Weft, Known, Unsettled), C = without(Coverlet, Known, Unsettled);
   Out += differences(W, C, &Rest);
   // A known difference that is gone is said, so that the list stays true.
   for (const auto &[Suffix, Line] : Known) {

@@ -10,6 +10,8 @@ internal sealed class Settings
     public List<string> Formats { get; } = new();
     public List<string> PassOptions { get; } = new();
     public bool IncludeTestAssembly { get; private set; }
+    /// coverlet's DeterministicReport: the sources keep the paths the PDBs give them.
+    public bool DeterministicReport { get; private set; }
     public List<string> Ignored { get; } = new();
 
     public static Settings Read(XmlElement? configuration)
@@ -45,6 +47,9 @@ internal sealed class Settings
                     break;
                 case "IncludeTestAssembly":
                     s.IncludeTestAssembly = value.Equals("true", StringComparison.OrdinalIgnoreCase);
+                    break;
+                case "DeterministicReport":
+                    s.DeterministicReport = value.Equals("true", StringComparison.OrdinalIgnoreCase);
                     break;
                 default:
                     s.Ignored.Add(e.Name);
@@ -168,6 +173,11 @@ internal sealed class Session
             string map = dll + ".coverage.json";
             File.Move(map, Path.Combine(_data, $"{run}-{Path.GetFileName(map)}"), true);
         }
+        // The build's path map, which the package's targets wrote beside the test assembly: the
+        // report names the sources where they are (weft coverage report reads *.path-map).
+        string pathMap = Path.ChangeExtension(testAssembly, ".weft-path-map.txt");
+        if (!_settings.DeterministicReport && File.Exists(pathMap))
+            File.Copy(pathMap, Path.Combine(_data, $"{run}-sources.path-map"), true);
     }
 
     /// The reports of the session's hits, one per format; none if the tests wrote no hits.

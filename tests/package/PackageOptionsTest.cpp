@@ -463,6 +463,26 @@ TEST_F(PackageOptions, DeterministicBuildsReportTheSourcesWhereTheyAre) {
   for (const auto &[Line, Hits] : Here)
     EXPECT_TRUE(StringRef(Line.first).contains(":" + Dir + "/")) << Line.first;
   EXPECT_EQ(differences(Here, Undone), "");
+
+  // The data collector likewise, and its run setting under coverlet.collector's name.
+  for (bool Deterministic : {false, true}) {
+    std::string Results = path(Deterministic ? "mapped-collected-kept" : "mapped-collected");
+    std::vector<std::string> Args = {Map, "--collect", "XPlat Code Coverage",
+                                     "--results-directory", Results};
+    if (Deterministic)
+      Args.insert(Args.end(), {"--", "DataCollectionRunSettings.DataCollectors.DataCollector."
+                                     "Configuration.DeterministicReport=true"});
+    R = dotnetTest(Tests, Args);
+    ASSERT_EQ(R.ExitCode, 0) << R.Out;
+    std::vector<std::string> Reports = attachments(Results, "coverage.cobertura.xml");
+    ASSERT_EQ(Reports.size(), 2u) << R.Out;
+    for (const std::string &Report : Reports) {
+      LineHits Collected = coberturaLines(test::readFile(Report));
+      EXPECT_TRUE(hasFile(Collected, "Greeting.cs")) << Report;
+      for (const auto &[Line, Hits] : Collected)
+        EXPECT_EQ(StringRef(Line.first).contains(":/_/"), Deterministic) << Line.first;
+    }
+  }
 }
 
 } // namespace

@@ -99,9 +99,9 @@ public:
   }
   /// Locks \p Dir and adds its maps (*.coverage.json) and hits files (*.weft-hits), in name
   /// order, to \p Maps and \p Hits, and the path maps of the builds whose runs wrote them
-  /// (*.path-map, a line each) to \p PathMaps.
+  /// (*.path-map, a map a line) to \p PathMap.
   Error add(const std::string &Dir, std::vector<std::string> &Maps, std::vector<std::string> &Hits,
-            std::vector<std::string> &PathMaps) {
+            std::vector<PathMapEntry> &PathMap) {
     if (!sys::fs::is_directory(Dir))
       return createFileError(Dir,
                              createStringError(inconvertibleErrorCode(), "--data: no such folder"));
@@ -128,7 +128,7 @@ public:
       else if (StringRef(P).endswith(".weft-hits"))
         Hits.push_back(P);
       else if (StringRef(P).endswith(".path-map"))
-        if (Error E = addPathMap(P, PathMaps))
+        if (Error E = addPathMap(P, PathMap))
           return E;
     }
     return Error::success();
@@ -137,19 +137,20 @@ public:
 private:
   std::vector<int> Locks;
 
-  static Error addPathMap(const std::string &Path, std::vector<std::string> &PathMaps) {
+  static Error addPathMap(const std::string &Path, std::vector<PathMapEntry> &PathMap) {
     auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
     if (!Buf)
       return createFileError(Path, errorCodeToError(Buf.getError()));
     SmallVector<StringRef, 2> Lines;
     (*Buf)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
-    for (StringRef L : Lines) {
-      if (L.trim().empty())
-        continue;
-      if (Expected<std::vector<PathMapEntry>> Entries = parsePathMaps({L.trim().str()}); !Entries)
-        return createFileError(Path, Entries.takeError());
-      PathMaps.push_back(L.trim().str());
-    }
+    std::vector<std::string> Values;
+    for (StringRef L : Lines)
+      if (!L.trim().empty())
+        Values.push_back(L.trim().str());
+    Expected<std::vector<PathMapEntry>> Entries = parsePathMaps(Values);
+    if (!Entries)
+      return createFileError(Path, Entries.takeError());
+    llvm::append_range(PathMap, *Entries);
     return Error::success();
   }
 };
@@ -260,11 +261,16 @@ int report(const ReportArgs &A) {
     reportError(withCode(CodeUsage, Paths.takeError()));
     return ExitUsage;
   }
-
   coverage::ReportOptions O;
   O.Version = "weft " WEFT_VERSION;
   // The folders are locked in one order, so that two reports never wait for each other.
-  std::vector<std::string> MapPaths = A.Maps, HitsPaths = A.Hits, Data, PathMaps = A.PathMaps;
+  std::vector<std::string> MapPaths = A.Maps, HitsPaths = A.Hits, Data;
+  // The maps given first, then those of the --data folders.
+  Expected<std::vector<PathMapEntry>> PathMap = parsePathMaps(A.PathMaps);
+  if (!PathMap) {
+    reportError(withCode(CodeUsage, PathMap.takeError()));
+    return ExitUsage;
+  }
   for (const std::string &Dir : A.Data) {
     SmallString<256> Real;
     Data.push_back(sys::fs::real_path(Dir, Real) ? Dir : std::string(Real));
@@ -273,13 +279,8 @@ int report(const ReportArgs &A) {
   Data.erase(std::unique(Data.begin(), Data.end()), Data.end());
   DataFolders Folders;
   for (const std::string &Dir : Data)
-    if (Error E = Folders.add(Dir, MapPaths, HitsPaths, PathMaps))
+    if (Error E = Folders.add(Dir, MapPaths, HitsPaths, *PathMap))
       return reportError(std::move(E));
-  Expected<std::vector<PathMapEntry>> PathMap = parsePathMaps(PathMaps);
-  if (!PathMap) {
-    reportError(withCode(CodeUsage, PathMap.takeError()));
-    return ExitUsage;
-  }
   if (MapPaths.empty()) {
     reportError("no coverage map: give --map, or --data with a folder that holds one", CodeUsage);
     return ExitUsage;
@@ -288,7 +289,7 @@ int report(const ReportArgs &A) {
   // is most of a report's time); every map that does not read is reported.
   std::vector<Optional<Expected<coverage::Map>>> Read(MapPaths.size());
   {
-    ThreadPool Pool(hardware_concurrency(std::min<size_t>(MapPaths.size(), 8)));
+    ThreadPool Pool(hardware_concurrency());
     for (size_t I = 0; I < MapPaths.size(); ++I)
       Pool.async([&, I] { Read[I].emplace(readFileAs(MapPaths[I], coverage::readMap)); });
     Pool.wait();

@@ -19,7 +19,6 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
@@ -31,11 +30,6 @@ namespace {
 
 std::vector<std::string> fsharpPrograms() {
   return test::corpusPrograms(test::CorpusLanguage::FSharp);
-}
-
-bool fullMatrix() {
-  Optional<std::string> Full = sys::Process::GetEnv("WEFT_FULL");
-  return Full && *Full == "1";
 }
 
 class WovenFSharpCore : public ::testing::TestWithParam<unsigned> {};
@@ -118,7 +112,7 @@ TEST(FSharpCompiler, WovenWithEntryExitCompilesTheFSharpCorpusToTheSameBytes) {
 class WovenFSharpCompiler : public ::testing::TestWithParam<unsigned> {};
 
 TEST_P(WovenFSharpCompiler, CompilesTheFSharpCorpusToTheSameBytes) {
-  if (!fullMatrix())
+  if (!test::fullRun())
     GTEST_SKIP() << "WEFT_FULL=1 runs every pass on the F# compiler";
   test::PassCase Case = test::passCases()[GetParam()];
   test::checkRewrittenFSharpCompiler(Case.Label, {}, Case.Args("compiler"),

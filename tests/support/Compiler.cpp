@@ -6,7 +6,6 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -130,8 +129,7 @@ CompilerKind fsharp(const std::string &Pack) {
 /// The programs of \p Language that a test with \p Slice compiles.
 std::vector<std::string> programsFor(CorpusLanguage Language, Share Slice) {
   std::vector<std::string> All = corpusPrograms(Language);
-  Optional<std::string> Full = sys::Process::GetEnv("WEFT_FULL");
-  if ((Full && *Full == "1") || Slice.Of <= 1)
+  if (fullRun() || Slice.Of <= 1)
     return All;
   std::vector<std::string> Some;
   for (size_t I = Slice.Index; I < All.size(); I += Slice.Of)

@@ -6,6 +6,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -123,6 +124,11 @@ std::string nugetPackagesDir() {
 
 std::string sourceDir() { return WEFT_SOURCE_DIR; }
 std::string binaryDir() { return WEFT_BINARY_DIR; }
+bool fullRun() {
+  Optional<std::string> Full = sys::Process::GetEnv("WEFT_FULL");
+  return Full && *Full == "1";
+}
+
 std::string weftTool() { return WEFT_TOOL; }
 std::string corpusDir() { return WEFT_CORPUS_DIR; }
 

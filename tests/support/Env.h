@@ -53,6 +53,8 @@ std::string nugetPackagesDir();
 std::string sourceDir(); // the repository
 std::string binaryDir(); // the build tree
 std::string weftTool();  // the weft executable
+/// WEFT_FULL=1: the long campaigns whole (every program, file or pass case), not the suite's slice.
+bool fullRun();
 std::string corpusDir(); // where the corpus programs were built (artifacts layout)
 std::string corpusDll(llvm::StringRef Name);
 /// The languages of the corpus: a C# program's folder has a .csproj, an F# program's an .fsproj.

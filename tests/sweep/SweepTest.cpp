@@ -224,8 +224,7 @@ SweepFiles sweepFiles(ArrayRef<StringRef> Extensions, size_t SuiteStride = 1) {
       (S.Sampled ? Sampled : Kept).emplace_back(std::move(F), S.Label);
   SweepFiles Out;
   Out.Total = Sampled.size() + Kept.size();
-  Optional<std::string> Full = sys::Process::GetEnv("WEFT_FULL");
-  Out.Stride = Full && *Full == "1" ? 1 : SuiteStride;
+  Out.Stride = test::fullRun() ? 1 : SuiteStride;
   if (Optional<std::string> Limit = sys::Process::GetEnv("WEFT_SWEEP_LIMIT")) {
     size_t N = std::max<size_t>(1, std::stoul(*Limit));
     Out.Stride = std::max<size_t>(1, Sampled.size() / N);

@@ -7,6 +7,8 @@
 # Each PASS is a --pass value of `weft weave` (NAME or NAME:key=value,...) and is woven on its own.
 # Prints one line per pass: "NAME: unwoven X s, woven Y s, ratio Z". Environment: WEFT_BENCH_RUNS
 # (default 5) runs of each program, WEFT_BENCH_ROUNDS (default 10) CallHeavy rounds per run.
+# WEFT_BENCH_BEFORE, another weft executable (an earlier build), weaves each pass too, timed in
+# the same runs: "NAME: unwoven X s, woven Y s, ratio Z; before: woven Y' s, ratio Z'".
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="$(cd "${1:-$here/../build}" && pwd)"
@@ -53,17 +55,37 @@ for pass in "${passes[@]}"; do
     cat "$dir/weave.log" >&2
     exit 1
   }
-  best_u=0 best_w=0
+  before=""
+  if [[ -n "${WEFT_BENCH_BEFORE:-}" ]]; then
+    before="$work/$name-before"
+    mkdir -p "$before"
+    cp "$config" "$before/"
+    [[ "$pass" =~ probe-assembly=([^,]*) ]] && cp "${BASH_REMATCH[1]}" "$before/"
+    "$WEFT_BENCH_BEFORE" weave "$input" -o "$before/CallHeavy.dll" --pass "$pass" \
+      2>"$before/weave.log" || {
+      cat "$before/weave.log" >&2
+      exit 1
+    }
+  fi
+  best_u=0 best_w=0 best_b=0
   for ((i = 0; i < runs; i++)); do
     u=$(time_run "$work/unwoven")
     w=$(time_run "$dir")
     ((best_u == 0 || u < best_u)) && best_u=$u
     ((best_w == 0 || w < best_w)) && best_w=$w
+    if [[ -n "$before" ]]; then
+      b=$(time_run "$before")
+      ((best_b == 0 || b < best_b)) && best_b=$b
+    fi
   done
-  cmp -s "$work/unwoven/out.txt" "$dir/out.txt" || {
-    echo "$name: the woven program's output differs" >&2
-    exit 1
-  }
-  echo "$name: unwoven $(seconds $best_u) s, woven $(seconds $best_w) s, ratio" \
-    "$(awk -v u="$best_u" -v w="$best_w" 'BEGIN { printf "%.3f", w / u }')"
+  for d in "$dir" $before; do
+    cmp -s "$work/unwoven/out.txt" "$d/out.txt" || {
+      echo "$name: the woven program's output differs ($d)" >&2
+      exit 1
+    }
+  done
+  ratio() { awk -v u="$best_u" -v w="$1" 'BEGIN { printf "%.3f", w / u }'; }
+  line="$name: unwoven $(seconds $best_u) s, woven $(seconds $best_w) s, ratio $(ratio $best_w)"
+  [[ -n "$before" ]] && line+="; before: woven $(seconds $best_b) s, ratio $(ratio $best_b)"
+  echo "$line"
 done

@@ -15,8 +15,10 @@
 #   bench/web.sh [BUILD_DIR]      (default: build; needs wrk: ./dev setup installs it)
 #
 # WEFT_BENCH_ROUNDS (default 2) sets the rounds; WEFT_WEB_ONLY, a regular expression, keeps the
-# configurations whose names match (the unwoven app always runs). Each line ends with the median
-# round and its change from the unwoven app's median.
+# configurations whose names match (the unwoven app always runs). WEFT_BENCH_BEFORE, another
+# weft executable (an earlier build), adds the app woven with `coverage` by it ("woven with
+# coverage, before"), to compare two builds in one run. Each line ends with the median round and
+# its change from the unwoven app's median.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="$(cd "${1:-$here/../build}" && pwd)"
@@ -34,6 +36,11 @@ for woven in trace=trace trace-summary=trace:mode=summary coverage=coverage; do
   cp -r "$app" "$dir"
   "$weft" weave "$app/WebApi.dll" -o "$dir/WebApi.dll" --pass "${woven#*=}" >/dev/null
 done
+if [[ -n "${WEFT_BENCH_BEFORE:-}" ]]; then
+  cp -r "$app" "$out/coverage-before"
+  "$WEFT_BENCH_BEFORE" weave "$app/WebApi.dll" -o "$out/coverage-before/WebApi.dll" --pass coverage \
+    >/dev/null
+fi
 echo '{"version": 1, "rules": [{"match": {"type": "Catalog", "method": "Search"}, "passes": ["trace"]}]}' \
   >"$out/search.json"
 cp -r "$app" "$out/trace-search"
@@ -52,14 +59,16 @@ declare -A configs=(
   ["woven with trace, summary"]="env WEFT_TRACE_FILE=$out/trace.json dotnet $out/trace-summary/WebApi.dll"
   ["woven with trace on Search only"]="env WEFT_TRACE_FILE=$out/trace.json dotnet $out/trace-search/WebApi.dll"
   ["woven with coverage"]="env WEFT_COVERAGE_FILE=$out/hits dotnet $out/coverage/WebApi.dll"
+  ["woven with coverage, before"]="env WEFT_COVERAGE_FILE=$out/hits-before dotnet $out/coverage-before/WebApi.dll"
   ["tracepoint on Search, enabled"]="$weft run --spec $out/on.json --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
   ["tracepoint on Search, disabled"]="$weft run --spec $out/off.json --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
   ["--gc informational"]="$weft run --gc informational --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
 )
 order=()
 for name in "unwoven" "woven with trace" "woven with trace, summary" "woven with trace on Search only" \
-  "woven with coverage" "tracepoint on Search, enabled" "tracepoint on Search, disabled" \
+  "woven with coverage" "woven with coverage, before" "tracepoint on Search, enabled" "tracepoint on Search, disabled" \
   "--gc informational"; do
+  [[ $name == *before && -z "${WEFT_BENCH_BEFORE:-}" ]] && continue
   if [[ $name == unwoven || $name =~ ${WEFT_WEB_ONLY:-.} ]]; then order+=("$name"); fi
 done
 rounds="${WEFT_BENCH_ROUNDS:-2}"

@@ -331,6 +331,63 @@ TEST(Coverage, HitsFileOption) {
   EXPECT_NE(D.Out.find("\"run-{assembly}.txt\""), std::string::npos);
 }
 
+// tests/coverage-threads: eight threads call Hammer.Step at once, in two rounds whose threads
+// have ended before the next starts; no call is lost, by the threads that ended or between
+// threads, in the hits Flush wrote after the first round or in those written at exit.
+TEST(Coverage, ThreadsCountExactly) {
+  SmallString<256> In(test::binaryDir());
+  sys::path::append(In, "coveragethreads", "bin", "CoverageThreads", "release",
+                    "CoverageThreads.dll");
+  ASSERT_TRUE(sys::fs::exists(In)) << "the coveragethreads.build test builds " << In;
+  Woven W;
+  W.Dir = test::scratchDir("coverage-threads");
+  W.Dll = W.Dir + "/CoverageThreads.dll";
+  W.Map = W.Dll + ".coverage.json";
+  W.Hits = W.Dir + "/CoverageThreads.weft-hits";
+  W.Weave = test::run(test::weftTool(), {"weave", std::string(In), "-o", W.Dll, "--pass",
+                                         "coverage", "--verify-each"});
+  ASSERT_EQ(W.Weave.ExitCode, 0) << W.Weave.Err;
+  SmallString<256> Config(sys::path::parent_path(In));
+  sys::path::append(Config, "CoverageThreads.runtimeconfig.json");
+  ASSERT_FALSE(sys::fs::copy_file(Config, W.Dir + "/CoverageThreads.runtimeconfig.json"));
+  const uint64_t Calls = 2000000, Threads = 8;
+  run(W, {std::to_string(Calls)});
+  ASSERT_EQ(W.Run.ExitCode, 0) << W.Run.Err;
+  EXPECT_EQ(W.Run.Out, "rounds agree\n");
+
+  // Step's blocks: its entry, the two ways of the if (half of the calls each) and the return.
+  auto StepBlocks = [&](const std::string &HitsFile) {
+    std::vector<uint64_t> Out;
+    Expected<coverage::Map> M = coverage::readMap(test::readFile(W.Map));
+    Expected<coverage::Hits> H = coverage::readHits(test::readFile(HitsFile));
+    if (!M || !H) {
+      ADD_FAILURE() << (M ? toString(H.takeError()) : toString(M.takeError()));
+      return Out;
+    }
+    if (Error E = coverage::addHits(*M, *H)) {
+      ADD_FAILURE() << toString(std::move(E));
+      return Out;
+    }
+    for (const coverage::Method &Me : M->Methods)
+      if (Me.Type == "Hammer" && Me.Name == "Step")
+        for (const coverage::Block &B : Me.Blocks)
+          Out.push_back(B.Hits);
+    return Out;
+  };
+  std::vector<uint64_t> Round1 = StepBlocks(W.Hits + ".round1");
+  std::vector<uint64_t> Both = StepBlocks(W.Hits);
+  ASSERT_GE(Round1.size(), 3u) << "Step has an entry and two ways";
+  ASSERT_EQ(Round1.size(), Both.size());
+  uint64_t PerRound = Threads * Calls;
+  EXPECT_EQ(Round1.front(), PerRound);
+  EXPECT_EQ(Both.front(), 2 * PerRound);
+  for (size_t K = 0; K < Round1.size(); ++K) {
+    EXPECT_TRUE(Round1[K] == PerRound || Round1[K] == PerRound / 2) << "block " << K << ": "
+                                                                     << Round1[K];
+    EXPECT_EQ(Both[K], 2 * Round1[K]) << "block " << K;
+  }
+}
+
 // A PDB that does not belong to the input, or is no PDB, is a warning: the map has no lines.
 TEST(Coverage, UnusablePdbIsAWarning) {
   std::string Dir = test::scratchDir("coverage-badpdb");

@@ -1,28 +1,36 @@
 //===- weaver/passes/Coverage.cpp - coverage ------------------------------===//
 //
 // Counts how often each basic block runs, with counters that live in the woven module itself (no
-// runtime library): a hidden type `<weft>.Coverage` holds them,
+// runtime library): a hidden type `<weft>.Coverage` holds them, one array per thread,
 //
-//   .field public static int64[] Hits
-//   .method public static void Flush()          ; writes the hits file (also callable by users)
+//   .field private static int64[] Mine          ; [ThreadStatic]: this thread's counters
+//   .field private static object All            ; int64[][]: every thread's, for Flush
+//   .method assembly static int64[] Counters()  ; Mine, or Join's (aggressively inlined)
+//   .method private static int64[] Join()       ; a new array for the thread, added to All
+//   .method public static void Flush()          ; adds All up, writes the hits file
 //   .method private static void OnExit(object, class System.EventArgs)  ; Flush at process exit
-//   .method private static void .cctor()        ; Hits = new int64[N]; ProcessExit += OnExit
+//   .method private static void .cctor()        ; All = new int64[0][]; ProcessExit += OnExit
 //
-// and every block of every method starts with
+// Every woven method starts with `call Counters; stloc C` (C a local of its own), and every block
+// with
 //
-//   ldsfld int64[] <weft>.Coverage::Hits; ldc.i4 K; ldelema int64; dup; ldind.i8; ldc.i4.1;
-//   conv.i8; add; stind.i8
+//   ldloc C; ldc.i4 K; ldelema int64; dup; ldind.i8; ldc.i4.1; conv.i8; add; stind.i8
 //
-// placed so that what branched to the block, and the exception regions that started or ended at
-// it, now do so at the counter (before the block's prefixes, if it starts with a prefixed
-// instruction). A block's counter counts entries, which credits all of the block only while
-// nothing in it can throw: so where a statement (a sequence point of the input's PDB) follows an
-// instruction that may throw (il::mayThrow: a call, say) within the block, the statement starts a
-// segment with a counter of its own, and a line is reported run only when control reached it.
-// Straight-line code that cannot throw, and loops, keep one counter per block. K is numbered per
-// method in runOnMethod and made global in finishMethod (serially, in row order), so the numbering
-// does not depend on the thread count. The counters are 64-bit: a hot loop passes 2^31 in seconds.
-// Increments are not atomic, so threads racing on one block may lose counts.
+// (appendIncrement). A thread writes only its own array, so no count is lost and threads do not
+// share the cache lines they write; the arrays stay in All when their thread ends, and Flush
+// adds them up. The thread-static load happens once a call (on Linux x64 the JIT reaches it
+// through a call to the runtime's TLS getter), not once a block.
+//
+// The increments are placed so that what branched to the block, and the exception regions that
+// started or ended at it, now do so at the counter (before the block's prefixes, if it starts
+// with a prefixed instruction). A block's counter counts entries, which credits all of the block
+// only while nothing in it can throw: so where a statement (a sequence point of the input's PDB)
+// follows an instruction that may throw (il::mayThrow: a call, say) within the block, the
+// statement starts a segment with a counter of its own, and a line is reported run only when
+// control reached it. Straight-line code that cannot throw, and loops, keep one counter per
+// block. K is numbered per method in runOnMethod and made global in finishMethod (serially, in
+// row order), so the numbering does not depend on the thread count. The counters are 64-bit: a
+// hot loop passes 2^31 in seconds.
 //
 // Beside the output goes a map, OUT.coverage.json: the module's MVID, and for each method its
 // blocks (counter numbers, original IL ranges, "continues": true for a segment that continues the
@@ -191,34 +199,43 @@ public:
     Int64Type = *Int64;
 
     // abstract sealed beforefieldinit: a static class whose initializer may run early, which lets
-    // the JIT drop the initialization check from every counter.
+    // the JIT drop the initialization check from every method that reaches the counters.
     Token Type = MC.addType(0x00100180, "<weft>", "Coverage", ObjectType);
-    std::vector<uint8_t> FieldSig{uint8_t(SigField), uint8_t(ElementType::SZArray),
-                                  uint8_t(ElementType::I8)};
-    Expected<Token> F = MC.addField(Type, 0x0036, "Hits", FieldSig); // public static initonly
-    if (!F)
-      return F.takeError();
-    HitsField = *F;
-    std::vector<uint8_t> VoidSig{uint8_t(SigDefault), 0, uint8_t(ElementType::Void)};
-    Expected<Token> Fl = MC.addMethod(Type, 0x0096, 0, "Flush", VoidSig); // public static
-    if (!Fl)
-      return Fl.takeError();
-    FlushMethod = *Fl;
+    const uint8_t I8 = uint8_t(ElementType::I8), Arr = uint8_t(ElementType::SZArray),
+                  Obj = uint8_t(ElementType::Object), Void = uint8_t(ElementType::Void);
+    std::vector<Expected<Token>> Made;
+    Made.push_back(MC.addField(Type, 0x0011, "Mine", {uint8_t(SigField), Arr, I8})); // private static
+    Made.push_back(MC.addField(Type, 0x0011, "All", {uint8_t(SigField), Obj}));
+    std::vector<uint8_t> VoidSig{uint8_t(SigDefault), 0, Void};
+    std::vector<uint8_t> CountersSig{uint8_t(SigDefault), 0, Arr, I8};
+    // assembly static, aggressively inlined: the woven methods call it; the slow path is never
+    // inlined.
+    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, "Counters", CountersSig));
+    Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Join", CountersSig)); // private static
+    Made.push_back(MC.addMethod(Type, 0x0096, 0, "Flush", VoidSig));         // public static
     Expected<Token> EventArgs = MC.coreType("System", "EventArgs");
     if (!EventArgs)
       return EventArgs.takeError();
-    std::vector<uint8_t> HandlerSig{uint8_t(SigDefault), 2, uint8_t(ElementType::Void),
-                                    uint8_t(ElementType::Object), uint8_t(ElementType::Class)};
+    std::vector<uint8_t> HandlerSig{uint8_t(SigDefault), 2, Void, Obj, uint8_t(ElementType::Class)};
     appendTypeDefOrRefEncoded(HandlerSig, *EventArgs);
-    Expected<Token> Ex = MC.addMethod(Type, 0x0091, 0, "OnExit", HandlerSig); // private static
-    if (!Ex)
-      return Ex.takeError();
-    ExitMethod = *Ex;
+    Made.push_back(MC.addMethod(Type, 0x0091, 0, "OnExit", HandlerSig)); // private static
     // private static specialname rtspecialname
-    Expected<Token> Cc = MC.addMethod(Type, 0x1891, 0, ".cctor", VoidSig);
-    if (!Cc)
-      return Cc.takeError();
-    Cctor = *Cc;
+    Made.push_back(MC.addMethod(Type, 0x1891, 0, ".cctor", VoidSig));
+    for (Expected<Token> &T : Made)
+      if (!T)
+        return T.takeError();
+    MineField = *Made[0];
+    AllField = *Made[1];
+    CountersMethod = *Made[2];
+    JoinMethod = *Made[3];
+    FlushMethod = *Made[4];
+    ExitMethod = *Made[5];
+    Cctor = *Made[6];
+    Expected<Token> ThreadStatic = MC.coreType("System", "ThreadStaticAttribute");
+    if (!ThreadStatic)
+      return ThreadStatic.takeError();
+    MC.addCustomAttribute(MineField, MC.memberRef(*ThreadStatic, ".ctor", {SigHasThis, 0, Void}),
+                          {1, 0, 0, 0});
 
     if (Error E = openPdb(MC))
       return E;
@@ -254,26 +271,24 @@ public:
       return Error::success();
     }
 
+    // The thread's counters, once per call: every counter of the method adds to them.
+    uint32_t Local = C.addLocal({uint8_t(ElementType::SZArray), uint8_t(ElementType::I8)});
     std::vector<il::Instr *> New;
-    New.reserve(Order.size() + Places.size() * 9);
-    B.reserveAdded(Places.size() * 9);
+    New.reserve(Order.size() + 2 + Places.size() * IncrementLength);
+    B.reserveAdded(2 + Places.size() * IncrementLength);
+    New.push_back(B.createToken(il::Opcode::Call, CountersMethod));
+    New.push_back(localInstr(B, il::Opcode::Stloc_0, il::Opcode::Stloc_S, Local));
     DenseMap<il::Instr *, il::Instr *> CounterOf;
     CounterOf.reserve(Places.size());
     size_t Next = 0;
     for (size_t P = 0; P < Order.size(); ++P) {
       if (Next < Places.size() && Places[Next].Pos == P) {
-        il::Instr *Load = B.createToken(il::Opcode::Ldsfld, HitsField);
-        il::Instr *Index = B.create(il::Opcode::Ldc_I4, int64_t(Next));
-        New.push_back(Load);
-        New.push_back(Index);
-        New.push_back(B.createToken(il::Opcode::Ldelema, Int64Type));
-        for (il::Opcode Op : {il::Opcode::Dup, il::Opcode::Ldind_I8, il::Opcode::Ldc_I4_1,
-                              il::Opcode::Conv_I8, il::Opcode::Add, il::Opcode::Stind_I8})
-          New.push_back(B.create(Op));
+        size_t First = New.size();
+        il::Instr *Index = appendIncrement(B, New, Local);
         // Only a block's first counter is where branches and regions lead; a segment is entered
         // by falling into it.
         if (!Places[Next].Continues)
-          CounterOf[Order[P]] = Load;
+          CounterOf[Order[P]] = New[First];
         C.Marks.push_back(Index);
         C.Marks.push_back(firstOriginal(Order, Places, Next));
         C.Marks.push_back(Places[Next].Continues ? Index : nullptr);
@@ -365,6 +380,33 @@ private:
       if (Order[I]->OriginalOffset != il::NoOffset)
         return Order[I];
     return nullptr;
+  }
+
+  /// The length of a counter's increment (appendIncrement).
+  static constexpr size_t IncrementLength = 9;
+
+  /// Appends one increment of a counter of the thread's array in local \p Local, `Local[K] +=
+  /// 1`: ldloc; ldc.i4 K; ldelema int64; dup; ldind.i8; ldc.i4.1; conv.i8; add; stind.i8. K is
+  /// numbered later (finishMethod); returns the instruction that loads it.
+  il::Instr *appendIncrement(il::MethodBody &B, std::vector<il::Instr *> &Out, uint32_t Local) {
+    Out.push_back(localInstr(B, il::Opcode::Ldloc_0, il::Opcode::Ldloc_S, Local));
+    il::Instr *Index = B.create(il::Opcode::Ldc_I4, int64_t(0));
+    Out.push_back(Index);
+    Out.push_back(B.createToken(il::Opcode::Ldelema, Int64Type));
+    for (il::Opcode Op : {il::Opcode::Dup, il::Opcode::Ldind_I8, il::Opcode::Ldc_I4_1,
+                          il::Opcode::Conv_I8, il::Opcode::Add, il::Opcode::Stind_I8})
+      Out.push_back(B.create(Op));
+    return Index;
+  }
+
+  /// ldloc or stloc of local \p N in its short form (\p Zero + N or \p Short; the encoder
+  /// widens what does not fit), as Emitter writes them.
+  static il::Instr *localInstr(il::MethodBody &B, il::Opcode Zero, il::Opcode Short, uint32_t N) {
+    if (N < 4)
+      return B.create(il::Opcode(unsigned(Zero) + N));
+    il::Instr *I = B.create(Short);
+    I->Index = N;
+    return I;
   }
 
   /// Where the counters of a method go: before every basic block, and before every statement
@@ -511,7 +553,11 @@ private:
     Expected<Token> Handler = MC.coreType("System", "EventHandler");
     Expected<Token> Builder = MC.coreType("System.Text", "StringBuilder");
     Expected<Token> String = MC.coreType("System", "String");
-    for (Expected<Token> *T : {&AppDomain, &Environment, &File, &Handler, &Builder, &String})
+    Expected<Token> Array = MC.coreType("System", "Array");
+    Expected<Token> Interlocked = MC.frameworkType("System.Threading", "System.Threading",
+                                                   "Interlocked"); // never in System.Runtime
+    for (Expected<Token> *T :
+         {&AppDomain, &Environment, &File, &Handler, &Builder, &String, &Array, &Interlocked})
       if (!*T)
         return Fail(T->takeError());
 
@@ -526,9 +572,15 @@ private:
     constexpr uint8_t Default = SigDefault, This = SigHasThis, Void = uint8_t(ElementType::Void),
                       Str = uint8_t(ElementType::String), Cls = uint8_t(ElementType::Class),
                       I4 = uint8_t(ElementType::I4), I8 = uint8_t(ElementType::I8),
-                      Char = uint8_t(ElementType::Char), Bool = uint8_t(ElementType::Boolean);
+                      Char = uint8_t(ElementType::Char), Bool = uint8_t(ElementType::Boolean),
+                      Obj = uint8_t(ElementType::Object);
 
-    // .cctor: Hits = new int64[N]; AppDomain.CurrentDomain.ProcessExit += OnExit;
+    // The types of the threads' arrays: int64[] and the registry's int64[][].
+    Token Counts = MC.typeSpec({uint8_t(ElementType::SZArray), I8});
+    Token AllCounts =
+        MC.typeSpec({uint8_t(ElementType::SZArray), uint8_t(ElementType::SZArray), I8});
+
+    // .cctor: All = new int64[0][]; AppDomain.CurrentDomain.ProcessExit += OnExit;
     {
       Token CurrentDomain =
           MC.memberRef(*AppDomain, "get_CurrentDomain", Sig({Default, 0, Cls}, *AppDomain));
@@ -539,9 +591,9 @@ private:
                        {This, 2, Void, uint8_t(ElementType::Object), uint8_t(ElementType::I)});
       il::MethodBody B;
       Emitter E(B, nullptr);
-      E.ldc(int32_t(Counters));
-      E.tok(il::Opcode::Newarr, Int64Type);
-      E.tok(il::Opcode::Stsfld, HitsField);
+      E.ldc(0);
+      E.tok(il::Opcode::Newarr, Counts);
+      E.tok(il::Opcode::Stsfld, AllField);
       E.tok(il::Opcode::Call, CurrentDomain);
       E.op(il::Opcode::Ldnull);
       E.tok(il::Opcode::Ldftn, ExitMethod);
@@ -549,6 +601,82 @@ private:
       E.tok(il::Opcode::Callvirt, AddProcessExit);
       E.op(il::Opcode::Ret);
       if (Error Err = MC.setBody(Cctor, std::move(B), false))
+        return Err;
+    }
+
+    // Counters: the thread's array, Join's on its first call.
+    //   long[] a = Mine; if (a != null) return a; return Join();
+    {
+      il::MethodBody B;
+      Emitter E(B, nullptr);
+      il::Instr *Ret = B.create(il::Opcode::Ret);
+      E.tok(il::Opcode::Ldsfld, MineField);
+      E.op(il::Opcode::Dup);
+      E.branch(il::Opcode::Brtrue_S, Ret);
+      E.op(il::Opcode::Pop);
+      E.tok(il::Opcode::Call, JoinMethod);
+      E.put(Ret);
+      if (Error Err = MC.setBody(CountersMethod, std::move(B), true))
+        return Err;
+    }
+
+    // Join: a new array for the thread, added to All (a copy with one more, swapped in unless
+    // another thread swapped first), so that Flush sees it even after the thread ends.
+    //   long[] a = new long[N];
+    //   do { old = (long[][])All; n = old.Length; grown = new long[n + 1][];
+    //        Array.Copy(old, grown, n); grown[n] = a; }
+    //   while (Interlocked.CompareExchange(ref All, grown, old) != old);
+    //   Mine = a; return a;
+    {
+      std::vector<uint8_t> CopySig{Default, 3, Void, Cls}; // Copy(Array, Array, int32)
+      appendTypeDefOrRefEncoded(CopySig, *Array);
+      CopySig.push_back(Cls);
+      appendTypeDefOrRefEncoded(CopySig, *Array);
+      CopySig.push_back(I4);
+      Token Copy = MC.memberRef(*Array, "Copy", CopySig);
+      Token Exchange = MC.memberRef(*Interlocked, "CompareExchange",
+                                    {Default, 3, Obj, uint8_t(ElementType::ByRef), Obj, Obj, Obj});
+      il::MethodBody B;
+      B.InitLocals = true;
+      B.LocalVarSigToken = MC.standAloneSig(
+          {SigLocal, 4, uint8_t(ElementType::SZArray), I8, uint8_t(ElementType::SZArray),
+           uint8_t(ElementType::SZArray), I8, uint8_t(ElementType::SZArray),
+           uint8_t(ElementType::SZArray), I8, I4});
+      Emitter E(B, nullptr);
+      E.ldc(int32_t(Counters));
+      E.tok(il::Opcode::Newarr, Int64Type);
+      E.stloc(0);
+      il::Instr *Again = E.tok(il::Opcode::Ldsfld, AllField);
+      E.tok(il::Opcode::Castclass, AllCounts);
+      E.stloc(1);
+      E.ldloc(1);
+      E.op(il::Opcode::Ldlen);
+      E.op(il::Opcode::Conv_I4);
+      E.stloc(3);
+      E.ldloc(3);
+      E.ldc(1);
+      E.op(il::Opcode::Add);
+      E.tok(il::Opcode::Newarr, Counts);
+      E.stloc(2);
+      E.ldloc(1);
+      E.ldloc(2);
+      E.ldloc(3);
+      E.tok(il::Opcode::Call, Copy);
+      E.ldloc(2);
+      E.ldloc(3);
+      E.ldloc(0);
+      E.op(il::Opcode::Stelem_Ref);
+      E.tok(il::Opcode::Ldsflda, AllField);
+      E.ldloc(2);
+      E.ldloc(1);
+      E.tok(il::Opcode::Call, Exchange);
+      E.ldloc(1);
+      E.branch(il::Opcode::Bne_Un, Again);
+      E.ldloc(0);
+      E.tok(il::Opcode::Stsfld, MineField);
+      E.ldloc(0);
+      E.op(il::Opcode::Ret);
+      if (Error Err = MC.setBody(JoinMethod, std::move(B), true))
         return Err;
     }
 
@@ -564,11 +692,14 @@ private:
     }
 
     // Flush:
+    //   long[][] all = (long[][])All; long[] hits = new long[N];
+    //   for (int t = 0; t < all.Length; t++) { long[] a = all[t];
+    //     for (int i = 0; i < hits.Length; i++) hits[i] += a[i]; }
     //   string path = Environment.GetEnvironmentVariable(VAR);
     //   if (string.IsNullOrEmpty(path)) path = TEMPLATE;
     //   path = path.Replace("{assembly}", NAME);
     //   var sb = new StringBuilder(HEADER);
-    //   for (int i = 0; i < Hits.Length; i++) { long c = Hits[i]; if (c != 0)
+    //   for (int i = 0; i < hits.Length; i++) { long c = hits[i]; if (c != 0)
     //     sb.Append(i).Append(' ').Append(c).Append('\n'); }
     //   File.WriteAllText(path, sb.ToString());
     {
@@ -595,8 +726,11 @@ private:
 
       il::MethodBody B;
       B.InitLocals = true;
-      B.LocalVarSigToken = MC.standAloneSig(Sig({SigLocal, 4, Str, Cls}, *Builder, {I4, I8}));
+      constexpr uint8_t Arr = uint8_t(ElementType::SZArray);
+      B.LocalVarSigToken = MC.standAloneSig(
+          Sig({SigLocal, 8, Str, Cls}, *Builder, {I4, I8, Arr, Arr, I8, Arr, I8, I4, Arr, I8}));
       Emitter E(B, nullptr);
+      emitSum(B, E, AllCounts);
       E.tok(il::Opcode::Ldstr, *VarName);
       E.tok(il::Opcode::Call, GetEnv);
       E.stloc(0);
@@ -618,7 +752,7 @@ private:
       E.stloc(2);
       il::Instr *Cond = B.create(il::Opcode::Ldloc_2);
       E.branch(il::Opcode::Br, Cond);
-      il::Instr *Loop = E.tok(il::Opcode::Ldsfld, HitsField);
+      il::Instr *Loop = E.ldloc(5);
       E.ldloc(2);
       E.op(il::Opcode::Ldelem_I8);
       E.stloc(3);
@@ -640,7 +774,7 @@ private:
       E.op(il::Opcode::Add);
       E.stloc(2);
       B.insertBefore(nullptr, Cond);
-      E.tok(il::Opcode::Ldsfld, HitsField);
+      E.ldloc(5);
       E.op(il::Opcode::Ldlen);
       E.op(il::Opcode::Conv_I4);
       E.branch(il::Opcode::Blt, Loop);
@@ -653,6 +787,58 @@ private:
         return Err;
     }
     return Error::success();
+  }
+
+  /// Flush's first step: local 5 = the counters of every thread that joined (local 4, from All)
+  /// added up; locals 6 and 2 count threads and counters, local 7 is a thread's array.
+  void emitSum(il::MethodBody &B, Emitter &E, Token AllCounts) {
+    E.tok(il::Opcode::Ldsfld, AllField);
+    E.tok(il::Opcode::Castclass, AllCounts);
+    E.stloc(4);
+    E.ldc(int32_t(Counters));
+    E.tok(il::Opcode::Newarr, Int64Type);
+    E.stloc(5);
+    E.ldc(0);
+    E.stloc(6);
+    il::Instr *ThreadCond = localInstr(B, il::Opcode::Ldloc_0, il::Opcode::Ldloc_S, 6);
+    E.branch(il::Opcode::Br, ThreadCond);
+    il::Instr *Thread = E.ldloc(4);
+    E.ldloc(6);
+    E.op(il::Opcode::Ldelem_Ref);
+    E.stloc(7);
+    E.ldc(0);
+    E.stloc(2);
+    il::Instr *CounterCond = B.create(il::Opcode::Ldloc_2);
+    E.branch(il::Opcode::Br, CounterCond);
+    // hits[i] += a[i]
+    il::Instr *Counter = E.ldloc(5);
+    E.ldloc(2);
+    E.tok(il::Opcode::Ldelema, Int64Type);
+    E.op(il::Opcode::Dup);
+    E.op(il::Opcode::Ldind_I8);
+    E.ldloc(7);
+    E.ldloc(2);
+    E.op(il::Opcode::Ldelem_I8);
+    E.op(il::Opcode::Add);
+    E.op(il::Opcode::Stind_I8);
+    E.ldloc(2);
+    E.ldc(1);
+    E.op(il::Opcode::Add);
+    E.stloc(2);
+    E.put(CounterCond); // ldloc.2
+    E.ldloc(5);
+    E.op(il::Opcode::Ldlen);
+    E.op(il::Opcode::Conv_I4);
+    E.branch(il::Opcode::Blt, Counter);
+    E.ldloc(6);
+    E.ldc(1);
+    E.op(il::Opcode::Add);
+    E.stloc(6);
+    E.put(ThreadCond); // ldloc.s 6
+    E.ldloc(4);
+    E.op(il::Opcode::Ldlen);
+    E.op(il::Opcode::Conv_I4);
+    E.branch(il::Opcode::Blt, Thread);
   }
 
   /// A type of System.Runtime that reference assemblies before .NET 7 kept in another assembly
@@ -896,7 +1082,8 @@ private:
   PassOptions Options;
   CoverageFilter Filter;
   std::string HitsTemplate, HitsPattern; // the path the code writes, and as the map says it
-  Token ObjectType = 0, Int64Type = 0, HitsField = 0, FlushMethod = 0, ExitMethod = 0, Cctor = 0;
+  Token ObjectType = 0, Int64Type = 0, MineField = 0, AllField = 0, CountersMethod = 0,
+        JoinMethod = 0, FlushMethod = 0, ExitMethod = 0, Cctor = 0;
   std::unique_ptr<pdb::PortablePdb> Pdb;
   std::string PdbPath;
   // Filled serially by finishMethod.

@@ -206,12 +206,17 @@ public:
     std::vector<Expected<Token>> Made;
     Made.push_back(MC.addField(Type, 0x0011, "Mine", {uint8_t(SigField), Arr, I8})); // private static
     Made.push_back(MC.addField(Type, 0x0011, "All", {uint8_t(SigField), Obj}));
+    // private static initonly: the JIT knows its length, and drops the bounds check of the lookup
+    Made.push_back(MC.addField(Type, 0x0031, "Map", {uint8_t(SigField), Arr, Arr, I8}));
     std::vector<uint8_t> VoidSig{uint8_t(SigDefault), 0, Void};
-    std::vector<uint8_t> CountersSig{uint8_t(SigDefault), 0, Arr, I8};
-    // assembly static, aggressively inlined: the woven methods call it; the slow path is never
+    const uint8_t U = uint8_t(ElementType::U);
+    // assembly static, aggressively inlined: the woven methods call it; the slow paths are never
     // inlined.
-    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, "Counters", CountersSig));
-    Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Join", CountersSig)); // private static
+    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, "Counters",
+                                {uint8_t(SigDefault), 1, Arr, I8, U}));
+    Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Claim",
+                                {uint8_t(SigDefault), 1, Arr, I8, U})); // private static
+    Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Join", {uint8_t(SigDefault), 0, Arr, I8}));
     Made.push_back(MC.addMethod(Type, 0x0096, 0, "Flush", VoidSig));         // public static
     Expected<Token> EventArgs = MC.coreType("System", "EventArgs");
     if (!EventArgs)
@@ -226,11 +231,13 @@ public:
         return T.takeError();
     MineField = *Made[0];
     AllField = *Made[1];
-    CountersMethod = *Made[2];
-    JoinMethod = *Made[3];
-    FlushMethod = *Made[4];
-    ExitMethod = *Made[5];
-    Cctor = *Made[6];
+    MapField = *Made[2];
+    CountersMethod = *Made[3];
+    ClaimMethod = *Made[4];
+    JoinMethod = *Made[5];
+    FlushMethod = *Made[6];
+    ExitMethod = *Made[7];
+    Cctor = *Made[8];
     Expected<Token> ThreadStatic = MC.coreType("System", "ThreadStaticAttribute");
     if (!ThreadStatic)
       return ThreadStatic.takeError();
@@ -271,11 +278,17 @@ public:
       return Error::success();
     }
 
-    // The thread's counters, once per call: every counter of the method adds to them.
+    // The thread's counters, once per call, found from where the thread's stack is (the address
+    // of a local of its own): every counter of the method adds to them.
     uint32_t Local = C.addLocal({uint8_t(ElementType::SZArray), uint8_t(ElementType::I8)});
+    uint32_t Here = C.addLocal({uint8_t(ElementType::I4)});
     std::vector<il::Instr *> New;
-    New.reserve(Order.size() + 2 + Places.size() * IncrementLength);
-    B.reserveAdded(2 + Places.size() * IncrementLength);
+    New.reserve(Order.size() + 4 + Places.size() * IncrementLength);
+    B.reserveAdded(4 + Places.size() * IncrementLength);
+    il::Instr *Address = B.create(il::Opcode::Ldloca_S);
+    Address->Index = Here;
+    New.push_back(Address);
+    New.push_back(B.create(il::Opcode::Conv_U));
     New.push_back(B.createToken(il::Opcode::Call, CountersMethod));
     New.push_back(localInstr(B, il::Opcode::Stloc_0, il::Opcode::Stloc_S, Local));
     DenseMap<il::Instr *, il::Instr *> CounterOf;
@@ -343,7 +356,7 @@ public:
 
   void finishMethod(MethodContext &C) override {
     for (uint32_t K = 0; K < C.Number; ++K)
-      setLdc(C.Marks[3 * K], int32_t(Counters + K));
+      setLdc(C.Marks[3 * K], int32_t(Header + Counters + K));
     raw_fd_ostream &OS = *Map;
     OS << (MethodsWritten++ ? ",\n  " : "\n  ");
     StringRef Head, Blocks;
@@ -358,7 +371,7 @@ public:
       OS << '}';
     }
     Counters += C.Number;
-    if (Counters >= 0x7FFFFFFF)
+    if (Counters >= 0x7FFFFFFF - Header)
       Overflow = true;
   }
 
@@ -384,6 +397,12 @@ private:
 
   /// The length of a counter's increment (appendIncrement).
   static constexpr size_t IncrementLength = 9;
+  /// A thread's array: the range of stack addresses its thread has been seen at, [low, high),
+  /// then the counters.
+  static constexpr uint32_t Header = 2;
+  /// The stack map: an entry for each 64 KiB of address space, 4,096 of them (so addresses
+  /// 256 MiB apart share one).
+  static constexpr int32_t MapShift = 16, MapEntries = 4096;
 
   /// Appends one increment of a counter of the thread's array in local \p Local, `Local[K] +=
   /// 1`: ldloc; ldc.i4 K; ldelema int64; dup; ldind.i8; ldc.i4.1; conv.i8; add; stind.i8. K is
@@ -573,14 +592,15 @@ private:
                       Str = uint8_t(ElementType::String), Cls = uint8_t(ElementType::Class),
                       I4 = uint8_t(ElementType::I4), I8 = uint8_t(ElementType::I8),
                       Char = uint8_t(ElementType::Char), Bool = uint8_t(ElementType::Boolean),
-                      Obj = uint8_t(ElementType::Object);
+                      Obj = uint8_t(ElementType::Object), Arr = uint8_t(ElementType::SZArray);
 
     // The types of the threads' arrays: int64[] and the registry's int64[][].
     Token Counts = MC.typeSpec({uint8_t(ElementType::SZArray), I8});
     Token AllCounts =
         MC.typeSpec({uint8_t(ElementType::SZArray), uint8_t(ElementType::SZArray), I8});
 
-    // .cctor: All = new int64[0][]; AppDomain.CurrentDomain.ProcessExit += OnExit;
+    // .cctor: All = new int64[0][]; Map = new int64[MapEntries][], each entry an array of no
+    // thread; AppDomain.CurrentDomain.ProcessExit += OnExit;
     {
       Token CurrentDomain =
           MC.memberRef(*AppDomain, "get_CurrentDomain", Sig({Default, 0, Cls}, *AppDomain));
@@ -590,10 +610,40 @@ private:
           MC.memberRef(*Handler, ".ctor",
                        {This, 2, Void, uint8_t(ElementType::Object), uint8_t(ElementType::I)});
       il::MethodBody B;
+      B.InitLocals = true;
+      B.LocalVarSigToken = MC.standAloneSig({SigLocal, 3, Arr, I8, Arr, Arr, I8, I4});
       Emitter E(B, nullptr);
       E.ldc(0);
       E.tok(il::Opcode::Newarr, Counts);
       E.tok(il::Opcode::Stsfld, AllField);
+      // Every entry of the map starts with the array of no thread: an empty range.
+      E.ldc(int32_t(Header));
+      E.tok(il::Opcode::Newarr, Int64Type);
+      E.op(il::Opcode::Dup);
+      E.ldc(0);
+      E.ldcI8(-1); // low: above every address
+      E.op(il::Opcode::Stelem_I8);
+      E.stloc(0);
+      E.ldc(MapEntries);
+      E.tok(il::Opcode::Newarr, Counts);
+      E.stloc(1);
+      E.ldc(0);
+      E.stloc(2);
+      il::Instr *Cond = B.create(il::Opcode::Ldloc_2);
+      E.branch(il::Opcode::Br, Cond);
+      il::Instr *Fill = E.ldloc(1);
+      E.ldloc(2);
+      E.ldloc(0);
+      E.op(il::Opcode::Stelem_Ref);
+      E.ldloc(2);
+      E.ldc(1);
+      E.op(il::Opcode::Add);
+      E.stloc(2);
+      E.put(Cond); // ldloc.2
+      E.ldc(MapEntries);
+      E.branch(il::Opcode::Blt, Fill);
+      E.ldloc(1);
+      E.tok(il::Opcode::Stsfld, MapField);
       E.tok(il::Opcode::Call, CurrentDomain);
       E.op(il::Opcode::Ldnull);
       E.tok(il::Opcode::Ldftn, ExitMethod);
@@ -604,25 +654,101 @@ private:
         return Err;
     }
 
-    // Counters: the thread's array, Join's on its first call.
-    //   long[] a = Mine; if (a != null) return a; return Join();
+    // Counters(sp): the array of the thread whose stack holds sp (the address of a local of the
+    // caller), from the map if the entry's array is that thread's, else Claim's.
+    //   long[] a = Map[(int)(sp >> MapShift) & (MapEntries - 1)];
+    //   if (sp >= (nuint)a[0] && sp < (nuint)a[1]) return a;
+    //   return Claim(sp);
     {
       il::MethodBody B;
+      B.InitLocals = true;
+      B.LocalVarSigToken = MC.standAloneSig({SigLocal, 1, Arr, I8});
       Emitter E(B, nullptr);
-      il::Instr *Ret = B.create(il::Opcode::Ret);
+      il::Instr *Slow = B.create(il::Opcode::Ldarg_0);
+      emitMapEntry(E);
+      E.op(il::Opcode::Ldelem_Ref);
+      E.stloc(0);
+      E.ldarg(0);
+      E.ldloc(0);
+      E.ldc(0);
+      E.op(il::Opcode::Ldelem_I8);
+      E.op(il::Opcode::Conv_U);
+      E.branch(il::Opcode::Blt_Un, Slow);
+      E.ldarg(0);
+      E.ldloc(0);
+      E.ldc(1);
+      E.op(il::Opcode::Ldelem_I8);
+      E.op(il::Opcode::Conv_U);
+      E.branch(il::Opcode::Bge_Un, Slow);
+      E.ldloc(0);
+      E.op(il::Opcode::Ret);
+      E.put(Slow); // ldarg.0
+      E.tok(il::Opcode::Call, ClaimMethod);
+      E.op(il::Opcode::Ret);
+      if (Error Err = MC.setBody(CountersMethod, std::move(B), true))
+        return Err;
+    }
+
+    // Claim(sp): the thread's array (Join's on its first call), whose range takes in sp's page,
+    // and which takes sp's entry of the map.
+    //   long[] a = Mine ?? Join(); long page = (long)sp & ~4095;
+    //   if ((ulong)page < (ulong)a[0]) a[0] = page;
+    //   if ((ulong)(page + 4096) > (ulong)a[1]) a[1] = page + 4096;
+    //   Map[(int)(sp >> MapShift) & (MapEntries - 1)] = a; return a;
+    {
+      il::MethodBody B;
+      B.InitLocals = true;
+      B.LocalVarSigToken = MC.standAloneSig({SigLocal, 2, Arr, I8, I8});
+      Emitter E(B, nullptr);
+      il::Instr *Have = B.create(il::Opcode::Stloc_0);
       E.tok(il::Opcode::Ldsfld, MineField);
       E.op(il::Opcode::Dup);
-      E.branch(il::Opcode::Brtrue_S, Ret);
+      E.branch(il::Opcode::Brtrue_S, Have);
       E.op(il::Opcode::Pop);
       E.tok(il::Opcode::Call, JoinMethod);
-      E.put(Ret);
-      if (Error Err = MC.setBody(CountersMethod, std::move(B), true))
+      E.put(Have);
+      E.ldarg(0);
+      E.op(il::Opcode::Conv_U8);
+      E.ldcI8(-4096);
+      E.op(il::Opcode::And);
+      E.stloc(1);
+      il::Instr *LowDone = B.create(il::Opcode::Ldloc_1);
+      E.ldloc(1);
+      E.ldloc(0);
+      E.ldc(0);
+      E.op(il::Opcode::Ldelem_I8);
+      E.branch(il::Opcode::Bge_Un, LowDone);
+      E.ldloc(0);
+      E.ldc(0);
+      E.ldloc(1);
+      E.op(il::Opcode::Stelem_I8);
+      E.put(LowDone); // ldloc.1
+      il::Instr *HighDone = B.createToken(il::Opcode::Ldsfld, MapField);
+      E.ldcI8(4096);
+      E.op(il::Opcode::Add);
+      E.ldloc(0);
+      E.ldc(1);
+      E.op(il::Opcode::Ldelem_I8);
+      E.branch(il::Opcode::Ble_Un, HighDone);
+      E.ldloc(0);
+      E.ldc(1);
+      E.ldloc(1);
+      E.ldcI8(4096);
+      E.op(il::Opcode::Add);
+      E.op(il::Opcode::Stelem_I8);
+      E.put(HighDone); // ldsfld Map
+      emitMapIndex(E);
+      E.ldloc(0);
+      E.op(il::Opcode::Stelem_Ref);
+      E.ldloc(0);
+      E.op(il::Opcode::Ret);
+      if (Error Err = MC.setBody(ClaimMethod, std::move(B), true))
         return Err;
     }
 
     // Join: a new array for the thread, added to All (a copy with one more, swapped in unless
     // another thread swapped first), so that Flush sees it even after the thread ends.
-    //   long[] a = new long[N];
+    //   long[] a = new long[2 + N]; a[0] = -1;
     //   do { old = (long[][])All; n = old.Length; grown = new long[n + 1][];
     //        Array.Copy(old, grown, n); grown[n] = a; }
     //   while (Interlocked.CompareExchange(ref All, grown, old) != old);
@@ -643,9 +769,13 @@ private:
            uint8_t(ElementType::SZArray), I8, uint8_t(ElementType::SZArray),
            uint8_t(ElementType::SZArray), I8, I4});
       Emitter E(B, nullptr);
-      E.ldc(int32_t(Counters));
+      E.ldc(int32_t(Header + Counters));
       E.tok(il::Opcode::Newarr, Int64Type);
       E.stloc(0);
+      E.ldloc(0);
+      E.ldc(0);
+      E.ldcI8(-1); // no range yet: low above every address
+      E.op(il::Opcode::Stelem_I8);
       il::Instr *Again = E.tok(il::Opcode::Ldsfld, AllField);
       E.tok(il::Opcode::Castclass, AllCounts);
       E.stloc(1);
@@ -694,7 +824,7 @@ private:
     // Flush:
     //   long[][] all = (long[][])All; long[] hits = new long[N];
     //   for (int t = 0; t < all.Length; t++) { long[] a = all[t];
-    //     for (int i = 0; i < hits.Length; i++) hits[i] += a[i]; }
+    //     for (int i = 0; i < hits.Length; i++) hits[i] += a[2 + i]; }
     //   string path = Environment.GetEnvironmentVariable(VAR);
     //   if (string.IsNullOrEmpty(path)) path = TEMPLATE;
     //   path = path.Replace("{assembly}", NAME);
@@ -726,7 +856,6 @@ private:
 
       il::MethodBody B;
       B.InitLocals = true;
-      constexpr uint8_t Arr = uint8_t(ElementType::SZArray);
       B.LocalVarSigToken = MC.standAloneSig(
           Sig({SigLocal, 8, Str, Cls}, *Builder, {I4, I8, Arr, Arr, I8, Arr, I8, I4, Arr, I8}));
       Emitter E(B, nullptr);
@@ -789,8 +918,22 @@ private:
     return Error::success();
   }
 
-  /// Flush's first step: local 5 = the counters of every thread that joined (local 4, from All)
-  /// added up; locals 6 and 2 count threads and counters, local 7 is a thread's array.
+  /// Map and the index of argument 0's entry in it: (int)(sp >> MapShift) & (MapEntries - 1).
+  void emitMapEntry(Emitter &E) {
+    E.tok(il::Opcode::Ldsfld, MapField);
+    emitMapIndex(E);
+  }
+  void emitMapIndex(Emitter &E) {
+    E.ldarg(0);
+    E.ldc(MapShift);
+    E.op(il::Opcode::Shr_Un);
+    E.op(il::Opcode::Conv_I4);
+    E.ldc(MapEntries - 1);
+    E.op(il::Opcode::And);
+  }
+
+  /// Flush's first step: local 5 = the counters of every thread that joined (local 4, from All;
+  /// a thread's counters follow its range) added up; locals 6 and 2 count threads and counters, local 7 is a thread's array.
   void emitSum(il::MethodBody &B, Emitter &E, Token AllCounts) {
     E.tok(il::Opcode::Ldsfld, AllField);
     E.tok(il::Opcode::Castclass, AllCounts);
@@ -818,6 +961,8 @@ private:
     E.op(il::Opcode::Ldind_I8);
     E.ldloc(7);
     E.ldloc(2);
+    E.ldc(int32_t(Header));
+    E.op(il::Opcode::Add);
     E.op(il::Opcode::Ldelem_I8);
     E.op(il::Opcode::Add);
     E.op(il::Opcode::Stind_I8);
@@ -1082,8 +1227,9 @@ private:
   PassOptions Options;
   CoverageFilter Filter;
   std::string HitsTemplate, HitsPattern; // the path the code writes, and as the map says it
-  Token ObjectType = 0, Int64Type = 0, MineField = 0, AllField = 0, CountersMethod = 0,
-        JoinMethod = 0, FlushMethod = 0, ExitMethod = 0, Cctor = 0;
+  Token ObjectType = 0, Int64Type = 0, MineField = 0, AllField = 0, MapField = 0,
+        CountersMethod = 0, ClaimMethod = 0, JoinMethod = 0, FlushMethod = 0, ExitMethod = 0,
+        Cctor = 0;
   std::unique_ptr<pdb::PortablePdb> Pdb;
   std::string PdbPath;
   // Filled serially by finishMethod.

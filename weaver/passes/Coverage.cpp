@@ -201,22 +201,21 @@ public:
     // abstract sealed beforefieldinit: a static class whose initializer may run early, which lets
     // the JIT drop the initialization check from every method that reaches the counters.
     Token Type = MC.addType(0x00100180, "<weft>", "Coverage", ObjectType);
-    const uint8_t I8 = uint8_t(ElementType::I8), Arr = uint8_t(ElementType::SZArray),
-                  Obj = uint8_t(ElementType::Object), Void = uint8_t(ElementType::Void);
+    const uint8_t Obj = uint8_t(ElementType::Object), Void = uint8_t(ElementType::Void);
     std::vector<Expected<Token>> Made;
-    Made.push_back(MC.addField(Type, 0x0011, "Mine", {uint8_t(SigField), Arr, I8})); // private static
+    const uint8_t I = uint8_t(ElementType::I), U = uint8_t(ElementType::U);
+    Made.push_back(MC.addField(Type, 0x0011, "Mine", {uint8_t(SigField), I})); // private static
     Made.push_back(MC.addField(Type, 0x0011, "All", {uint8_t(SigField), Obj}));
-    // private static initonly: the JIT knows its length, and drops the bounds check of the lookup
-    Made.push_back(MC.addField(Type, 0x0031, "Map", {uint8_t(SigField), Arr, Arr, I8}));
+    // private static initonly: the JIT takes its value as a constant
+    Made.push_back(MC.addField(Type, 0x0031, "Map", {uint8_t(SigField), I}));
     std::vector<uint8_t> VoidSig{uint8_t(SigDefault), 0, Void};
-    const uint8_t U = uint8_t(ElementType::U);
     // assembly static, aggressively inlined: the woven methods call it; the slow paths are never
     // inlined.
-    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, "Counters",
-                                {uint8_t(SigDefault), 1, Arr, I8, U}));
+    Made.push_back(
+        MC.addMethod(Type, 0x0093, 0x0100, "Counters", {uint8_t(SigDefault), 1, I, U}));
     Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Claim",
-                                {uint8_t(SigDefault), 1, Arr, I8, U})); // private static
-    Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Join", {uint8_t(SigDefault), 0, Arr, I8}));
+                                {uint8_t(SigDefault), 1, I, U})); // private static
+    Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Join", {uint8_t(SigDefault), 0, I}));
     Made.push_back(MC.addMethod(Type, 0x0096, 0, "Flush", VoidSig));         // public static
     Expected<Token> EventArgs = MC.coreType("System", "EventArgs");
     if (!EventArgs)
@@ -280,7 +279,7 @@ public:
 
     // The thread's counters, once per call, found from where the thread's stack is (the address
     // of a local of its own): every counter of the method adds to them.
-    uint32_t Local = C.addLocal({uint8_t(ElementType::SZArray), uint8_t(ElementType::I8)});
+    uint32_t Local = C.addLocal({uint8_t(ElementType::I)});
     uint32_t Here = C.addLocal({uint8_t(ElementType::I4)});
     std::vector<il::Instr *> New;
     New.reserve(Order.size() + 4 + Places.size() * IncrementLength);
@@ -356,7 +355,7 @@ public:
 
   void finishMethod(MethodContext &C) override {
     for (uint32_t K = 0; K < C.Number; ++K)
-      setLdc(C.Marks[3 * K], int32_t(Header + Counters + K));
+      setLdc(C.Marks[3 * K], int32_t((Header + Counters + K) * 8));
     raw_fd_ostream &OS = *Map;
     OS << (MethodsWritten++ ? ",\n  " : "\n  ");
     StringRef Head, Blocks;
@@ -371,13 +370,13 @@ public:
       OS << '}';
     }
     Counters += C.Number;
-    if (Counters >= 0x7FFFFFFF - Header)
+    if (Counters >= MaxCounters)
       Overflow = true;
   }
 
   Error endModule(ModuleContext &MC) override {
     if (Overflow)
-      return Options.error("more than 2^31 basic blocks");
+      return Options.error("more than " + Twine(MaxCounters) + " counters");
     if (Error E = writeBodies(MC))
       return E;
     return finishMap(MC);
@@ -397,23 +396,26 @@ private:
 
   /// The length of a counter's increment (appendIncrement).
   static constexpr size_t IncrementLength = 9;
-  /// A thread's array: the range of stack addresses its thread has been seen at, [low, high),
-  /// then the counters.
+  /// A thread's block (native memory): the range of stack addresses its thread has been seen
+  /// at, [low, high), then the counters, all 8 bytes.
   static constexpr uint32_t Header = 2;
+  /// So many that a thread's block is less than 2 GiB (its size is an int32).
+  static constexpr uint32_t MaxCounters = 0x7FFFFFFF / 8 - Header;
   /// The stack map: an entry for each 64 KiB of address space, 4,096 of them (so addresses
   /// 256 MiB apart share one).
   static constexpr int32_t MapShift = 16, MapEntries = 4096;
 
-  /// Appends one increment of a counter of the thread's array in local \p Local, `Local[K] +=
-  /// 1`: ldloc; ldc.i4 K; ldelema int64; dup; ldind.i8; ldc.i4.1; conv.i8; add; stind.i8. K is
-  /// numbered later (finishMethod); returns the instruction that loads it.
+  /// Appends one increment of counter K of the thread's block, whose address is in local \p
+  /// Local: `*(long*)(Local + 8 * (2 + K)) += 1`, ldloc; ldc.i4 8 * (2 + K); add; dup;
+  /// ldind.i8; ldc.i4.1; conv.i8; add; stind.i8. K is numbered later (finishMethod); returns the
+  /// instruction that loads the offset.
   il::Instr *appendIncrement(il::MethodBody &B, std::vector<il::Instr *> &Out, uint32_t Local) {
     Out.push_back(localInstr(B, il::Opcode::Ldloc_0, il::Opcode::Ldloc_S, Local));
     il::Instr *Index = B.create(il::Opcode::Ldc_I4, int64_t(0));
     Out.push_back(Index);
-    Out.push_back(B.createToken(il::Opcode::Ldelema, Int64Type));
-    for (il::Opcode Op : {il::Opcode::Dup, il::Opcode::Ldind_I8, il::Opcode::Ldc_I4_1,
-                          il::Opcode::Conv_I8, il::Opcode::Add, il::Opcode::Stind_I8})
+    for (il::Opcode Op : {il::Opcode::Add, il::Opcode::Dup, il::Opcode::Ldind_I8,
+                          il::Opcode::Ldc_I4_1, il::Opcode::Conv_I8, il::Opcode::Add,
+                          il::Opcode::Stind_I8})
       Out.push_back(B.create(Op));
     return Index;
   }
@@ -575,8 +577,10 @@ private:
     Expected<Token> Array = MC.coreType("System", "Array");
     Expected<Token> Interlocked = MC.frameworkType("System.Threading", "System.Threading",
                                                    "Interlocked"); // never in System.Runtime
-    for (Expected<Token> *T :
-         {&AppDomain, &Environment, &File, &Handler, &Builder, &String, &Array, &Interlocked})
+    Expected<Token> Marshal = MC.frameworkType("System.Runtime.InteropServices",
+                                               "System.Runtime.InteropServices", "Marshal");
+    for (Expected<Token> *T : {&AppDomain, &Environment, &File, &Handler, &Builder, &String,
+                               &Array, &Interlocked, &Marshal})
       if (!*T)
         return Fail(T->takeError());
 
@@ -594,13 +598,13 @@ private:
                       Char = uint8_t(ElementType::Char), Bool = uint8_t(ElementType::Boolean),
                       Obj = uint8_t(ElementType::Object), Arr = uint8_t(ElementType::SZArray);
 
-    // The types of the threads' arrays: int64[] and the registry's int64[][].
-    Token Counts = MC.typeSpec({uint8_t(ElementType::SZArray), I8});
-    Token AllCounts =
-        MC.typeSpec({uint8_t(ElementType::SZArray), uint8_t(ElementType::SZArray), I8});
+    const uint8_t I = uint8_t(ElementType::I), U = uint8_t(ElementType::U);
+    // The registry of the threads' blocks: an int64[] of their addresses.
+    Token Addresses = MC.typeSpec({Arr, I8});
+    Token Alloc = MC.memberRef(*Marshal, "AllocHGlobal", {Default, 1, I, I4});
 
-    // .cctor: All = new int64[0][]; Map = new int64[MapEntries][], each entry an array of no
-    // thread; AppDomain.CurrentDomain.ProcessExit += OnExit;
+    // .cctor: All = new long[0]; Map = a block of MapEntries addresses, each that of a block of
+    // no thread (an empty range); AppDomain.CurrentDomain.ProcessExit += OnExit;
     {
       Token CurrentDomain =
           MC.memberRef(*AppDomain, "get_CurrentDomain", Sig({Default, 0, Cls}, *AppDomain));
@@ -611,21 +615,24 @@ private:
                        {This, 2, Void, uint8_t(ElementType::Object), uint8_t(ElementType::I)});
       il::MethodBody B;
       B.InitLocals = true;
-      B.LocalVarSigToken = MC.standAloneSig({SigLocal, 3, Arr, I8, Arr, Arr, I8, I4});
+      B.LocalVarSigToken = MC.standAloneSig({SigLocal, 3, I, I, I4});
       Emitter E(B, nullptr);
       E.ldc(0);
-      E.tok(il::Opcode::Newarr, Counts);
-      E.tok(il::Opcode::Stsfld, AllField);
-      // Every entry of the map starts with the array of no thread: an empty range.
-      E.ldc(int32_t(Header));
       E.tok(il::Opcode::Newarr, Int64Type);
-      E.op(il::Opcode::Dup);
-      E.ldc(0);
-      E.ldcI8(-1); // low: above every address
-      E.op(il::Opcode::Stelem_I8);
+      E.tok(il::Opcode::Stsfld, AllField);
+      E.ldc(int32_t(Header * 8));
+      E.tok(il::Opcode::Call, Alloc);
       E.stloc(0);
-      E.ldc(MapEntries);
-      E.tok(il::Opcode::Newarr, Counts);
+      E.ldloc(0);
+      E.ldcI8(-1); // low: above every address
+      E.op(il::Opcode::Stind_I8);
+      E.ldloc(0);
+      E.ldc(8);
+      E.op(il::Opcode::Add);
+      E.ldcI8(0); // high
+      E.op(il::Opcode::Stind_I8);
+      E.ldc(MapEntries * 8);
+      E.tok(il::Opcode::Call, Alloc);
       E.stloc(1);
       E.ldc(0);
       E.stloc(2);
@@ -633,8 +640,11 @@ private:
       E.branch(il::Opcode::Br, Cond);
       il::Instr *Fill = E.ldloc(1);
       E.ldloc(2);
+      E.ldc(8);
+      E.op(il::Opcode::Mul);
+      E.op(il::Opcode::Add);
       E.ldloc(0);
-      E.op(il::Opcode::Stelem_Ref);
+      E.op(il::Opcode::Stind_I);
       E.ldloc(2);
       E.ldc(1);
       E.op(il::Opcode::Add);
@@ -654,32 +664,30 @@ private:
         return Err;
     }
 
-    // Counters(sp): the array of the thread whose stack holds sp (the address of a local of the
-    // caller), from the map if the entry's array is that thread's, else Claim's.
-    //   long[] a = Map[(int)(sp >> MapShift) & (MapEntries - 1)];
-    //   if (sp >= (nuint)a[0] && sp < (nuint)a[1]) return a;
+    // Counters(sp): the block of the thread whose stack holds sp (the address of a local of the
+    // caller), from the map if the entry's block is that thread's, else Claim's.
+    //   nint b = *(nint*)(Map + ((int)(sp >> MapShift) & (MapEntries - 1)) * 8);
+    //   if (sp < (nuint)b[1] && sp >= (nuint)b[0]) return b;
     //   return Claim(sp);
     {
       il::MethodBody B;
       B.InitLocals = true;
-      B.LocalVarSigToken = MC.standAloneSig({SigLocal, 1, Arr, I8});
+      B.LocalVarSigToken = MC.standAloneSig({SigLocal, 1, I});
       Emitter E(B, nullptr);
       il::Instr *Slow = B.create(il::Opcode::Ldarg_0);
       emitMapEntry(E);
-      E.op(il::Opcode::Ldelem_Ref);
+      E.op(il::Opcode::Ldind_I);
       E.stloc(0);
       E.ldarg(0);
       E.ldloc(0);
-      E.ldc(0);
-      E.op(il::Opcode::Ldelem_I8);
-      E.op(il::Opcode::Conv_U);
-      E.branch(il::Opcode::Blt_Un, Slow);
+      E.ldc(8);
+      E.op(il::Opcode::Add);
+      E.op(il::Opcode::Ldind_I);
+      E.branch(il::Opcode::Bge_Un, Slow);
       E.ldarg(0);
       E.ldloc(0);
-      E.ldc(1);
-      E.op(il::Opcode::Ldelem_I8);
-      E.op(il::Opcode::Conv_U);
-      E.branch(il::Opcode::Bge_Un, Slow);
+      E.op(il::Opcode::Ldind_I);
+      E.branch(il::Opcode::Blt_Un, Slow);
       E.ldloc(0);
       E.op(il::Opcode::Ret);
       E.put(Slow); // ldarg.0
@@ -689,16 +697,16 @@ private:
         return Err;
     }
 
-    // Claim(sp): the thread's array (Join's on its first call), whose range takes in sp's page,
+    // Claim(sp): the thread's block (Join's on its first call), whose range takes in sp's page,
     // and which takes sp's entry of the map.
-    //   long[] a = Mine ?? Join(); long page = (long)sp & ~4095;
-    //   if ((ulong)page < (ulong)a[0]) a[0] = page;
-    //   if ((ulong)(page + 4096) > (ulong)a[1]) a[1] = page + 4096;
-    //   Map[(int)(sp >> MapShift) & (MapEntries - 1)] = a; return a;
+    //   nint b = Mine; if (b == 0) b = Join(); nuint page = sp & ~4095;
+    //   if (page < (nuint)b[0]) b[0] = page;
+    //   if (page + 4096 > (nuint)b[1]) b[1] = page + 4096;
+    //   *(nint*)(Map + ((int)(sp >> MapShift) & (MapEntries - 1)) * 8) = b; return b;
     {
       il::MethodBody B;
       B.InitLocals = true;
-      B.LocalVarSigToken = MC.standAloneSig({SigLocal, 2, Arr, I8, I8});
+      B.LocalVarSigToken = MC.standAloneSig({SigLocal, 2, I, U});
       Emitter E(B, nullptr);
       il::Instr *Have = B.create(il::Opcode::Stloc_0);
       E.tok(il::Opcode::Ldsfld, MineField);
@@ -708,51 +716,52 @@ private:
       E.tok(il::Opcode::Call, JoinMethod);
       E.put(Have);
       E.ldarg(0);
-      E.op(il::Opcode::Conv_U8);
-      E.ldcI8(-4096);
+      E.ldc(-4096);
+      E.op(il::Opcode::Conv_I);
       E.op(il::Opcode::And);
       E.stloc(1);
       il::Instr *LowDone = B.create(il::Opcode::Ldloc_1);
       E.ldloc(1);
       E.ldloc(0);
-      E.ldc(0);
-      E.op(il::Opcode::Ldelem_I8);
+      E.op(il::Opcode::Ldind_I);
       E.branch(il::Opcode::Bge_Un, LowDone);
       E.ldloc(0);
-      E.ldc(0);
       E.ldloc(1);
-      E.op(il::Opcode::Stelem_I8);
+      E.op(il::Opcode::Stind_I);
       E.put(LowDone); // ldloc.1
       il::Instr *HighDone = B.createToken(il::Opcode::Ldsfld, MapField);
-      E.ldcI8(4096);
+      E.ldc(4096);
       E.op(il::Opcode::Add);
       E.ldloc(0);
-      E.ldc(1);
-      E.op(il::Opcode::Ldelem_I8);
+      E.ldc(8);
+      E.op(il::Opcode::Add);
+      E.op(il::Opcode::Ldind_I);
       E.branch(il::Opcode::Ble_Un, HighDone);
       E.ldloc(0);
-      E.ldc(1);
-      E.ldloc(1);
-      E.ldcI8(4096);
+      E.ldc(8);
       E.op(il::Opcode::Add);
-      E.op(il::Opcode::Stelem_I8);
+      E.ldloc(1);
+      E.ldc(4096);
+      E.op(il::Opcode::Add);
+      E.op(il::Opcode::Stind_I);
       E.put(HighDone); // ldsfld Map
-      emitMapIndex(E);
+      emitMapOffset(E);
       E.ldloc(0);
-      E.op(il::Opcode::Stelem_Ref);
+      E.op(il::Opcode::Stind_I);
       E.ldloc(0);
       E.op(il::Opcode::Ret);
       if (Error Err = MC.setBody(ClaimMethod, std::move(B), true))
         return Err;
     }
 
-    // Join: a new array for the thread, added to All (a copy with one more, swapped in unless
-    // another thread swapped first), so that Flush sees it even after the thread ends.
-    //   long[] a = new long[2 + N]; a[0] = -1;
-    //   do { old = (long[][])All; n = old.Length; grown = new long[n + 1][];
-    //        Array.Copy(old, grown, n); grown[n] = a; }
+    // Join: a new block for the thread, zeroed, its address added to All (a copy with one more,
+    // swapped in unless another thread swapped first), so that Flush sees it after the thread
+    // ends too. Blocks are never freed.
+    //   nint b = Marshal.AllocHGlobal(8 * (2 + N)); initblk(b, 0, 8 * (2 + N)); b[0] = -1;
+    //   do { old = (long[])All; n = old.Length; grown = new long[n + 1];
+    //        Array.Copy(old, grown, n); grown[n] = b; }
     //   while (Interlocked.CompareExchange(ref All, grown, old) != old);
-    //   Mine = a; return a;
+    //   Mine = b; return b;
     {
       std::vector<uint8_t> CopySig{Default, 3, Void, Cls}; // Copy(Array, Array, int32)
       appendTypeDefOrRefEncoded(CopySig, *Array);
@@ -764,20 +773,21 @@ private:
                                     {Default, 3, Obj, uint8_t(ElementType::ByRef), Obj, Obj, Obj});
       il::MethodBody B;
       B.InitLocals = true;
-      B.LocalVarSigToken = MC.standAloneSig(
-          {SigLocal, 4, uint8_t(ElementType::SZArray), I8, uint8_t(ElementType::SZArray),
-           uint8_t(ElementType::SZArray), I8, uint8_t(ElementType::SZArray),
-           uint8_t(ElementType::SZArray), I8, I4});
+      B.LocalVarSigToken = MC.standAloneSig({SigLocal, 4, I, Arr, I8, Arr, I8, I4});
       Emitter E(B, nullptr);
-      E.ldc(int32_t(Header + Counters));
-      E.tok(il::Opcode::Newarr, Int64Type);
+      int32_t Size = int32_t((Header + Counters) * 8);
+      E.ldc(Size);
+      E.tok(il::Opcode::Call, Alloc);
       E.stloc(0);
       E.ldloc(0);
       E.ldc(0);
+      E.ldc(Size);
+      E.op(il::Opcode::Initblk);
+      E.ldloc(0);
       E.ldcI8(-1); // no range yet: low above every address
-      E.op(il::Opcode::Stelem_I8);
+      E.op(il::Opcode::Stind_I8);
       il::Instr *Again = E.tok(il::Opcode::Ldsfld, AllField);
-      E.tok(il::Opcode::Castclass, AllCounts);
+      E.tok(il::Opcode::Castclass, Addresses);
       E.stloc(1);
       E.ldloc(1);
       E.op(il::Opcode::Ldlen);
@@ -786,7 +796,7 @@ private:
       E.ldloc(3);
       E.ldc(1);
       E.op(il::Opcode::Add);
-      E.tok(il::Opcode::Newarr, Counts);
+      E.tok(il::Opcode::Newarr, Int64Type);
       E.stloc(2);
       E.ldloc(1);
       E.ldloc(2);
@@ -795,7 +805,8 @@ private:
       E.ldloc(2);
       E.ldloc(3);
       E.ldloc(0);
-      E.op(il::Opcode::Stelem_Ref);
+      E.op(il::Opcode::Conv_I8);
+      E.op(il::Opcode::Stelem_I8);
       E.tok(il::Opcode::Ldsflda, AllField);
       E.ldloc(2);
       E.ldloc(1);
@@ -822,9 +833,9 @@ private:
     }
 
     // Flush:
-    //   long[][] all = (long[][])All; long[] hits = new long[N];
-    //   for (int t = 0; t < all.Length; t++) { long[] a = all[t];
-    //     for (int i = 0; i < hits.Length; i++) hits[i] += a[2 + i]; }
+    //   long[] all = (long[])All; long[] hits = new long[N];
+    //   for (int t = 0; t < all.Length; t++) { nint b = (nint)all[t];
+    //     for (int i = 0; i < hits.Length; i++) hits[i] += *(long*)(b + 8 * (2 + i)); }
     //   string path = Environment.GetEnvironmentVariable(VAR);
     //   if (string.IsNullOrEmpty(path)) path = TEMPLATE;
     //   path = path.Replace("{assembly}", NAME);
@@ -857,9 +868,9 @@ private:
       il::MethodBody B;
       B.InitLocals = true;
       B.LocalVarSigToken = MC.standAloneSig(
-          Sig({SigLocal, 8, Str, Cls}, *Builder, {I4, I8, Arr, Arr, I8, Arr, I8, I4, Arr, I8}));
+          Sig({SigLocal, 8, Str, Cls}, *Builder, {I4, I8, Arr, I8, Arr, I8, I4, I}));
       Emitter E(B, nullptr);
-      emitSum(B, E, AllCounts);
+      emitSum(B, E, Addresses);
       E.tok(il::Opcode::Ldstr, *VarName);
       E.tok(il::Opcode::Call, GetEnv);
       E.stloc(0);
@@ -918,25 +929,30 @@ private:
     return Error::success();
   }
 
-  /// Map and the index of argument 0's entry in it: (int)(sp >> MapShift) & (MapEntries - 1).
+  /// The address of argument 0's entry of the map: Map + 8 * ((int)(sp >> MapShift) &
+  /// (MapEntries - 1)); emitMapOffset adds the offset to Map, already loaded.
   void emitMapEntry(Emitter &E) {
     E.tok(il::Opcode::Ldsfld, MapField);
-    emitMapIndex(E);
+    emitMapOffset(E);
   }
-  void emitMapIndex(Emitter &E) {
+  void emitMapOffset(Emitter &E) {
     E.ldarg(0);
     E.ldc(MapShift);
     E.op(il::Opcode::Shr_Un);
     E.op(il::Opcode::Conv_I4);
     E.ldc(MapEntries - 1);
     E.op(il::Opcode::And);
+    E.ldc(8);
+    E.op(il::Opcode::Mul);
+    E.op(il::Opcode::Add);
   }
 
-  /// Flush's first step: local 5 = the counters of every thread that joined (local 4, from All;
-  /// a thread's counters follow its range) added up; locals 6 and 2 count threads and counters, local 7 is a thread's array.
-  void emitSum(il::MethodBody &B, Emitter &E, Token AllCounts) {
+  /// Flush's first step: local 5 = the counters of every thread that joined (local 4, from All:
+  /// the addresses of their blocks) added up; locals 6 and 2 count threads and counters, local
+  /// 7 is a thread's block.
+  void emitSum(il::MethodBody &B, Emitter &E, Token Addresses) {
     E.tok(il::Opcode::Ldsfld, AllField);
-    E.tok(il::Opcode::Castclass, AllCounts);
+    E.tok(il::Opcode::Castclass, Addresses);
     E.stloc(4);
     E.ldc(int32_t(Counters));
     E.tok(il::Opcode::Newarr, Int64Type);
@@ -947,13 +963,14 @@ private:
     E.branch(il::Opcode::Br, ThreadCond);
     il::Instr *Thread = E.ldloc(4);
     E.ldloc(6);
-    E.op(il::Opcode::Ldelem_Ref);
+    E.op(il::Opcode::Ldelem_I8);
+    E.op(il::Opcode::Conv_I);
     E.stloc(7);
     E.ldc(0);
     E.stloc(2);
     il::Instr *CounterCond = B.create(il::Opcode::Ldloc_2);
     E.branch(il::Opcode::Br, CounterCond);
-    // hits[i] += a[i]
+    // hits[i] += *(long*)(b + 8 * (2 + i))
     il::Instr *Counter = E.ldloc(5);
     E.ldloc(2);
     E.tok(il::Opcode::Ldelema, Int64Type);
@@ -963,7 +980,10 @@ private:
     E.ldloc(2);
     E.ldc(int32_t(Header));
     E.op(il::Opcode::Add);
-    E.op(il::Opcode::Ldelem_I8);
+    E.ldc(8);
+    E.op(il::Opcode::Mul);
+    E.op(il::Opcode::Add);
+    E.op(il::Opcode::Ldind_I8);
     E.op(il::Opcode::Add);
     E.op(il::Opcode::Stind_I8);
     E.ldloc(2);

@@ -325,7 +325,14 @@ TEST(Coverage, HitsFileOption) {
 
   test::CommandResult D = test::run(test::weftTool(), {"dump", W.Dll, "--type", "<weft>.Coverage"});
   ASSERT_EQ(D.ExitCode, 0) << D.Err;
-  EXPECT_NE(D.Out.find(".field public static initonly int64[] Hits"), std::string::npos) << D.Out;
+  // The threads' counters: each thread's block, found from its stack through Map.
+  EXPECT_NE(D.Out.find(".field private static native int Mine\n"
+                       "  .custom instance void [System.Runtime]System.ThreadStaticAttribute::.ctor()"),
+            std::string::npos)
+      << D.Out;
+  EXPECT_NE(D.Out.find(".field private static initonly native int Map"), std::string::npos);
+  EXPECT_NE(D.Out.find("static native int Counters(native uint) cil managed aggressiveinlining"),
+            std::string::npos);
   EXPECT_NE(D.Out.find(".method public hidebysig static void Flush()"), std::string::npos);
   EXPECT_NE(D.Out.find("add_ProcessExit"), std::string::npos);
   EXPECT_NE(D.Out.find("\"run-{assembly}.txt\""), std::string::npos);
@@ -336,8 +343,8 @@ TEST(Coverage, HitsFileOption) {
 // threads, in the hits Flush wrote after the first round or in those written at exit.
 TEST(Coverage, ThreadsCountExactly) {
   SmallString<256> In(test::binaryDir());
-  sys::path::append(In, "coveragethreads", "bin", "CoverageThreads", "release",
-                    "CoverageThreads.dll");
+  sys::path::append(In, "coveragethreads", "bin", "CoverageThreads");
+  sys::path::append(In, "release", "CoverageThreads.dll");
   ASSERT_TRUE(sys::fs::exists(In)) << "the coveragethreads.build test builds " << In;
   Woven W;
   W.Dir = test::scratchDir("coverage-threads");

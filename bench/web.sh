@@ -18,7 +18,9 @@
 # configurations whose names match (the unwoven app always runs). WEFT_BENCH_BEFORE, another
 # weft executable (an earlier build), adds the app woven with `coverage` by it ("woven with
 # coverage, before"), to compare two builds in one run. Each line ends with the median round and
-# its change from the unwoven app's median.
+# its change from the unwoven app's median, then the server's CPU time a request (user and
+# system, from /proc, of the server and its children; median of the rounds): on a machine other
+# work shares, a steadier figure than requests per second.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="$(cd "${1:-$here/../build}" && pwd)"
@@ -72,9 +74,21 @@ for name in "unwoven" "woven with trace" "woven with trace, summary" "woven with
   if [[ $name == unwoven || $name =~ ${WEFT_WEB_ONLY:-.} ]]; then order+=("$name"); fi
 done
 rounds="${WEFT_BENCH_ROUNDS:-2}"
+# CPU time (clock ticks, user + system) of process $1 and its children.
+cpu_ticks() {
+  local total=0 p f
+  for p in "$1" $(pgrep -P "$1" || true); do
+    f=$(cat "/proc/$p/stat" 2>/dev/null) || continue
+    f=${f##*) }
+    set -- $f
+    total=$((total + ${12} + ${13}))
+  done
+  echo "$total"
+}
+hz=$(getconf CLK_TCK)
 median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 echo "machine: $(nproc) cores, $(uname -m); $(dotnet --list-runtimes | grep AspNetCore.App | tail -1)"
-declare -A results
+declare -A results cpu
 for ((round = 1; round <= rounds; round++)); do
   for name in "${order[@]}"; do
     url="http://127.0.0.1:$port"
@@ -82,7 +96,13 @@ for ((round = 1; round <= rounds; round++)); do
     server=$!
     until curl -sf "$url/health" >/dev/null; do sleep 0.1; done
     wrk -t2 -c16 -d2s "$url/search?q=oak" >/dev/null
-    rps=$(wrk -t2 -c16 -d5s "$url/search?q=oak" | awk '/Requests\/sec/ {print $2}')
+    before=$(cpu_ticks "$server")
+    report=$(wrk -t2 -c16 -d5s "$url/search?q=oak")
+    after=$(cpu_ticks "$server")
+    rps=$(awk '/Requests\/sec/ {print $2}' <<<"$report")
+    requests=$(awk '/requests in/ {print $1}' <<<"$report")
+    cpu["$name"]+=" $(awk -v t=$((after - before)) -v hz="$hz" -v n="$requests" \
+      'BEGIN {printf "%.1f", t * 1e6 / hz / n}')"
     # The process under weft run is dotnet, weft's child: stop the whole group.
     pkill -P "$server" 2>/dev/null || true
     kill "$server" 2>/dev/null || true
@@ -93,8 +113,11 @@ for ((round = 1; round <= rounds; round++)); do
   done
 done
 base=$(echo "${results[unwoven]}" | median)
+cbase=$(echo "${cpu[unwoven]}" | median)
 for name in "${order[@]}"; do
   m=$(echo "${results[$name]}" | median)
-  printf '  %-34s requests/s:%s; median %.0f (%+.1f %%)\n' "$name" "${results[$name]}" "$m" \
-    "$(awk -v m="$m" -v b="$base" 'BEGIN {print (m - b) * 100 / b}')"
+  c=$(echo "${cpu[$name]}" | median)
+  printf '  %-34s requests/s:%s; median %.0f (%+.1f %%); CPU us a request:%s; median %.1f (%+.1f %%)\n' \
+    "$name" "${results[$name]}" "$m" "$(awk -v m="$m" -v b="$base" 'BEGIN {print (m - b) * 100 / b}')" \
+    "${cpu[$name]}" "$c" "$(awk -v c="$c" -v b="$cbase" 'BEGIN {print (c - b) * 100 / b}')"
 done

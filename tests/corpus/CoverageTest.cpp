@@ -326,9 +326,10 @@ TEST(Coverage, HitsFileOption) {
   test::CommandResult D = test::run(test::weftTool(), {"dump", W.Dll, "--type", "<weft>.Coverage"});
   ASSERT_EQ(D.ExitCode, 0) << D.Err;
   // The threads' counters: each thread's block, found from its stack through Map.
-  EXPECT_NE(D.Out.find(".field private static native int Mine\n"
-                       "  .custom instance void [System.Runtime]System.ThreadStaticAttribute::.ctor()"),
-            std::string::npos)
+  EXPECT_NE(
+      D.Out.find(".field private static native int Mine\n"
+                 "  .custom instance void [System.Runtime]System.ThreadStaticAttribute::.ctor()"),
+      std::string::npos)
       << D.Out;
   EXPECT_NE(D.Out.find(".field private static initonly native int Map"), std::string::npos);
   EXPECT_NE(D.Out.find("static native int Counters(native uint) cil managed aggressiveinlining"),
@@ -389,8 +390,8 @@ TEST(Coverage, ThreadsCountExactly) {
   EXPECT_EQ(Round1.front(), PerRound);
   EXPECT_EQ(Both.front(), 2 * PerRound);
   for (size_t K = 0; K < Round1.size(); ++K) {
-    EXPECT_TRUE(Round1[K] == PerRound || Round1[K] == PerRound / 2) << "block " << K << ": "
-                                                                     << Round1[K];
+    EXPECT_TRUE(Round1[K] == PerRound || Round1[K] == PerRound / 2)
+        << "block " << K << ": " << Round1[K];
     EXPECT_EQ(Both[K], 2 * Round1[K]) << "block " << K;
   }
 }

@@ -211,12 +211,11 @@ public:
     std::vector<uint8_t> VoidSig{uint8_t(SigDefault), 0, Void};
     // assembly static, aggressively inlined: the woven methods call it; the slow paths are never
     // inlined.
-    Made.push_back(
-        MC.addMethod(Type, 0x0093, 0x0100, "Counters", {uint8_t(SigDefault), 1, I, U}));
+    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, "Counters", {uint8_t(SigDefault), 1, I, U}));
     Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Claim",
                                 {uint8_t(SigDefault), 1, I, U})); // private static
     Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Join", {uint8_t(SigDefault), 0, I}));
-    Made.push_back(MC.addMethod(Type, 0x0096, 0, "Flush", VoidSig));         // public static
+    Made.push_back(MC.addMethod(Type, 0x0096, 0, "Flush", VoidSig)); // public static
     Expected<Token> EventArgs = MC.coreType("System", "EventArgs");
     if (!EventArgs)
       return EventArgs.takeError();
@@ -413,9 +412,9 @@ private:
     Out.push_back(localInstr(B, il::Opcode::Ldloc_0, il::Opcode::Ldloc_S, Local));
     il::Instr *Index = B.create(il::Opcode::Ldc_I4, int64_t(0));
     Out.push_back(Index);
-    for (il::Opcode Op : {il::Opcode::Add, il::Opcode::Dup, il::Opcode::Ldind_I8,
-                          il::Opcode::Ldc_I4_1, il::Opcode::Conv_I8, il::Opcode::Add,
-                          il::Opcode::Stind_I8})
+    for (il::Opcode Op :
+         {il::Opcode::Add, il::Opcode::Dup, il::Opcode::Ldind_I8, il::Opcode::Ldc_I4_1,
+          il::Opcode::Conv_I8, il::Opcode::Add, il::Opcode::Stind_I8})
       Out.push_back(B.create(Op));
     return Index;
   }
@@ -579,8 +578,8 @@ private:
                                                    "Interlocked"); // never in System.Runtime
     Expected<Token> Marshal = MC.frameworkType("System.Runtime.InteropServices",
                                                "System.Runtime.InteropServices", "Marshal");
-    for (Expected<Token> *T : {&AppDomain, &Environment, &File, &Handler, &Builder, &String,
-                               &Array, &Interlocked, &Marshal})
+    for (Expected<Token> *T : {&AppDomain, &Environment, &File, &Handler, &Builder, &String, &Array,
+                               &Interlocked, &Marshal})
       if (!*T)
         return Fail(T->takeError());
 

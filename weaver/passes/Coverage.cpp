@@ -1,25 +1,32 @@
 //===- weaver/passes/Coverage.cpp - coverage ------------------------------===//
 //
 // Counts how often each basic block runs, with counters that live in the woven module itself (no
-// runtime library): a hidden type `<weft>.Coverage` holds them, one array per thread,
+// runtime library): a hidden type `<weft>.Coverage` holds them, one block per thread (native
+// memory: the range of stack addresses the thread was seen at, [low, high), then the counters),
 //
-//   .field private static int64[] Mine          ; [ThreadStatic]: this thread's counters
-//   .field private static object All            ; int64[][]: every thread's, for Flush
-//   .method assembly static int64[] Counters()  ; Mine, or Join's (aggressively inlined)
-//   .method private static int64[] Join()       ; a new array for the thread, added to All
-//   .method public static void Flush()          ; adds All up, writes the hits file
+//   .field private static native int Mine       ; [ThreadStatic]: this thread's block
+//   .field private static object All            ; int64[]: every thread's block, for Flush
+//   .field private static initonly native int Map  ; the stack map: 4,096 blocks' addresses
+//   .method assembly static native int Counters(native uint)  ; the block of the thread whose
+//                                               ;   stack holds the address (inlined)
+//   .method private static native int Claim(native uint)  ; the slow path: Mine (or Join's),
+//                                               ;   its range extended, put in the map
+//   .method private static native int Join()    ; a new block for the thread, added to All
+//   .method public static void Flush()          ; adds the blocks up, writes the hits file
 //   .method private static void OnExit(object, class System.EventArgs)  ; Flush at process exit
-//   .method private static void .cctor()        ; All = new int64[0][]; ProcessExit += OnExit
+//   .method private static void .cctor()        ; All, Map; ProcessExit += OnExit
 //
-// Every woven method starts with `call Counters; stloc C` (C a local of its own), and every block
-// with
+// Every woven method starts with `ldloca HERE; conv.u; call Counters; stloc C` (HERE and C
+// locals of its own), and every block with
 //
-//   ldloc C; ldc.i4 K; ldelema int64; dup; ldind.i8; ldc.i4.1; conv.i8; add; stind.i8
+//   ldloc C; ldc.i4 8 * (2 + K); add; dup; ldind.i8; ldc.i4.1; conv.i8; add; stind.i8
 //
-// (appendIncrement). A thread writes only its own array, so no count is lost and threads do not
-// share the cache lines they write; the arrays stay in All when their thread ends, and Flush
-// adds them up. The thread-static load happens once a call (on Linux x64 the JIT reaches it
-// through a call to the runtime's TLS getter), not once a block.
+// (appendIncrement). Counters reads the map's entry for HERE's 64 KiB: the block there is the
+// thread's if HERE lies in its range, which only its thread extends (Claim) and which never
+// leaves that thread's stack. No thread-static load in the common case (on Linux x64 the JIT
+// reaches one through a call to the runtime's TLS getter), no bounds check. A thread writes only
+// its own block, so no count is lost and threads do not share the cache lines they write; the
+// blocks stay in All when their thread ends, and Flush adds them up.
 //
 // The increments are placed so that what branched to the block, and the exception regions that
 // started or ended at it, now do so at the counter (before the block's prefixes, if it starts

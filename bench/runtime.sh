@@ -8,7 +8,9 @@
 # Prints one line per pass: "NAME: unwoven X s, woven Y s, ratio Z". Environment: WEFT_BENCH_RUNS
 # (default 5) runs of each program, WEFT_BENCH_ROUNDS (default 10) CallHeavy rounds per run.
 # WEFT_BENCH_BEFORE, another weft executable (an earlier build), weaves each pass too, timed in
-# the same runs: "NAME: unwoven X s, woven Y s, ratio Z; before: woven Y' s, ratio Z'".
+# the same runs: "NAME: unwoven X s, woven Y s, ratio Z; before: woven Y' s, ratio Z'". The
+# coverage pass is timed beside CallHeavy as coverlet.msbuild instruments it
+# (bench/peers/coverlet-instrument.sh): "...; coverlet.msbuild: Y'' s, ratio Z''".
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="$(cd "${1:-$here/../build}" && pwd)"
@@ -67,7 +69,14 @@ for pass in "${passes[@]}"; do
       exit 1
     }
   fi
-  best_u=0 best_w=0 best_b=0
+  peer=""
+  if [[ "$pass" == coverage ]]; then
+    peer="$work/coverlet"
+    mkdir -p "$peer"
+    cp "$input" "${input%.dll}.pdb" "$config" "$peer/"
+    "$here/peers/coverlet-instrument.sh" "$peer/CallHeavy.dll" "$work/coverlet-work"
+  fi
+  best_u=0 best_w=0 best_b=0 best_p=0
   for ((i = 0; i < runs; i++)); do
     u=$(time_run "$work/unwoven")
     w=$(time_run "$dir")
@@ -77,8 +86,12 @@ for pass in "${passes[@]}"; do
       b=$(time_run "$before")
       ((best_b == 0 || b < best_b)) && best_b=$b
     fi
+    if [[ -n "$peer" ]]; then
+      p=$(time_run "$peer")
+      ((best_p == 0 || p < best_p)) && best_p=$p
+    fi
   done
-  for d in "$dir" $before; do
+  for d in "$dir" $before $peer; do
     cmp -s "$work/unwoven/out.txt" "$d/out.txt" || {
       echo "$name: the woven program's output differs ($d)" >&2
       exit 1
@@ -87,5 +100,6 @@ for pass in "${passes[@]}"; do
   ratio() { awk -v u="$best_u" -v w="$1" 'BEGIN { printf "%.3f", w / u }'; }
   line="$name: unwoven $(seconds $best_u) s, woven $(seconds $best_w) s, ratio $(ratio $best_w)"
   [[ -n "$before" ]] && line+="; before: woven $(seconds $best_b) s, ratio $(ratio $best_b)"
+  [[ -n "$peer" ]] && line+="; coverlet.msbuild: $(seconds $best_p) s, ratio $(ratio $best_p)"
   echo "$line"
 done

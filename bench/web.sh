@@ -6,7 +6,8 @@
 #   - the app's assembly woven offline with `trace` (timeline mode: every call on the timeline, up
 #     to its 1,000,000-call limit; and summary mode: counts and sampled times), with `trace` on
 #     the request's own method only (a spec naming Catalog.Search: one call a request), and with
-#     `coverage`;
+#     `coverage`; and, beside it, instrumented by coverlet.msbuild's own task
+#     (bench/peers/coverlet-instrument.sh);
 #   - under `weft run` with a tracepoint on Catalog.Search (query, limit and the result, objects
 #     one level deep), enabled and disabled;
 #   - under `weft run --gc informational` (the GC callbacks and an EventPipe session).
@@ -38,6 +39,8 @@ for woven in trace=trace trace-summary=trace:mode=summary coverage=coverage; do
   cp -r "$app" "$dir"
   "$weft" weave "$app/WebApi.dll" -o "$dir/WebApi.dll" --pass "${woven#*=}" >/dev/null
 done
+cp -r "$app" "$out/coverlet"
+"$here/peers/coverlet-instrument.sh" "$out/coverlet/WebApi.dll" "$out/coverlet-work"
 if [[ -n "${WEFT_BENCH_BEFORE:-}" ]]; then
   cp -r "$app" "$out/coverage-before"
   "$WEFT_BENCH_BEFORE" weave "$app/WebApi.dll" -o "$out/coverage-before/WebApi.dll" --pass coverage \
@@ -61,6 +64,7 @@ declare -A configs=(
   ["woven with trace, summary"]="env WEFT_TRACE_FILE=$out/trace.json dotnet $out/trace-summary/WebApi.dll"
   ["woven with trace on Search only"]="env WEFT_TRACE_FILE=$out/trace.json dotnet $out/trace-search/WebApi.dll"
   ["woven with coverage"]="env WEFT_COVERAGE_FILE=$out/hits dotnet $out/coverage/WebApi.dll"
+  ["coverlet.msbuild coverage"]="dotnet $out/coverlet/WebApi.dll"
   ["woven with coverage, before"]="env WEFT_COVERAGE_FILE=$out/hits-before dotnet $out/coverage-before/WebApi.dll"
   ["tracepoint on Search, enabled"]="$weft run --spec $out/on.json --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
   ["tracepoint on Search, disabled"]="$weft run --spec $out/off.json --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
@@ -68,7 +72,7 @@ declare -A configs=(
 )
 order=()
 for name in "unwoven" "woven with trace" "woven with trace, summary" "woven with trace on Search only" \
-  "woven with coverage" "woven with coverage, before" "tracepoint on Search, enabled" "tracepoint on Search, disabled" \
+  "woven with coverage" "woven with coverage, before" "coverlet.msbuild coverage" "tracepoint on Search, enabled" "tracepoint on Search, disabled" \
   "--gc informational"; do
   [[ $name == *before && -z "${WEFT_BENCH_BEFORE:-}" ]] && continue
   if [[ $name == unwoven || $name =~ ${WEFT_WEB_ONLY:-.} ]]; then order+=("$name"); fi

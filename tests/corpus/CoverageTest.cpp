@@ -448,7 +448,7 @@ TEST(Coverage, ReportChecksTheModule) {
   R = test::run(test::weftTool(),
                 {"coverage", "report", "--map", W.Map, "--hits", W.Hits, "--format", "lcov"});
   EXPECT_EQ(R.ExitCode, 1);
-  EXPECT_NE(R.Err.find("].branches[0]: expected an integer"), std::string::npos) << R.Err;
+  EXPECT_NE(R.Err.find("].branches[0][0]: expected an integer"), std::string::npos) << R.Err;
   EXPECT_NE(R.Err.find("Switches.dll.coverage.json"), std::string::npos) << R.Err;
 }
 

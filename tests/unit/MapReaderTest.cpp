@@ -1,0 +1,137 @@
+// coverage::readMap on maps written by hand: any JSON layout, members it does not know, strings
+// with escapes, and damaged maps named by path and offset.
+#include "weaver/coverage/Report.h"
+
+#include "gtest/gtest.h"
+
+#include <string>
+
+using namespace llvm;
+using namespace weft::coverage;
+
+namespace {
+
+// Two methods: three blocks (the second continues the first, lines in document 0) and one
+// block, a branch point with a fall-through and one with other arms.
+const char *const Good = R"map({
+  "format": "weft-coverage-map", "version": 1,
+  "assembly": "A", "mvid": "m", "hits-file": "{assembly}.weft-hits", "pdb": null,
+  "methods": [
+    {"token": "0x06000001", "type": "N.T", "name": "F", "signature": "(int32)",
+     "complexity": 3, "counter": 0, "future": {"x": [1, 2.5e3, -1, true, null]},
+     "blocks": [{"il": [0, 4], "lines": [[0, 10, 5, 10, 20]]},
+                {"il": [4, 9], "continues": true},
+                {"il": []}],
+     "branches": [[2, 9, 0, 0, 0, 10, 4], [2, 4, 1, 1, 0, 10, [4, 6, 8], 1]]},
+    {"token": "0x06000002", "type": "N.T", "name": "G", "signature": "()", "counter": 3,
+     "blocks": [{"il": [0, 1]}]}
+  ],
+  "counters": 4,
+  "documents": ["/src/caf\u00e9 \"q\"\\\ud83d\ude00.cs"]
+})map";
+
+std::string errorOf(const std::string &Json) {
+  Expected<Map> M = readMap(Json);
+  if (M)
+    return "(read)";
+  return toString(M.takeError());
+}
+
+TEST(MapReader, ReadsEveryField) {
+  Expected<Map> M = readMap(Good);
+  ASSERT_TRUE(bool(M)) << toString(M.takeError());
+  EXPECT_EQ(M->Assembly, "A");
+  EXPECT_EQ(M->Counters, 4u);
+  ASSERT_EQ(M->Documents.size(), 1u);
+  EXPECT_EQ(M->Documents[0], "/src/caf\xC3\xA9 \"q\"\\\xF0\x9F\x98\x80.cs");
+  ASSERT_EQ(M->Methods.size(), 2u);
+  const Method &F = M->Methods[0];
+  EXPECT_EQ(F.fullName(), "N.T::F(int32)");
+  EXPECT_EQ(F.Complexity, 3u);
+  ASSERT_EQ(F.Blocks.size(), 3u);
+  EXPECT_EQ(F.Blocks[0].IL, std::make_pair(0u, 4u));
+  ASSERT_EQ(F.Blocks[0].Lines.size(), 1u);
+  EXPECT_EQ(F.Blocks[0].Lines[0].StartLine, 10u);
+  EXPECT_EQ(F.Blocks[0].Lines[0].EndColumn, 20u);
+  EXPECT_TRUE(F.Blocks[1].Continues);
+  EXPECT_FALSE(F.Blocks[2].IL.has_value());
+  ASSERT_EQ(F.Branches.size(), 2u);
+  EXPECT_EQ(F.Branches[0].FallThrough, 4u);
+  EXPECT_TRUE(F.Branches[0].OtherArms.empty());
+  EXPECT_EQ(F.Branches[1].FallThrough, 4u);
+  EXPECT_EQ(F.Branches[1].OtherArms, (std::vector<uint32_t>{6, 8}));
+  EXPECT_TRUE(F.Branches[1].Bypasses);
+  EXPECT_EQ(M->Methods[1].FirstCounter, 3u);
+}
+
+TEST(MapReader, ReadsTheSameOnOneLine) {
+  std::string OneLine;
+  for (char C : std::string(Good))
+    if (C != '\n')
+      OneLine += C;
+  Expected<Map> A = readMap(Good), B = readMap(OneLine);
+  ASSERT_TRUE(A && B);
+  EXPECT_EQ(A->Methods.size(), B->Methods.size());
+  EXPECT_EQ(A->Documents, B->Documents);
+}
+
+std::string damaged(StringRef From, StringRef To) {
+  std::string S = Good;
+  size_t At = S.find(From.str());
+  EXPECT_NE(At, std::string::npos) << From.str();
+  return S.replace(At, From.size(), To.str());
+}
+
+TEST(MapReader, NamesWhatIsWrongAndWhere) {
+  struct Case {
+    std::string Json, Expected;
+  } Cases[] = {
+      {damaged("[0, 4]", "[0, \"4\"]"),
+       "coverage map: methods[0].blocks[0].il[1]: expected an integer from 0 to 2^32-1 (offset"},
+      {damaged("[0, 4]", "[0]"), "methods[0].blocks[0].il: expected [start, end] or []"},
+      {damaged("[0, 4]", "[0, 4294967296]"), "il[1]: expected an integer from 0 to 2^32-1"},
+      {damaged("[0, 4]", "[0, 4.0]"), "il[1]: expected an integer"},
+      {damaged("[0, 10, 5, 10, 20]", "[0, 10, 5]"),
+       "blocks[0].lines[0]: expected [document, line, column, end line, end column]"},
+      {damaged("[[2, 9, 0", "[[\"x\", 9, 0"), "methods[0].branches[0][0]: expected an integer"},
+      {damaged("[4, 6, 8]", "[]"), "branches[1][6]: expected the fall-through offset"},
+      {damaged("\"continues\": true", "\"continues\": 1"), "continues: expected true or false"},
+      {damaged("{\"il\": [0, 4], ", "{\"continues\": true, \"il\": [0, 4], "),
+       "methods[0].blocks[0]: the first block continues nothing"},
+      {damaged("\"counter\": 3", "\"counter\": 2"),
+       "methods[1].counter: counter 2 where 3 was expected"},
+      {damaged("\"counters\": 4", "\"counters\": 5"), "the methods have 4 blocks, not 5"},
+      {damaged("[0, 10, 5, 10, 20]", "[1, 10, 5, 10, 20]"),
+       "methods[0].blocks[0].lines[0]: document 1 of 1"},
+      {damaged("\"version\": 1", "\"version\": 2"), "version: only version 1 is known"},
+      {damaged("weft-coverage-map", "other"), "not a weft coverage map"},
+      {damaged("\"mvid\": \"m\",", ""), "no \"mvid\""},
+      {damaged("\"methods\": [", "\"methods\": {"), "methods: expected an array (offset"},
+      {damaged("\\u00e9", "\\u00g9"), "documents[0]: expected four hex digits after \\u"},
+      {damaged("\\u00e9", "\\q"), "an unknown escape"},
+      {std::string(Good) + " x", "top level: text after the map's object"},
+      {"[]", "not a weft coverage map"},
+      {"", "top level: expected an object (offset 0)"},
+  };
+  for (const Case &C : Cases)
+    EXPECT_NE(errorOf(C.Json).find(C.Expected), std::string::npos)
+        << "expected '" << C.Expected << "' in: " << errorOf(C.Json);
+}
+
+// Every prefix of a map is an error, never a crash or a map.
+TEST(MapReader, RefusesEveryTruncation) {
+  std::string S = Good;
+  for (size_t N = 0; N + 1 < S.size(); ++N)
+    EXPECT_FALSE(bool(readMap(S.substr(0, N)))) << N;
+}
+
+// Values nested deeper than the reader follows are refused, not recursed into.
+TEST(MapReader, BoundsTheNestingItSkips) {
+  std::string Deep = std::string(100000, '[') + std::string(100000, ']');
+  std::string E = errorOf(damaged("\"pdb\": null", "\"pdb\": " + Deep));
+  EXPECT_NE(E.find("nested more than 64 deep"), std::string::npos) << E;
+  std::string Shallow = std::string(10, '[') + std::string(10, ']');
+  EXPECT_EQ(errorOf(damaged("\"pdb\": null", "\"pdb\": " + Shallow)), "(read)");
+}
+
+} // namespace

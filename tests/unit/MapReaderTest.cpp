@@ -2,9 +2,9 @@
 // with escapes, and damaged maps named by path and offset.
 #include "weaver/coverage/Report.h"
 
-#include "gtest/gtest.h"
-
 #include <string>
+
+#include "gtest/gtest.h"
 
 using namespace llvm;
 using namespace weft::coverage;

@@ -8,9 +8,8 @@
 // byte offset.
 //
 //===----------------------------------------------------------------------===//
-#include "weaver/coverage/Report.h"
-
 #include "support/Error.h"
+#include "weaver/coverage/Report.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/SmallVector.h"
@@ -104,7 +103,9 @@ public:
       if (Pos >= Text.size())
         break;
       switch (char X = Text[Pos++]) {
-      case '"': case '\\': case '/': S += X; break;
+      case '"':
+      case '\\':
+      case '/': S += X; break;
       case 'b': S += '\b'; break;
       case 'f': S += '\f'; break;
       case 'n': S += '\n'; break;
@@ -114,8 +115,7 @@ public:
         if (Error E = unicodeEscape(S))
           return std::move(E);
         break;
-      default:
-        return error("an unknown escape '\\" + Twine(X) + "' in a string");
+      default: return error("an unknown escape '\\" + Twine(X) + "' in a string");
       }
     }
     return error("a string without its closing quote");
@@ -198,7 +198,8 @@ private:
   std::string path() const {
     std::string S;
     for (const Step &P : Path)
-      S += P.IsIndex ? "[" + std::to_string(P.Index) + "]" : (S.empty() ? "" : ".") + P.Key.str().str();
+      S += P.IsIndex ? "[" + std::to_string(P.Index) + "]"
+                     : (S.empty() ? "" : ".") + P.Key.str().str();
     return S;
   }
   void space() {
@@ -400,13 +401,13 @@ Error readMethod(Cursor &C, Method &Me) {
         }
         if (Key == "blocks")
           return HaveBlocks = true, C.array([&](size_t K) -> Error {
-                   Me.Blocks.emplace_back();
-                   if (Error E = readBlock(C, Me.Blocks.back()))
-                     return E;
-                   if (K == 0 && Me.Blocks.back().Continues)
-                     return C.error("the first block continues nothing");
-                   return Error::success();
-                 });
+            Me.Blocks.emplace_back();
+            if (Error E = readBlock(C, Me.Blocks.back()))
+              return E;
+            if (K == 0 && Me.Blocks.back().Continues)
+              return C.error("the first block continues nothing");
+            return Error::success();
+          });
         if (Key == "branches")
           return C.array([&](size_t) {
             Me.Branches.emplace_back();
@@ -492,17 +493,17 @@ Expected<Map> readMap(StringRef Json) {
     }
     if (Key == "documents")
       return HaveDocuments = true, C.array([&](size_t) -> Error {
-               Expected<std::string> S = C.string();
-               if (!S)
-                 return S.takeError();
-               M.Documents.push_back(std::move(*S));
-               return Error::success();
-             });
+        Expected<std::string> S = C.string();
+        if (!S)
+          return S.takeError();
+        M.Documents.push_back(std::move(*S));
+        return Error::success();
+      });
     if (Key == "methods")
       return HaveMethods = true, C.array([&](size_t) {
-               M.Methods.emplace_back();
-               return readMethod(C, M.Methods.back());
-             });
+        M.Methods.emplace_back();
+        return readMethod(C, M.Methods.back());
+      });
     return C.skip();
   });
   if (!E)

@@ -12,6 +12,7 @@ PassInfo entryExitPass();
 PassInfo tracePass();
 PassInfo coveragePass();
 PassInfo interceptCallPass();
+PassInfo spanPass();
 
 } // namespace weft::passes
 

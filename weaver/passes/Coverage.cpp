@@ -62,9 +62,10 @@
 #include "weaver/analysis/BasicBlocks.h"
 #include "weaver/il/Prefixes.h"
 #include "weaver/passes/Builtins.h"
-#include "weaver/passes/CoverageFilter.h"
 #include "weaver/passes/CoverageBranches.h"
+#include "weaver/passes/CoverageFilter.h"
 #include "weaver/passes/Emit.h"
+#include "weaver/passes/InputPdb.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -439,9 +440,8 @@ private:
   /// Where the counters of a method go: before every basic block, and before every statement
   /// that follows, within its block, an instruction that may throw. Never between a tail call
   /// and its ret.
-  std::vector<CounterPlace> counterPlaces(MethodContext &C,
-                                         ArrayRef<pdb::SequencePoint> Points,
-                                         ArrayRef<BranchOutcome> Branches) {
+  std::vector<CounterPlace> counterPlaces(MethodContext &C, ArrayRef<pdb::SequencePoint> Points,
+                                          ArrayRef<BranchOutcome> Branches) {
     const std::vector<il::Instr *> &Order = C.body().instructions();
     std::vector<size_t> Leaders = analysis::blockLeaders(C.body());
     llvm::erase_if(Leaders, [&](size_t P) { return il::isTailCallReturn(Order, P); });
@@ -498,8 +498,8 @@ private:
   /// Makes sure a block starts where each branch outcome leads, so that its counter counts the
   /// arrivals there (a branch target or the instruction after a conditional branch always starts
   /// one; this keeps it so whatever the leaders' rules become).
-  static void addBranchEnds(const std::vector<il::Instr *> &Order,
-                            ArrayRef<BranchOutcome> Branches, std::vector<size_t> &Leaders) {
+  static void addBranchEnds(const std::vector<il::Instr *> &Order, ArrayRef<BranchOutcome> Branches,
+                            std::vector<size_t> &Leaders) {
     if (Branches.empty())
       return;
     llvm::DenseSet<uint32_t> Ends;
@@ -514,60 +514,14 @@ private:
       llvm::sort(Leaders);
   }
 
-  /// Finds the PDB (the option pdb, or the input's name with .pdb) and checks that it describes
-  /// the input. A PDB that cannot be used is a warning: the map then has no lines.
+  /// The input's PDB (InputPdb.h); without one the map has no lines.
   Error openPdb(ModuleContext &MC) {
-    bool Explicit = Options.has("pdb");
-    std::string Path;
-    if (Explicit) {
-      if (Options.get("pdb").empty())
-        return Error::success(); // pdb= : no lines wanted
-      Path = Options.path("pdb");
-      if (!sys::fs::exists(Path))
-        return Options.error("the PDB '" + Path + "' does not exist");
-    } else {
-      if (MC.inputPath().empty())
-        return Error::success();
-      SmallString<256> P(MC.inputPath());
-      sys::path::replace_extension(P, "pdb");
-      if (!sys::fs::exists(P))
-        return Error::success();
-      Path = std::string(P);
-    }
-    auto Unusable = [&](const Twine &Why) {
-      MC.warn("coverage: " + Why + "; the coverage map has no source lines");
-      return Error::success();
-    };
-    Expected<std::unique_ptr<pdb::PortablePdb>> P = pdb::PortablePdb::open(Path);
+    Expected<InputPdb> P =
+        openInputPdb(MC, Options, "coverage", "the coverage map has no source lines");
     if (!P)
-      return Unusable(toString(P.takeError()));
-    // The assembly's CodeView entry names the PDB it was built with.
-    if (!MC.inputPath().empty()) {
-      Expected<std::unique_ptr<pe::Image>> Img = pe::Image::open(MC.inputPath());
-      if (!Img)
-        return Unusable(toString(Img.takeError()));
-      Expected<std::vector<pe::DebugEntry>> Entries = (*Img)->debugEntries();
-      if (!Entries)
-        return Unusable(toString(Entries.takeError()));
-      for (const pe::DebugEntry &D : *Entries) {
-        if (!D.isPortableCodeView() || !D.CV)
-          continue;
-        const std::array<uint8_t, 20> &Id = (*P)->id();
-        uint32_t Stamp = llvm::support::endian::read32le(Id.data() + 16);
-        if (!std::equal(D.CV->Guid.begin(), D.CV->Guid.end(), Id.begin()) ||
-            Stamp != D.TimeDateStamp)
-          return Unusable("'" + Path +
-                          "' was not built with this assembly (its id differs from "
-                          "the assembly's CodeView debug entry)");
-      }
-    }
-    uint32_t Rows = (*P)->methodCount();
-    if (Rows && Rows != MC.module().rowCount(TableId::MethodDef))
-      return Unusable("'" + Path + "' has debug information for " + Twine(Rows) +
-                      " methods, the module has " +
-                      Twine(MC.module().rowCount(TableId::MethodDef)));
-    Pdb = std::move(*P);
-    PdbPath = Path;
+      return P.takeError();
+    Pdb = std::move(P->Pdb);
+    PdbPath = std::move(P->Path);
     return Error::success();
   }
 

@@ -1,0 +1,142 @@
+// The span pass on tests/span-app (its type Shop woven), run on CoreCLR: the program listens to
+// the ActivitySource "Weft" itself and prints the spans it recorded, as an app whose
+// OpenTelemetry SDK has AddSource("Weft") would export them.
+#include "tests/support/Env.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <gtest/gtest.h>
+#include <regex>
+
+using namespace llvm;
+using namespace weft;
+
+namespace {
+
+struct WovenApp {
+  std::string Dir, Dll;
+  test::CommandResult Weave;
+};
+
+/// tests/span-app with Shop woven by \p Pass, an entry of a spec's "passes" (JSON).
+WovenApp weaveApp(StringRef Name, StringRef Pass) {
+  SmallString<256> In(test::binaryDir());
+  sys::path::append(In, "spanapp", "bin", "SpanApp");
+  sys::path::append(In, "release", "SpanApp.dll");
+  WovenApp W;
+  W.Dir = test::scratchDir(Name);
+  W.Dll = W.Dir + "/SpanApp.dll";
+  EXPECT_TRUE(sys::fs::exists(In)) << "the spanapp.build test builds " << In;
+  std::string Spec = W.Dir + "/weft.json";
+  EXPECT_TRUE(test::writeFile(Spec, R"({"version": 1, "rules": [
+    {"match": {"type": "Shop"}, "passes": [)" +
+                                        Pass.str() + R"(]},
+    {"match": {"type": "Clerk"}, "passes": [)" +
+                                        Pass.str() + R"(]}]})"));
+  W.Weave = test::run(test::weftTool(),
+                      {"weave", std::string(In), "-o", W.Dll, "--spec", Spec, "--verify-each"});
+  SmallString<256> Config(sys::path::parent_path(In));
+  sys::path::append(Config, "SpanApp.runtimeconfig.json");
+  EXPECT_FALSE(sys::fs::copy_file(Config, W.Dir + "/SpanApp.runtimeconfig.json"));
+  return W;
+}
+
+bool has(const std::string &Text, const std::string &Line) {
+  return Text.find(Line) != std::string::npos;
+}
+
+/// The block of lines of span \p Name (its header line and the indented lines after it).
+std::string spanOf(const std::string &Out, const std::string &Name) {
+  size_t At = Out.find("span " + Name + " ");
+  if (At == std::string::npos)
+    return "";
+  size_t End = Out.find("\nspan ", At + 1);
+  return Out.substr(At, End == std::string::npos ? std::string::npos : End + 1 - At);
+}
+
+const char *const ProgramOutput = "order 155\ncaught boom\nslow 180\ncaught late\ncaught canceled\n"
+                                  "quick 7\nslow value 30\nnumbers 1,2\nhi ann\n";
+
+TEST(Span, EveryKindOfMethodAsAListenerSeesIt) {
+  WovenApp W = weaveApp("span-app", R"("span")");
+  ASSERT_EQ(W.Weave.ExitCode, 0) << W.Weave.Err;
+  test::CommandResult R = test::run("dotnet", {W.Dll, "listen"}, {}, 120);
+  ASSERT_EQ(R.ExitCode, 0) << R.Err << R.Out;
+  const std::string &O = R.Out;
+  EXPECT_TRUE(has(O, ProgramOutput)) << O;
+  // The caller's span is Activity.Current again once each call returns, async ones included.
+  EXPECT_TRUE(has(O, "current after the calls: request\n")) << O;
+
+  // Nesting: the app's request span, Order in it, Price and Tax in Order.
+  std::string Order = spanOf(O, "Shop.Order");
+  EXPECT_TRUE(has(Order, "parent=request kind=Internal status=Unset ''")) << O;
+  EXPECT_TRUE(has(Order, "  tag code.function.name=Shop.Order\n")) << Order;
+  EXPECT_TRUE(has(Order, "  tag code.file.path=Program.cs\n")) << Order;
+  EXPECT_TRUE(has(Order, "  tag code.line.number=8\n")) << Order;
+  EXPECT_FALSE(has(Order, "code.namespace")) << "Shop is in no namespace: " << Order;
+  EXPECT_TRUE(has(Order, "version=0.")) << Order;
+  EXPECT_TRUE(has(spanOf(O, "Shop.Price"), "parent=Shop.Order ")) << O;
+  EXPECT_TRUE(has(spanOf(O, "Shop.Tax"), "parent=Shop.Order ")) << O;
+
+  // A throw: the error status, the exception event, and the exception still reaches the caller.
+  std::string Fail = spanOf(O, "Shop.Fail");
+  EXPECT_TRUE(has(Fail, "status=Error 'boom'")) << Fail;
+  EXPECT_TRUE(has(Fail, "  event exception\n    exception.message=boom\n")) << Fail;
+  EXPECT_TRUE(has(Fail, "    exception.stacktrace=System.InvalidOperationException: boom\n"))
+      << Fail;
+  EXPECT_TRUE(has(Fail, "    exception.type=System.InvalidOperationException\n")) << Fail;
+
+  // Async: the span lasts until the task completes; its code's line is the MoveNext's first.
+  std::string Slow = spanOf(O, "Shop.SlowAsync");
+  std::smatch Ms;
+  ASSERT_TRUE(std::regex_search(Slow, Ms, std::regex("ms=([0-9]+)"))) << Slow;
+  EXPECT_GE(std::stoi(Ms[1]), 50) << Slow;
+  EXPECT_TRUE(has(Slow, "parent=request ")) << Slow;
+  EXPECT_TRUE(has(Slow, "  tag code.line.number=14\n")) << Slow;
+  // Price, called after the await, runs inside SlowAsync's span.
+  EXPECT_TRUE(has(O, "span Shop.Price parent=Shop.SlowAsync ")) << O;
+  EXPECT_TRUE(has(spanOf(O, "Shop.FaultAsync"), "status=Error 'late'")) << O;
+  EXPECT_TRUE(has(spanOf(O, "Shop.FaultAsync"), "exception.type=System.TimeoutException")) << O;
+  EXPECT_TRUE(has(spanOf(O, "Shop.CancelAsync"), "status=Error 'The task was canceled.'")) << O;
+  EXPECT_TRUE(has(spanOf(O, "Shop.QuickValue"), "status=Unset ''")) << O;
+  std::string SlowValue = spanOf(O, "Shop.SlowValue");
+  ASSERT_TRUE(std::regex_search(SlowValue, Ms, std::regex("ms=([0-9]+)"))) << SlowValue;
+  EXPECT_GE(std::stoi(Ms[1]), 25) << SlowValue;
+  // A type in a namespace: the function's name holds it, code.namespace names it.
+  std::string Greet = spanOf(O, "Store.Clerk.Greet");
+  EXPECT_TRUE(has(Greet, "  tag code.function.name=Store.Clerk.Greet\n")) << O;
+  EXPECT_TRUE(has(Greet, "  tag code.namespace=Store\n")) << Greet;
+
+  // An iterator gets no span: its code runs as it is enumerated, after the call returned.
+  EXPECT_FALSE(has(O, "span Shop.Numbers")) << O;
+}
+
+// With nobody listening, StartActivity returns null: the program runs as it did, and nothing of
+// a span is made.
+TEST(Span, NoListenerNoSpans) {
+  WovenApp W = weaveApp("span-quiet", R"("span")");
+  ASSERT_EQ(W.Weave.ExitCode, 0) << W.Weave.Err;
+  test::CommandResult R = test::run("dotnet", {W.Dll}, {}, 120);
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_EQ(R.Out, std::string(ProgramOutput) + "current after the calls: request\n");
+}
+
+// The options: the span's name and kind.
+TEST(Span, NameAndKindAreOptions) {
+  WovenApp W = weaveApp("span-options", R"({"name": "span", "options": {"name": "{type}/{method}",
+                                                      "kind": "client"}})");
+  ASSERT_EQ(W.Weave.ExitCode, 0) << W.Weave.Err;
+  test::CommandResult R = test::run("dotnet", {W.Dll, "listen"}, {}, 120);
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_TRUE(has(R.Out, "span Shop/Order parent=request kind=Client ")) << R.Out;
+
+  WovenApp Bad = weaveApp("span-bad-kind", R"({"name": "span", "options": {"kind": "sideways"}})");
+  EXPECT_EQ(Bad.Weave.ExitCode, 1);
+  EXPECT_TRUE(has(Bad.Weave.Err, "kind 'sideways' is none of internal, server, client, producer, "
+                                 "consumer"))
+      << Bad.Weave.Err;
+}
+
+} // namespace

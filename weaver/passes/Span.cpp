@@ -1,0 +1,706 @@
+//===- weaver/passes/Span.cpp - span --------------------------------------===//
+//
+// Runs each woven method inside an OpenTelemetry span: a System.Diagnostics.Activity started
+// from the ActivitySource "Weft" (weft's version), parent Activity.Current, which the app's own
+// OpenTelemetry SDK exports when it listens to the source (AddSource("Weft")):
+//
+//   [constructor prefix up to the base constructor call]
+//   ldsfld Source; ldstr NAME; ldc.i4 KIND; callvirt StartActivity(string, ActivityKind)
+//   dup; stloc a; brfalse GO; ldloc a; ldstr FUNCTION; ldstr NAMESPACE; ldstr FILE; ldc LINE
+//   call Begin                            ; the code attributes, only when a listener records
+//   GO: .try { body; every ret: stloc v; leave EXIT }
+//   catch System.Exception { stloc e; ldloc a; brfalse R; ldloc a; ldloc e; call Fail; R: rethrow }
+//   EXIT: ldloc a; brfalse X; ldloc a; call End; X: ldloc v; ret
+//
+// With no listener StartActivity returns null and the method pays that call and a test. Fail
+// sets the error status and an `exception` event (type, message, stack trace) and ends the span.
+// A method returning Task or Task<T> ends its span when the task completes (Handoff: a
+// continuation that records a fault or cancellation as the error status), and gives
+// Activity.Current back to the span's parent as it returns; ValueTask and ValueTask<T> too, through
+// AsTask when the value has not completed (the caller then gets a ValueTask over that task).
+// Iterators and async iterators are left alone: the method that creates one returns before any of
+// its code runs (name the method that enumerates it).
+//
+// The helpers live in the added type `<weft>.Spans`; each catches what a listener throws, so a
+// span never changes what the woven program does. A tail call ends the span before the call.
+//
+//===----------------------------------------------------------------------===//
+#include "metadata/CustomAttribute.h"
+#include "metadata/Names.h"
+#include "support/Format.h"
+#include "weaver/passes/Builtins.h"
+#include "weaver/passes/Emit.h"
+#include "weaver/passes/InputPdb.h"
+#include "weaver/passes/Returns.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#ifndef WEFT_VERSION
+#define WEFT_VERSION "0.0.0"
+#endif
+
+using namespace llvm;
+using namespace weft::metadata;
+
+namespace weft::passes {
+
+namespace {
+
+constexpr uint8_t Void = uint8_t(ElementType::Void), Str = uint8_t(ElementType::String),
+                  Obj = uint8_t(ElementType::Object), I4 = uint8_t(ElementType::I4),
+                  Bool = uint8_t(ElementType::Boolean), Cls = uint8_t(ElementType::Class),
+                  Val = uint8_t(ElementType::ValueType), Inst = uint8_t(ElementType::GenericInst);
+
+/// What a method returns, as far as ending its span goes.
+enum class Returns { Other, Task, ValueTask };
+
+/// The OpenTelemetry span kinds, as System.Diagnostics.ActivityKind numbers them.
+std::optional<int32_t> spanKind(StringRef S) {
+  return StringSwitch<std::optional<int32_t>>(S)
+      .Case("internal", 0)
+      .Case("server", 1)
+      .Case("client", 2)
+      .Case("producer", 3)
+      .Case("consumer", 4)
+      .Default(std::nullopt);
+}
+
+/// Signature bytes with type tokens in them.
+struct Sig {
+  std::vector<uint8_t> B;
+  Sig() = default;
+  Sig(std::initializer_list<uint8_t> L) : B(L) {}
+  Sig &t(uint8_t Kind, Token T) {
+    B.push_back(Kind);
+    appendTypeDefOrRefEncoded(B, T);
+    return *this;
+  }
+  Sig &b(std::initializer_list<uint8_t> L) {
+    B.insert(B.end(), L);
+    return *this;
+  }
+};
+
+class Span final : public Pass {
+public:
+  explicit Span(const PassOptions &O) : Options(O) {}
+
+  Error beginModule(ModuleContext &MC) override {
+    std::optional<int32_t> K = spanKind(Options.get("kind", "internal"));
+    if (!K)
+      return Options.error("kind '" + Options.get("kind") +
+                           "' is none of internal, server, client, producer, consumer");
+    Kind = *K;
+    NameTemplate = Options.get("name", "{namespace}.{type}.{method}").str();
+    if (MC.module().findTypeDef("<weft>", "Spans"))
+      return Options.error("the module already has a type <weft>.Spans (woven with span before?)");
+    if (Error E = references(MC))
+      return E;
+    Expected<InputPdb> P = openInputPdb(MC, Options, "span", "spans have no source file and line");
+    if (!P)
+      return P.takeError();
+    Pdb = std::move(P->Pdb);
+    if (Pdb)
+      indexStateMachines();
+    return addHelpers(MC);
+  }
+
+  Error runOnMethod(MethodContext &C) override {
+    if (isIterator(C)) {
+      C.skip("an iterator: its code runs when it is enumerated, after it returns");
+      return Error::success();
+    }
+    std::string WhyNot;
+    std::optional<size_t> Start = wrapStart(C, WhyNot);
+    if (!Start) {
+      C.skip(WhyNot);
+      return Error::success();
+    }
+    il::MethodBody &B = C.body();
+    uint32_t A = C.addLocal(Sig().t(Cls, Activity).B);
+    auto EndAtTailCall = [&](Emitter &E) { endIfStarted(E, A); };
+    Expected<SingleExit> Exit = makeSingleExit(C, /*Wrap=*/true, EndAtTailCall);
+    if (!Exit) {
+      C.skip(toString(Exit.takeError()));
+      return Error::success();
+    }
+    SingleExit X = *Exit;
+    il::Instr *CoreFirst = B.instructions()[*Start];
+
+    // Start, outside the try.
+    Emitter Head(B, CoreFirst);
+    emitStart(C, Head, A);
+
+    // Fail, between the body and the exit.
+    std::vector<uint8_t> ExcSig = Sig().t(Cls, ExceptionType).B;
+    uint32_t Exc = C.addLocal(ExcSig);
+    Emitter H(B, X.End);
+    H.stloc(Exc);
+    il::Instr *Rethrow = B.create(il::Opcode::Rethrow);
+    H.ldloc(A);
+    H.branch(il::Opcode::Brfalse, Rethrow);
+    H.ldloc(A);
+    H.ldloc(Exc);
+    H.tok(il::Opcode::Call, FailMethod);
+    H.put(Rethrow);
+    protectBody(B, CoreFirst, H.first(), X.End, il::RegionKind::Catch, ExceptionType);
+
+    // End (or hand the span to the returned task), at the head of the epilogue.
+    if (X.Epilogue) {
+      Emitter E(B, X.Epilogue);
+      Returns R = returnKind(C);
+      if (R == Returns::Other || !X.ValueLocal)
+        endIfStarted(E, A);
+      else
+        handOff(C, E, A, *X.ValueLocal, R);
+      il::Instr *First = E.first();
+      for (il::Instr *I : B.instructions())
+        if (I->Target == X.Epilogue && I != First)
+          I->Target = First;
+      // The handler ended at the epilogue; it ends where the exit code now starts.
+      for (il::ExceptionRegion &Rg : B.Regions)
+        if (Rg.HandlerEnd == X.Epilogue)
+          Rg.HandlerEnd = First;
+    }
+    return Error::success();
+  }
+
+private:
+  /// The references the woven code and the helpers use.
+  Error references(ModuleContext &MC) {
+    // System.Diagnostics.DiagnosticSource, at version 0: it binds to the one the app runs with.
+    const Module &M = MC.module();
+    Token DS = 0;
+    for (uint32_t R = 1; R <= M.rowCount(TableId::AssemblyRef); ++R)
+      if (M.getString(M.get(TableId::AssemblyRef, R, AssemblyRefCol::Name)) ==
+          "System.Diagnostics.DiagnosticSource")
+        DS = makeToken(TableId::AssemblyRef, R);
+    if (!DS) {
+      AssemblyRefInfo Info;
+      Info.Name = "System.Diagnostics.DiagnosticSource";
+      static const uint8_t KeyToken[] = {0xcc, 0x7b, 0x13, 0xff, 0xcd, 0x2d, 0xdd, 0x51};
+      Info.PublicKeyOrToken = KeyToken;
+      DS = MC.assemblyRef(Info);
+    }
+    auto Diag = [&](StringRef Name) { return MC.typeRef(DS, "System.Diagnostics", Name); };
+    Source = Diag("ActivitySource");
+    Activity = Diag("Activity");
+    ActivityKind = Diag("ActivityKind");
+    StatusCode = Diag("ActivityStatusCode");
+    Event = Diag("ActivityEvent");
+    Tags = Diag("ActivityTagsCollection");
+    for (auto [Out, Ns, Name] :
+         {std::tuple{&ExceptionType, "System", "Exception"},
+          {&ObjectType, "System", "Object"},
+          {&TypeType, "System", "Type"},
+          {&DateTimeOffset, "System", "DateTimeOffset"},
+          {&Int32Type, "System", "Int32"},
+          {&TaskType, "System.Threading.Tasks", "Task"},
+          {&TaskOfT, "System.Threading.Tasks", "Task`1"},
+          {&ValueTaskType, "System.Threading.Tasks", "ValueTask"},
+          {&ValueTaskOfT, "System.Threading.Tasks", "ValueTask`1"},
+          {&ActionOf2, "System", "Action`2"},
+          {&CancellationToken, "System.Threading", "CancellationToken"},
+          {&ContinuationOptions, "System.Threading.Tasks", "TaskContinuationOptions"},
+          {&Scheduler, "System.Threading.Tasks", "TaskScheduler"},
+          {&AggregateType, "System", "AggregateException"}}) {
+      Expected<Token> T = MC.coreType(Ns, Name);
+      if (!T)
+        return T.takeError();
+      *Out = *T;
+    }
+    StartActivity =
+        MC.memberRef(Source, "StartActivity",
+                     Sig({SigHasThis, 2}).t(Cls, Activity).b({Str}).t(Val, ActivityKind).B);
+    Dispose = MC.memberRef(Activity, "Dispose", {SigHasThis, 0, Void});
+    return Error::success();
+  }
+
+  /// `<weft>.Spans`: the source and the helpers, with their bodies now (a runtime compiles
+  /// methods while the module is in use).
+  Error addHelpers(ModuleContext &MC) {
+    Token Type = MC.addType(0x00100180, "<weft>", "Spans", ObjectType); // abstract sealed bfi
+    Expected<Token> F = MC.addField(Type, 0x0033, "Source", Sig({SigField}).t(Cls, Source).B);
+    if (!F)
+      return F.takeError();
+    SourceField = *F;
+    Expected<Token> DoneF =
+        MC.addField(Type, 0x0033, "Done",
+                    Sig({SigField}).b({Inst}).t(Cls, ActionOf2).b({2}).t(Cls, TaskType).b({Obj}).B);
+    if (!DoneF)
+      return DoneF.takeError();
+    DoneField = *DoneF;
+    struct Made {
+      Token *Out;
+      const char *Name;
+      std::vector<uint8_t> Sig;
+    } Methods[] = {
+        {&BeginMethod, "Begin",
+         Sig({SigDefault, 5, Void}).t(Cls, Activity).b({Str, Str, Str, I4}).B},
+        {&FailMethod, "Fail", Sig({SigDefault, 2, Void}).t(Cls, Activity).t(Cls, ExceptionType).B},
+        {&EndMethod, "End", Sig({SigDefault, 1, Void}).t(Cls, Activity).B},
+        {&DoneMethod, "Finish", Sig({SigDefault, 2, Void}).t(Cls, TaskType).b({Obj}).B},
+        {&HandoffMethod, "Handoff", Sig({SigDefault, 2, Void}).t(Cls, TaskType).t(Cls, Activity).B},
+        {&CctorMethod, ".cctor", {SigDefault, 0, Void}},
+    };
+    for (Made &D : Methods) {
+      uint16_t Flags = StringRef(D.Name) == ".cctor" ? 0x1891 : 0x0093; // assembly static
+      Expected<Token> T = MC.addMethod(Type, Flags, 0, D.Name, D.Sig);
+      if (!T)
+        return T.takeError();
+      *D.Out = *T;
+    }
+    for (auto [Method, Body] : {std::pair{BeginMethod, &Span::beginBody},
+                                {FailMethod, &Span::failBody},
+                                {EndMethod, &Span::endBody},
+                                {DoneMethod, &Span::finishBody},
+                                {HandoffMethod, &Span::handoffBody},
+                                {CctorMethod, &Span::cctorBody}}) {
+      il::MethodBody B;
+      Emitter E(B, nullptr);
+      Expected<bool> Guarded = (this->*Body)(MC, B, E);
+      if (!Guarded)
+        return Guarded.takeError();
+      if (*Guarded)
+        dropExceptionsAndReturn(B, E.first(), ObjectType);
+      if (Error Err = MC.setBody(Method, std::move(B), false))
+        return Err;
+    }
+    return Error::success();
+  }
+
+  Token ref(ModuleContext &MC, Token Parent, StringRef Name, const Sig &S) {
+    return MC.memberRef(Parent, Name, S.B);
+  }
+
+  /// Source = new ActivitySource("Weft", VERSION); Done = new Action<Task, object>(Finish).
+  Expected<bool> cctorBody(ModuleContext &MC, il::MethodBody &B, Emitter &E) {
+    Expected<Token> Weft = MC.userString("Weft");
+    Expected<Token> Version = MC.userString(WEFT_VERSION);
+    if (!Weft || !Version)
+      return joinErrors(Weft.takeError(), Version.takeError());
+    E.tok(il::Opcode::Ldstr, *Weft);
+    E.tok(il::Opcode::Ldstr, *Version);
+    E.tok(il::Opcode::Newobj, ref(MC, Source, ".ctor", Sig({SigHasThis, 2, Void, Str, Str})));
+    E.tok(il::Opcode::Stsfld, SourceField);
+    E.op(il::Opcode::Ldnull);
+    E.tok(il::Opcode::Ldftn, DoneMethod);
+    Token Action = MC.typeSpec(Sig({Inst}).t(Cls, ActionOf2).b({2}).t(Cls, TaskType).b({Obj}).B);
+    E.tok(il::Opcode::Newobj,
+          MC.memberRef(Action, ".ctor", {SigHasThis, 2, Void, Obj, uint8_t(ElementType::I)}));
+    E.tok(il::Opcode::Stsfld, DoneField);
+    E.op(il::Opcode::Ret);
+    return false;
+  }
+
+  /// a.SetTag for the code attributes: (a, function, namespace or null, file or null, line).
+  Expected<bool> beginBody(ModuleContext &MC, il::MethodBody &B, Emitter &E) {
+    Token SetTag = ref(MC, Activity, "SetTag", Sig({SigHasThis, 2}).t(Cls, Activity).b({Str, Obj}));
+    auto Tag = [&](StringRef Key, auto LoadValue) -> Error {
+      Expected<Token> K = MC.userString(Key);
+      if (!K)
+        return K.takeError();
+      E.ldarg(0);
+      E.tok(il::Opcode::Ldstr, *K);
+      LoadValue();
+      E.tok(il::Opcode::Callvirt, SetTag);
+      E.op(il::Opcode::Pop);
+      return Error::success();
+    };
+    if (Error Err = Tag("code.function.name", [&] { E.ldarg(1); }))
+      return std::move(Err);
+    il::Instr *NoNamespace = B.create(il::Opcode::Nop);
+    E.ldarg(2);
+    E.branch(il::Opcode::Brfalse, NoNamespace);
+    if (Error Err = Tag("code.namespace", [&] { E.ldarg(2); }))
+      return std::move(Err);
+    E.put(NoNamespace);
+    il::Instr *NoFile = B.create(il::Opcode::Nop);
+    E.ldarg(3);
+    E.branch(il::Opcode::Brfalse, NoFile);
+    if (Error Err = Tag("code.file.path", [&] { E.ldarg(3); }))
+      return std::move(Err);
+    if (Error Err = Tag("code.line.number", [&] {
+          E.ldarg(4);
+          E.tok(il::Opcode::Box, Int32Type);
+        }))
+      return std::move(Err);
+    E.put(NoFile);
+    return true;
+  }
+
+  /// a.SetStatus(Error, e.Message); a.AddEvent(new ActivityEvent("exception", default, tags of
+  /// e's type, message and stack trace)); a.Dispose().
+  Expected<bool> failBody(ModuleContext &MC, il::MethodBody &B, Emitter &E) {
+    B.InitLocals = true;
+    B.LocalVarSigToken = MC.standAloneSig(Sig({SigLocal, 2}).t(Cls, Tags).t(Val, DateTimeOffset).B);
+    Token Message = ref(MC, ExceptionType, "get_Message", Sig({SigHasThis, 0, Str}));
+    Token Add = ref(MC, Tags, "Add", Sig({SigHasThis, 2, Void, Str, Obj}));
+    std::array<Expected<Token>, 5> S = {
+        MC.userString("exception.type"), MC.userString("exception.message"),
+        MC.userString("exception.stacktrace"), MC.userString("exception"), MC.userString("")};
+    for (Expected<Token> &T : S)
+      if (!T)
+        return T.takeError();
+    E.ldarg(0);
+    E.ldc(2); // ActivityStatusCode.Error
+    E.ldarg(1);
+    E.tok(il::Opcode::Callvirt, Message);
+    E.tok(il::Opcode::Callvirt,
+          ref(MC, Activity, "SetStatus",
+              Sig({SigHasThis, 2}).t(Cls, Activity).t(Val, StatusCode).b({Str})));
+    E.op(il::Opcode::Pop);
+    E.tok(il::Opcode::Newobj, ref(MC, Tags, ".ctor", Sig({SigHasThis, 0, Void})));
+    E.stloc(0);
+    auto AddTag = [&](Token Key, auto LoadValue) {
+      E.ldloc(0);
+      E.tok(il::Opcode::Ldstr, Key);
+      LoadValue();
+      E.tok(il::Opcode::Callvirt, Add);
+    };
+    AddTag(*S[0], [&] {
+      E.ldarg(1);
+      E.tok(il::Opcode::Callvirt,
+            ref(MC, ObjectType, "GetType", Sig({SigHasThis, 0}).t(Cls, TypeType)));
+      E.tok(il::Opcode::Callvirt, ref(MC, TypeType, "get_FullName", Sig({SigHasThis, 0, Str})));
+    });
+    AddTag(*S[1], [&] {
+      E.ldarg(1);
+      E.tok(il::Opcode::Callvirt, Message);
+    });
+    AddTag(*S[2], [&] {
+      E.ldarg(1);
+      E.tok(il::Opcode::Callvirt, ref(MC, ObjectType, "ToString", Sig({SigHasThis, 0, Str})));
+    });
+    E.ldarg(0);
+    E.tok(il::Opcode::Ldstr, *S[3]);
+    E.ldloca(1); // default(DateTimeOffset): now
+    E.tok(il::Opcode::Initobj, DateTimeOffset);
+    E.ldloc(1);
+    E.ldloc(0);
+    E.tok(il::Opcode::Newobj,
+          ref(MC, Event, ".ctor",
+              Sig({SigHasThis, 3, Void, Str}).t(Val, DateTimeOffset).t(Cls, Tags)));
+    E.tok(il::Opcode::Callvirt,
+          ref(MC, Activity, "AddEvent", Sig({SigHasThis, 1}).t(Cls, Activity).t(Val, Event)));
+    E.op(il::Opcode::Pop);
+    E.ldarg(0);
+    E.tok(il::Opcode::Callvirt, Dispose);
+    return true;
+  }
+
+  /// a.Dispose(): the span ends, Activity.Current goes back to its parent.
+  Expected<bool> endBody(ModuleContext &, il::MethodBody &, Emitter &E) {
+    E.ldarg(0);
+    E.tok(il::Opcode::Callvirt, Dispose);
+    return true;
+  }
+
+  /// The continuation of a task a span waits for: (task, span). A fault fails the span with the
+  /// task's first exception, a cancellation sets the error status; then the span ends.
+  Expected<bool> finishBody(ModuleContext &MC, il::MethodBody &B, Emitter &E) {
+    B.InitLocals = true;
+    B.LocalVarSigToken =
+        MC.standAloneSig(Sig({SigLocal, 2}).t(Cls, Activity).t(Cls, ExceptionType).B);
+    Expected<Token> Canceled = MC.userString("The task was canceled.");
+    if (!Canceled)
+      return Canceled.takeError();
+    E.ldarg(1);
+    E.tok(il::Opcode::Castclass, Activity);
+    E.stloc(0);
+    il::Instr *NotFaulted = B.create(il::Opcode::Ldarg_0);
+    il::Instr *End = B.create(il::Opcode::Ldloc_0);
+    il::Instr *Done = B.create(il::Opcode::Nop);
+    E.ldarg(0);
+    E.tok(il::Opcode::Callvirt, ref(MC, TaskType, "get_IsFaulted", Sig({SigHasThis, 0, Bool})));
+    E.branch(il::Opcode::Brfalse, NotFaulted);
+    // The task's exception is an AggregateException: its first inner one is what await throws.
+    E.ldarg(0);
+    E.tok(il::Opcode::Callvirt,
+          ref(MC, TaskType, "get_Exception", Sig({SigHasThis, 0}).t(Cls, AggregateType)));
+    E.op(il::Opcode::Dup);
+    E.tok(il::Opcode::Callvirt,
+          ref(MC, ExceptionType, "get_InnerException", Sig({SigHasThis, 0}).t(Cls, ExceptionType)));
+    E.op(il::Opcode::Dup);
+    il::Instr *Have = B.create(il::Opcode::Stloc_1);
+    E.branch(il::Opcode::Brtrue, Have);
+    E.op(il::Opcode::Pop);
+    E.op(il::Opcode::Dup);
+    E.put(Have);
+    E.op(il::Opcode::Pop);
+    E.ldloc(0);
+    E.ldloc(1);
+    E.tok(il::Opcode::Call, FailMethod); // ends the span
+    E.branch(il::Opcode::Br, Done);
+    E.put(NotFaulted); // ldarg.0
+    E.tok(il::Opcode::Callvirt, ref(MC, TaskType, "get_IsCanceled", Sig({SigHasThis, 0, Bool})));
+    E.branch(il::Opcode::Brfalse, End);
+    E.ldloc(0);
+    E.ldc(2);
+    E.tok(il::Opcode::Ldstr, *Canceled);
+    E.tok(il::Opcode::Callvirt,
+          ref(MC, Activity, "SetStatus",
+              Sig({SigHasThis, 2}).t(Cls, Activity).t(Val, StatusCode).b({Str})));
+    E.op(il::Opcode::Pop);
+    E.put(End); // ldloc.0
+    E.tok(il::Opcode::Callvirt, Dispose);
+    E.put(Done);
+    return true;
+  }
+
+  /// (task, span): a completed (or null) task ends the span now; otherwise the span ends when the
+  /// task does, and Activity.Current goes back to the span's parent for the caller.
+  Expected<bool> handoffBody(ModuleContext &MC, il::MethodBody &B, Emitter &E) {
+    il::Instr *Pending = B.create(il::Opcode::Ldarg_0);
+    il::Instr *Done = B.create(il::Opcode::Nop);
+    E.ldarg(0);
+    il::Instr *Null = B.create(il::Opcode::Ldarg_1);
+    E.branch(il::Opcode::Brfalse, Null);
+    E.ldarg(0);
+    E.tok(il::Opcode::Callvirt, ref(MC, TaskType, "get_IsCompleted", Sig({SigHasThis, 0, Bool})));
+    E.branch(il::Opcode::Brfalse, Pending);
+    E.ldarg(0);
+    E.ldarg(1);
+    E.tok(il::Opcode::Call, DoneMethod);
+    E.branch(il::Opcode::Br, Done);
+    E.put(Null); // ldarg.1
+    E.tok(il::Opcode::Callvirt, Dispose);
+    E.branch(il::Opcode::Br, Done);
+    E.put(Pending); // ldarg.0
+    E.tok(il::Opcode::Ldsfld, DoneField);
+    E.ldarg(1);
+    E.tok(il::Opcode::Call,
+          ref(MC, CancellationToken, "get_None", Sig({SigDefault, 0}).t(Val, CancellationToken)));
+    E.ldc(0x80000); // ExecuteSynchronously
+    E.tok(il::Opcode::Call,
+          ref(MC, Scheduler, "get_Default", Sig({SigDefault, 0}).t(Cls, Scheduler)));
+    E.tok(il::Opcode::Callvirt, ref(MC, TaskType, "ContinueWith",
+                                    Sig({SigHasThis, 5})
+                                        .t(Cls, TaskType)
+                                        .b({Inst})
+                                        .t(Cls, ActionOf2)
+                                        .b({2})
+                                        .t(Cls, TaskType)
+                                        .b({Obj})
+                                        .b({Obj})
+                                        .t(Val, CancellationToken)
+                                        .t(Val, ContinuationOptions)
+                                        .t(Cls, Scheduler)));
+    E.op(il::Opcode::Pop);
+    E.ldarg(1);
+    E.tok(il::Opcode::Callvirt,
+          ref(MC, Activity, "get_Parent", Sig({SigHasThis, 0}).t(Cls, Activity)));
+    E.tok(il::Opcode::Call,
+          ref(MC, Activity, "set_Current", Sig({SigDefault, 1, Void}).t(Cls, Activity)));
+    E.put(Done);
+    return true;
+  }
+
+  /// The span's start, with its code attributes when a listener records it.
+  void emitStart(MethodContext &C, Emitter &E, uint32_t A) {
+    const Module &M = C.module();
+    // The declaring type's name (nested types joined with '.') and namespace.
+    std::string TypeName, Namespace;
+    for (uint32_t T = C.declaringType(); T; T = M.enclosingType(T)) {
+      StringRef N = M.getString(M.get(TableId::TypeDef, T, TypeDefCol::TypeName));
+      TypeName = TypeName.empty() ? N.str() : (N + "." + TypeName).str();
+      Namespace = M.getString(M.get(TableId::TypeDef, T, TypeDefCol::TypeNamespace)).str();
+    }
+    StringRef Method = M.getString(M.get(TableId::MethodDef, C.row(), MethodDefCol::Name));
+    std::string Function =
+        (Namespace.empty() ? "" : Namespace + ".") + TypeName + "." + Method.str();
+    std::string Name = NameTemplate;
+    // "{namespace}." goes away whole for a type in no namespace.
+    std::string Dotted = Namespace.empty() ? "" : Namespace + ".";
+    for (auto [Key, Value] : {std::pair<StringRef, StringRef>{"{namespace}.", Dotted},
+                              {"{namespace}", Namespace},
+                              {"{type}", TypeName},
+                              {"{method}", Method}})
+      for (size_t At; (At = Name.find(Key.str())) != std::string::npos;)
+        Name.replace(At, Key.size(), Value.str());
+    auto [File, Line] = sourceOf(C.row());
+
+    il::Instr *Go = C.body().create(il::Opcode::Nop);
+    E.tok(il::Opcode::Ldsfld, SourceField);
+    E.tok(il::Opcode::Ldstr, C.userString(Name));
+    E.ldc(Kind);
+    E.tok(il::Opcode::Callvirt, StartActivity);
+    E.op(il::Opcode::Dup);
+    E.stloc(A);
+    E.branch(il::Opcode::Brfalse, Go);
+    E.ldloc(A);
+    E.tok(il::Opcode::Ldstr, C.userString(Function));
+    if (Namespace.empty())
+      E.op(il::Opcode::Ldnull);
+    else
+      E.tok(il::Opcode::Ldstr, C.userString(Namespace));
+    if (File.empty())
+      E.op(il::Opcode::Ldnull);
+    else
+      E.tok(il::Opcode::Ldstr, C.userString(File));
+    E.ldc(int32_t(Line));
+    E.tok(il::Opcode::Call, BeginMethod);
+    E.put(Go);
+  }
+
+  void endIfStarted(Emitter &E, uint32_t A) {
+    il::Instr *Skip = E.body().create(il::Opcode::Nop);
+    E.ldloc(A);
+    E.branch(il::Opcode::Brfalse, Skip);
+    E.ldloc(A);
+    E.tok(il::Opcode::Call, EndMethod);
+    E.put(Skip);
+  }
+
+  /// The returned task (the value local \p V) ends the span: Handoff(task, a). A ValueTask that
+  /// has not completed successfully becomes one over its AsTask(), which Handoff watches.
+  void handOff(MethodContext &C, Emitter &E, uint32_t A, uint32_t V, Returns R) {
+    il::MethodBody &B = E.body();
+    il::Instr *Skip = B.create(il::Opcode::Nop);
+    E.ldloc(A);
+    E.branch(il::Opcode::Brfalse, Skip);
+    if (R == Returns::Task) {
+      E.ldloc(V);
+      E.ldloc(A);
+      E.tok(il::Opcode::Call, HandoffMethod);
+      E.put(Skip);
+      return;
+    }
+    const TypeSig &Ret = C.returnType().stripped();
+    bool Generic = Ret.Kind == ElementType::GenericInst;
+    Token VT = C.typeToken(Ret);
+    std::vector<uint8_t> TaskSig;
+    if (Generic)
+      TaskSig = Sig({Inst}).t(Cls, TaskOfT).b({1, uint8_t(ElementType::Var), 0}).B;
+    else
+      TaskSig = Sig().t(Cls, TaskType).B;
+    std::vector<uint8_t> AsTask{SigHasThis, 0};
+    AsTask.insert(AsTask.end(), TaskSig.begin(), TaskSig.end());
+    std::vector<uint8_t> Ctor{SigHasThis, 1, Void};
+    Ctor.insert(Ctor.end(), TaskSig.begin(), TaskSig.end());
+    il::Instr *Pending = B.create(il::Opcode::Ldloca_S);
+    Pending->Index = V;
+    E.ldloca(V);
+    E.tok(il::Opcode::Call, C.memberRef(VT, "get_IsCompletedSuccessfully", {SigHasThis, 0, Bool}));
+    E.branch(il::Opcode::Brfalse, Pending);
+    E.ldloc(A);
+    E.tok(il::Opcode::Call, EndMethod);
+    E.branch(il::Opcode::Br, Skip);
+    E.put(Pending); // ldloca V
+    E.tok(il::Opcode::Call, C.memberRef(VT, "AsTask", AsTask));
+    E.op(il::Opcode::Dup);
+    E.ldloc(A);
+    E.tok(il::Opcode::Call, HandoffMethod);
+    E.tok(il::Opcode::Newobj, C.memberRef(VT, ".ctor", Ctor));
+    E.stloc(V);
+    E.put(Skip);
+  }
+
+  Returns returnKind(MethodContext &C) {
+    const TypeSig &R = C.returnType().stripped();
+    const TypeSig *Node = R.Kind == ElementType::GenericInst ? &R.Args.front() : &R;
+    if (Node->Kind != ElementType::Class && Node->Kind != ElementType::ValueType)
+      return Returns::Other;
+    auto [Ns, Name] = typeName(C.module(), Node->TypeToken);
+    if (Ns != "System.Threading.Tasks")
+      return Returns::Other;
+    if (Name == "Task" || Name == "Task`1")
+      return Returns::Task;
+    if (Name == "ValueTask" || Name == "ValueTask`1")
+      return Returns::ValueTask;
+    return Returns::Other;
+  }
+
+  static std::pair<StringRef, StringRef> typeName(const Module &M, Token T) {
+    if (tokenTable(T) == TableId::TypeRef)
+      return {M.getString(M.get(TableId::TypeRef, tokenRow(T), TypeRefCol::TypeNamespace)),
+              M.getString(M.get(TableId::TypeRef, tokenRow(T), TypeRefCol::TypeName))};
+    if (tokenTable(T) == TableId::TypeDef)
+      return {M.getString(M.get(TableId::TypeDef, tokenRow(T), TypeDefCol::TypeNamespace)),
+              M.getString(M.get(TableId::TypeDef, tokenRow(T), TypeDefCol::TypeName))};
+    return {};
+  }
+
+  /// Whether the method creates an iterator or an async iterator (the compiler marks it with
+  /// IteratorStateMachineAttribute or AsyncIteratorStateMachineAttribute).
+  bool isIterator(MethodContext &C) {
+    const Module &M = C.module();
+    for (uint32_t R : M.customAttributes(C.token())) {
+      Token Ctor = M.getToken(TableId::CustomAttribute, R, CustomAttributeCol::Type);
+      auto [Ns, Name] = typeName(M, customAttributeType(M, Ctor));
+      if (Ns == "System.Runtime.CompilerServices" &&
+          (Name == "IteratorStateMachineAttribute" || Name == "AsyncIteratorStateMachineAttribute"))
+        return true;
+    }
+    return false;
+  }
+
+  /// The file and line of the method's first statement (of its state machine's MoveNext, for
+  /// an async method), from the PDB; nothing without one.
+  std::pair<std::string, uint32_t> sourceOf(uint32_t Row) {
+    if (!Pdb)
+      return {};
+    for (uint32_t R : {Row, MoveNextOf.lookup(Row)}) {
+      if (!R)
+        continue;
+      Expected<std::vector<pdb::SequencePoint>> Points =
+          pdb::methodSequencePoints(Pdb->module(), R);
+      if (!Points) {
+        consumeError(Points.takeError());
+        continue;
+      }
+      for (const pdb::SequencePoint &P : *Points) {
+        if (P.isHidden())
+          continue;
+        Expected<std::string> Doc = pdb::documentName(Pdb->module(), P.Document);
+        if (!Doc) {
+          consumeError(Doc.takeError());
+          return {};
+        }
+        return {*Doc, P.StartLine};
+      }
+    }
+    return {};
+  }
+
+  void indexStateMachines() {
+    const Module &P = Pdb->module();
+    for (uint32_t R = 1; R <= P.rowCount(TableId::StateMachineMethod); ++R)
+      MoveNextOf[P.get(TableId::StateMachineMethod, R, StateMachineMethodCol::KickoffMethod)] =
+          P.get(TableId::StateMachineMethod, R, StateMachineMethodCol::MoveNextMethod);
+  }
+
+  PassOptions Options;
+  int32_t Kind = 0;
+  std::string NameTemplate;
+  std::unique_ptr<pdb::PortablePdb> Pdb;
+  DenseMap<uint32_t, uint32_t> MoveNextOf; // kickoff method row -> MoveNext row (the PDB's)
+  Token Source = 0, Activity = 0, ActivityKind = 0, StatusCode = 0, Event = 0, Tags = 0;
+  Token ExceptionType = 0, ObjectType = 0, TypeType = 0, DateTimeOffset = 0, Int32Type = 0;
+  Token TaskType = 0, TaskOfT = 0, ValueTaskType = 0, ValueTaskOfT = 0, ActionOf2 = 0;
+  Token CancellationToken = 0, ContinuationOptions = 0, Scheduler = 0, AggregateType = 0;
+  Token StartActivity = 0, Dispose = 0, SourceField = 0, DoneField = 0;
+  Token BeginMethod = 0, FailMethod = 0, EndMethod = 0, DoneMethod = 0, HandoffMethod = 0,
+        CctorMethod = 0;
+};
+
+} // namespace
+
+PassInfo spanPass() {
+  return {"span",
+          "Runs each method inside an OpenTelemetry span (an Activity of the ActivitySource "
+          "'Weft'): code attributes, exceptions as the error status and an exception event, "
+          "async methods ended when their task completes",
+          {{"name", "the span's name: {namespace}, {type} and {method} are replaced (default "
+                    "{namespace}.{type}.{method})"},
+           {"kind", "internal (the default), server, client, producer or consumer"},
+           {"pdb", "the input's portable PDB, for the code's file and line (default: beside the "
+                   "input; empty for none)"}},
+          [](const PassOptions &O) -> Expected<std::unique_ptr<Pass>> {
+            return std::make_unique<Span>(O);
+          }};
+}
+
+} // namespace weft::passes

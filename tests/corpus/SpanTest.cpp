@@ -123,14 +123,18 @@ TEST(Span, NoListenerNoSpans) {
   EXPECT_EQ(R.Out, std::string(ProgramOutput) + "current after the calls: request\n");
 }
 
-// The options: the span's name and kind.
+// The options: the span's name, its kind, and arguments as attributes.
 TEST(Span, NameAndKindAreOptions) {
   WovenApp W = weaveApp("span-options", R"({"name": "span", "options": {"name": "{type}/{method}",
-                                                      "kind": "client"}})");
+                                                      "kind": "client", "arguments": ["n", "why"]}})");
   ASSERT_EQ(W.Weave.ExitCode, 0) << W.Weave.Err;
   test::CommandResult R = test::run("dotnet", {W.Dll, "listen"}, {}, 120);
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_TRUE(has(R.Out, "span Shop/Order parent=request kind=Client ")) << R.Out;
+  // The arguments named: each method that has one gets its value (Order(50), Fail("boom")).
+  EXPECT_TRUE(has(spanOf(R.Out, "Shop/Order"), "  tag weft.arg.n=50\n")) << R.Out;
+  EXPECT_TRUE(has(spanOf(R.Out, "Shop/Fail"), "  tag weft.arg.why=boom\n")) << R.Out;
+  EXPECT_FALSE(has(spanOf(R.Out, "Shop/QuickValue"), "weft.arg.")) << R.Out;
 
   WovenApp Bad = weaveApp("span-bad-kind", R"({"name": "span", "options": {"kind": "sideways"}})");
   EXPECT_EQ(Bad.Weave.ExitCode, 1);

@@ -5,6 +5,7 @@
 // OpenTelemetry SDK exports when it listens to the source (AddSource("Weft")):
 //
 //   [constructor prefix up to the base constructor call]
+//   ldnull; stloc a; ldsfld Source; callvirt HasListeners(); brfalse GO
 //   ldsfld Source; ldstr NAME; ldc.i4 KIND; callvirt StartActivity(string, ActivityKind)
 //   dup; stloc a; brfalse GO; ldloc a; ldstr FUNCTION; ldstr NAMESPACE; ldstr FILE; ldc LINE
 //   call Begin                            ; the code attributes, only when a listener records
@@ -12,7 +13,8 @@
 //   catch System.Exception { stloc e; ldloc a; brfalse R; ldloc a; ldloc e; call Fail; R: rethrow }
 //   EXIT: ldloc a; brfalse X; ldloc a; call End; X: ldloc v; ret
 //
-// With no listener StartActivity returns null and the method pays that call and a test. Fail
+// With no listener the method pays one test of the source's listeners (HasListeners, which the
+// JIT inlines); with listeners that do not sample the method, StartActivity returns null. Fail
 // sets the error status and an `exception` event (type, message, stack trace) and ends the span.
 // A method returning Task or Task<T> ends its span when the task completes (Handoff: a
 // continuation that records a fault or cancellation as the error status), and gives
@@ -28,6 +30,7 @@
 #include "metadata/CustomAttribute.h"
 #include "metadata/Names.h"
 #include "support/Format.h"
+#include "weaver/passes/Arguments.h"
 #include "weaver/passes/Builtins.h"
 #include "weaver/passes/Emit.h"
 #include "weaver/passes/InputPdb.h"
@@ -94,6 +97,11 @@ public:
                            "' is none of internal, server, client, producer, consumer");
     Kind = *K;
     NameTemplate = Options.get("name", "{namespace}.{type}.{method}").str();
+    for (const auto &[Key, Value] : Options.values())
+      if (Key == "arguments")
+        for (StringRef Name : split(Value, ','))
+          if (!Name.trim().empty())
+            Arguments.push_back(Name.trim().str());
     if (MC.module().findTypeDef("<weft>", "Spans"))
       return Options.error("the module already has a type <weft>.Spans (woven with span before?)");
     if (Error E = references(MC))
@@ -215,6 +223,9 @@ private:
         MC.memberRef(Source, "StartActivity",
                      Sig({SigHasThis, 2}).t(Cls, Activity).b({Str}).t(Val, ActivityKind).B);
     Dispose = MC.memberRef(Activity, "Dispose", {SigHasThis, 0, Void});
+    HasListeners = MC.memberRef(Source, "HasListeners", {SigHasThis, 0, Bool});
+    SetTag =
+        MC.memberRef(Activity, "SetTag", Sig({SigHasThis, 2}).t(Cls, Activity).b({Str, Obj}).B);
     return Error::success();
   }
 
@@ -297,7 +308,6 @@ private:
 
   /// a.SetTag for the code attributes: (a, function, namespace or null, file or null, line).
   Expected<bool> beginBody(ModuleContext &MC, il::MethodBody &B, Emitter &E) {
-    Token SetTag = ref(MC, Activity, "SetTag", Sig({SigHasThis, 2}).t(Cls, Activity).b({Str, Obj}));
     auto Tag = [&](StringRef Key, auto LoadValue) -> Error {
       Expected<Token> K = MC.userString(Key);
       if (!K)
@@ -522,7 +532,13 @@ private:
         Name.replace(At, Key.size(), Value.str());
     auto [File, Line] = sourceOf(C.row());
 
+    // Nobody listening: one inlined test of the source's listeners, and no call.
     il::Instr *Go = C.body().create(il::Opcode::Nop);
+    E.op(il::Opcode::Ldnull);
+    E.stloc(A);
+    E.tok(il::Opcode::Ldsfld, SourceField);
+    E.tok(il::Opcode::Callvirt, HasListeners);
+    E.branch(il::Opcode::Brfalse, Go);
     E.tok(il::Opcode::Ldsfld, SourceField);
     E.tok(il::Opcode::Ldstr, C.userString(Name));
     E.ldc(Kind);
@@ -542,7 +558,31 @@ private:
       E.tok(il::Opcode::Ldstr, C.userString(File));
     E.ldc(int32_t(Line));
     E.tok(il::Opcode::Call, BeginMethod);
+    // The arguments the option names, as the method has them (those it has not are not there).
+    for (auto [Index, Name] : chosenArguments(C)) {
+      E.ldloc(A);
+      E.tok(il::Opcode::Ldstr, C.userString("weft.arg." + Name));
+      loadArgumentAsObject(C, E, Index);
+      E.tok(il::Opcode::Callvirt, SetTag);
+      E.op(il::Opcode::Pop);
+    }
     E.put(Go);
+  }
+
+  /// (parameter index, name) of each parameter the option `arguments` names.
+  std::vector<std::pair<uint32_t, std::string>> chosenArguments(MethodContext &C) {
+    std::vector<std::pair<uint32_t, std::string>> Out;
+    if (Arguments.empty())
+      return Out;
+    const Module &M = C.module();
+    uint32_t Count = uint32_t(C.signature().Params.size());
+    for (uint32_t P : M.methodParams(C.row())) {
+      uint32_t Seq = M.get(TableId::Param, P, ParamCol::Sequence);
+      StringRef Name = M.getString(M.get(TableId::Param, P, ParamCol::Name));
+      if (Seq >= 1 && Seq <= Count && llvm::is_contained(Arguments, Name))
+        Out.push_back({Seq - 1, Name.str()});
+    }
+    return Out;
   }
 
   void endIfStarted(Emitter &E, uint32_t A) {
@@ -675,13 +715,15 @@ private:
   PassOptions Options;
   int32_t Kind = 0;
   std::string NameTemplate;
+  std::vector<std::string> Arguments; // the parameters whose values become attributes
   std::unique_ptr<pdb::PortablePdb> Pdb;
   DenseMap<uint32_t, uint32_t> MoveNextOf; // kickoff method row -> MoveNext row (the PDB's)
   Token Source = 0, Activity = 0, ActivityKind = 0, StatusCode = 0, Event = 0, Tags = 0;
   Token ExceptionType = 0, ObjectType = 0, TypeType = 0, DateTimeOffset = 0, Int32Type = 0;
   Token TaskType = 0, TaskOfT = 0, ValueTaskType = 0, ValueTaskOfT = 0, ActionOf2 = 0;
   Token CancellationToken = 0, ContinuationOptions = 0, Scheduler = 0, AggregateType = 0;
-  Token StartActivity = 0, Dispose = 0, SourceField = 0, DoneField = 0;
+  Token StartActivity = 0, HasListeners = 0, SetTag = 0, Dispose = 0, SourceField = 0,
+        DoneField = 0;
   Token BeginMethod = 0, FailMethod = 0, EndMethod = 0, DoneMethod = 0, HandoffMethod = 0,
         CctorMethod = 0;
 };
@@ -696,6 +738,8 @@ PassInfo spanPass() {
           {{"name", "the span's name: {namespace}, {type} and {method} are replaced (default "
                     "{namespace}.{type}.{method})"},
            {"kind", "internal (the default), server, client, producer or consumer"},
+           {"arguments", "parameters whose values become the attributes weft.arg.NAME (names, "
+                         "comma-separated or the option given once for each)"},
            {"pdb", "the input's portable PDB, for the code's file and line (default: beside the "
                    "input; empty for none)"}},
           [](const PassOptions &O) -> Expected<std::unique_ptr<Pass>> {

@@ -1,5 +1,6 @@
 // SpanBench MODE CALLS: MODE "quiet" (nobody listens) times Hot.Work; "listen" (a listener
-// records every span, as an SDK with AddSource would) times Hot.Work and Hot.ByHand. Prints
+// records every span, as an SDK with AddSource would) times Hot.Work, Hot.ByHand and
+// Hot.ByHandAttributes. Prints
 // "NAME ns" lines, the best of five rounds of CALLS calls each.
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
@@ -12,6 +13,24 @@ public static class Hot
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static int Work(int x)
     {
+        int s = x;
+        for (int i = 0; i < 32; i++)
+            s = s * 31 + (s >> 7) + i;
+        return s;
+    }
+
+    // The same span with the attributes the pass sets (code.function.name, code.file.path,
+    // code.line.number), written by hand.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static int ByHandAttributes(int x)
+    {
+        using Activity a = Source.StartActivity("Hot.ByHandAttributes");
+        if (a != null)
+        {
+            a.SetTag("code.function.name", "Hot.ByHandAttributes");
+            a.SetTag("code.file.path", "/src/bench/span/Program.cs");
+            a.SetTag("code.line.number", 40);
+        }
         int s = x;
         for (int i = 0; i < 32; i++)
             s = s * 31 + (s >> 7) + i;
@@ -60,7 +79,10 @@ public static class Program
             });
         Console.WriteLine($"Work {Time(Hot.Work, calls):F1}");
         if (args[0] == "listen")
+        {
             Console.WriteLine($"ByHand {Time(Hot.ByHand, calls):F1}");
+            Console.WriteLine($"ByHandAttributes {Time(Hot.ByHandAttributes, calls):F1}");
+        }
         return 0;
     }
 }

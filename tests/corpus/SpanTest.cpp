@@ -143,4 +143,28 @@ TEST(Span, NameAndKindAreOptions) {
       << Bad.Weave.Err;
 }
 
+// The same pass at JIT time: the unwoven program under `weft run` with the spec records the same
+// spans, with the same attributes, as the program woven offline.
+TEST(Span, WeftRunMakesTheSameSpansAtJitTime) {
+  WovenApp W = weaveApp("span-jit", R"("span")");
+  ASSERT_EQ(W.Weave.ExitCode, 0) << W.Weave.Err;
+  test::CommandResult Offline = test::run("dotnet", {W.Dll, "listen"}, {}, 120);
+  ASSERT_EQ(Offline.ExitCode, 0) << Offline.Err;
+
+  SmallString<256> In(test::binaryDir());
+  sys::path::append(In, "spanapp", "bin", "SpanApp");
+  sys::path::append(In, "release", "SpanApp.dll");
+  std::string Log = W.Dir + "/run.log";
+  test::CommandResult Jit =
+      test::run(test::weftTool(),
+                {"run", "--spec", W.Dir + "/weft.json", "--log", Log, "--output-dir", W.Dir, "--",
+                 "dotnet", std::string(In), "listen"},
+                {}, 120);
+  ASSERT_EQ(Jit.ExitCode, 0) << Jit.Err << test::readFile(Log);
+  // Durations differ from run to run; the rest is the same.
+  std::regex Ms("ms=[0-9]+");
+  EXPECT_EQ(std::regex_replace(Jit.Out, Ms, "ms="), std::regex_replace(Offline.Out, Ms, "ms="));
+  EXPECT_TRUE(has(test::readFile(Log), "12 of ")) << test::readFile(Log);
+}
+
 } // namespace

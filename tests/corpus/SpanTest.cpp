@@ -5,10 +5,20 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 
+#include <arpa/inet.h>
+#include <chrono>
 #include <gtest/gtest.h>
+#include <map>
+#include <netinet/in.h>
 #include <regex>
+#include <signal.h>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
 
 using namespace llvm;
 using namespace weft;
@@ -165,6 +175,218 @@ TEST(Span, WeftRunMakesTheSameSpansAtJitTime) {
   std::regex Ms("ms=[0-9]+");
   EXPECT_EQ(std::regex_replace(Jit.Out, Ms, "ms="), std::regex_replace(Offline.Out, Ms, "ms="));
   EXPECT_TRUE(has(test::readFile(Log), "12 of ")) << test::readFile(Log);
+}
+
+// --- a real backend: the Aspire dashboard ---
+
+/// A port on loopback that nothing listens on now.
+int freePort() {
+  int Fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in A{};
+  A.sin_family = AF_INET;
+  A.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t N = sizeof A;
+  int Port = 0;
+  if (::bind(Fd, reinterpret_cast<sockaddr *>(&A), sizeof A) == 0 &&
+      ::getsockname(Fd, reinterpret_cast<sockaddr *>(&A), &N) == 0)
+    Port = ntohs(A.sin_port);
+  ::close(Fd);
+  return Port;
+}
+
+/// The body of GET \p Path on loopback port \p Port if it answers 200, else nothing.
+std::optional<std::string> httpGet(int Port, const std::string &Path) {
+  int Fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in A{};
+  A.sin_family = AF_INET;
+  A.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  A.sin_port = htons(uint16_t(Port));
+  std::string Reply;
+  if (::connect(Fd, reinterpret_cast<sockaddr *>(&A), sizeof A) == 0) {
+    std::string Request = "GET " + Path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+    if (::write(Fd, Request.data(), Request.size()) == ssize_t(Request.size())) {
+      char Buf[8192];
+      for (ssize_t N; (N = ::read(Fd, Buf, sizeof Buf)) > 0;)
+        Reply.append(Buf, size_t(N));
+    }
+  }
+  ::close(Fd);
+  size_t Body = Reply.find("\r\n\r\n");
+  if (!StringRef(Reply).startswith("HTTP/1.1 200") || Body == std::string::npos)
+    return std::nullopt;
+  return Reply.substr(Body + 4);
+}
+
+/// The Aspire dashboard (NuGet Aspire.Dashboard.Sdk.linux-x64, restored by aspire.restore) on
+/// two free loopback ports, unsecured: OTLP/HTTP on one, the UI and its telemetry API on the
+/// other. Stopped when it goes out of scope.
+struct Dashboard {
+  int UiPort = 0, OtlpPort = 0;
+  sys::ProcessInfo Process;
+  std::string Log;
+
+  explicit Dashboard(const std::string &Dir) {
+    SmallString<256> Exe(test::nugetPackagesDir());
+    sys::path::append(Exe, "aspire.dashboard.sdk.linux-x64", "13.6.5", "tools", "Aspire.Dashboard");
+    EXPECT_TRUE(sys::fs::can_execute(Exe)) << "the aspire.restore test restores " << Exe;
+    UiPort = freePort();
+    OtlpPort = freePort();
+    Log = Dir + "/dashboard.log";
+    // HOME: what the dashboard keeps (its data-protection keys) stays in the test's folder.
+    std::vector<std::string> Env = {"ASPNETCORE_URLS=http://127.0.0.1:" + std::to_string(UiPort),
+                                    "ASPIRE_DASHBOARD_OTLP_HTTP_ENDPOINT_URL=http://127.0.0.1:" +
+                                        std::to_string(OtlpPort),
+                                    "ASPIRE_DASHBOARD_UNSECURED_ALLOW_ANONYMOUS=true",
+                                    "ASPIRE_ALLOW_UNSECURED_TRANSPORT=true",
+                                    "HOME=" + Dir,
+                                    "DOTNET_CLI_TELEMETRY_OPTOUT=1"};
+    for (const char *Keep : {"PATH", "DOTNET_ROOT"})
+      if (const char *V = ::getenv(Keep))
+        Env.push_back(std::string(Keep) + "=" + V);
+    std::vector<StringRef> EnvRefs(Env.begin(), Env.end());
+    std::string ExeStr(Exe);
+    StringRef Args[] = {ExeStr};
+    Optional<StringRef> Redirects[] = {StringRef(""), StringRef(Log), StringRef(Log)};
+    Process = sys::ExecuteNoWait(ExeStr, Args, ArrayRef<StringRef>(EnvRefs), Redirects);
+  }
+  ~Dashboard() {
+    if (Process.Pid > 0) {
+      ::kill(Process.Pid, SIGTERM);
+      sys::Wait(Process, 30, true);
+    }
+  }
+  /// Waits until the telemetry API answers (up to 60 s).
+  bool ready() {
+    for (int I = 0; I < 600; ++I) {
+      if (httpGet(UiPort, "/api/telemetry/traces"))
+        return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  }
+  std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(OtlpPort); }
+};
+
+/// A span as the dashboard's API gives it back (OTLP JSON).
+struct ReceivedSpan {
+  std::string Scope, Name, TraceId, SpanId, ParentSpanId, StatusMessage;
+  int64_t StatusCode = 0;
+  double Milliseconds = 0;
+  std::map<std::string, std::string> Attributes;
+  std::vector<std::string> Events;
+};
+
+std::vector<ReceivedSpan> receivedSpans(const std::string &Json) {
+  std::vector<ReceivedSpan> Out;
+  Expected<json::Value> V = json::parse(Json);
+  if (!V) {
+    ADD_FAILURE() << toString(V.takeError()) << Json;
+    return Out;
+  }
+  auto Arr = [](const json::Object *O, StringRef K) {
+    const json::Array *A = O ? O->getArray(K) : nullptr;
+    static const json::Array None;
+    return A ? A : &None;
+  };
+  auto Nanos = [](const json::Object &S, StringRef K) {
+    Optional<StringRef> T = S.getString(K);
+    return T ? std::stod(T->str()) : 0.0;
+  };
+  const json::Object *Data = V->getAsObject() ? V->getAsObject()->getObject("data") : nullptr;
+  for (const json::Value &RS : *Arr(Data, "resourceSpans"))
+    for (const json::Value &SS : *Arr(RS.getAsObject(), "scopeSpans")) {
+      const json::Object *Scope = SS.getAsObject()->getObject("scope");
+      for (const json::Value &SV : *Arr(SS.getAsObject(), "spans")) {
+        const json::Object &S = *SV.getAsObject();
+        ReceivedSpan R;
+        R.Scope = Scope && Scope->getString("name") ? Scope->getString("name")->str() : "";
+        R.Name = S.getString("name").getValueOr("").str();
+        R.TraceId = S.getString("traceId").getValueOr("").str();
+        R.SpanId = S.getString("spanId").getValueOr("").str();
+        R.ParentSpanId = S.getString("parentSpanId").getValueOr("").str();
+        R.Milliseconds = (Nanos(S, "endTimeUnixNano") - Nanos(S, "startTimeUnixNano")) / 1e6;
+        if (const json::Object *St = S.getObject("status")) {
+          R.StatusCode = St->getInteger("code").getValueOr(0);
+          R.StatusMessage = St->getString("message").getValueOr("").str();
+        }
+        for (const json::Value &A : *Arr(&S, "attributes")) {
+          const json::Object &AO = *A.getAsObject();
+          const json::Object *Val = AO.getObject("value");
+          std::string Text;
+          if (Val && Val->getString("stringValue"))
+            Text = Val->getString("stringValue")->str();
+          else if (Val && Val->get("intValue"))
+            Text = Val->get("intValue")->getAsString()
+                       ? Val->get("intValue")->getAsString()->str()
+                       : std::to_string(*Val->getInteger("intValue"));
+          R.Attributes[AO.getString("key").getValueOr("").str()] = Text;
+        }
+        for (const json::Value &E : *Arr(&S, "events"))
+          R.Events.push_back(E.getAsObject()->getString("name").getValueOr("").str());
+        Out.push_back(std::move(R));
+      }
+    }
+  return Out;
+}
+
+// The woven app exports with its own OpenTelemetry SDK (AddSource("Weft")) over OTLP/HTTP to
+// the Aspire dashboard: each span arrives once, in the app's trace, nested as called, with its
+// attributes, the error and its event, and an async method's whole duration.
+TEST(Span, TheAppsSdkSendsEachSpanOnceToTheDashboard) {
+  SmallString<256> Bin(test::binaryDir());
+  sys::path::append(Bin, "otelapp", "bin", "OtelApp");
+  sys::path::append(Bin, "release");
+  ASSERT_TRUE(sys::fs::exists(Bin + "/OtelApp.dll")) << "the otelapp.build test builds " << Bin;
+  std::string Dir = test::scratchDir("span-dashboard");
+  std::error_code EC;
+  for (sys::fs::directory_iterator I(Bin, EC), End; I != End && !EC; I.increment(EC))
+    ASSERT_FALSE(sys::fs::copy_file(I->path(), Dir + "/" + sys::path::filename(I->path()).str()));
+  std::string Spec = Dir + "/weft.json";
+  ASSERT_TRUE(test::writeFile(
+      Spec, R"({"version": 1, "rules": [{"match": {"type": "Shop"}, "passes": ["span"]}]})"));
+  test::CommandResult Weave =
+      test::run(test::weftTool(), {"weave", std::string(Bin) + "/OtelApp.dll", "-o",
+                                   Dir + "/OtelApp.dll", "--spec", Spec, "--verify-each"});
+  ASSERT_EQ(Weave.ExitCode, 0) << Weave.Err;
+
+  Dashboard D(Dir);
+  ASSERT_TRUE(D.ready()) << test::readFile(D.Log);
+  test::CommandResult R = test::run(
+      "dotnet", {Dir + "/OtelApp.dll"},
+      {"OTEL_EXPORTER_OTLP_ENDPOINT=" + D.endpoint(), "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf"},
+      120);
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_EQ(R.Out, "order 16\ncaught boom\nslow 60\n");
+
+  std::vector<ReceivedSpan> Spans;
+  for (int I = 0; I < 150; ++I) { // the dashboard takes what it received in a moment
+    std::optional<std::string> Body = httpGet(D.UiPort, "/api/telemetry/traces");
+    Spans = Body ? receivedSpans(*Body) : std::vector<ReceivedSpan>{};
+    if (Spans.size() >= 6)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::map<std::string, std::vector<const ReceivedSpan *>> ByName;
+  for (const ReceivedSpan &S : Spans)
+    ByName[S.Name].push_back(&S);
+  for (const char *Name : {"request", "Shop.Order", "Shop.Price", "Shop.Fail", "Shop.SlowAsync"})
+    ASSERT_EQ(ByName[Name].size(), 1u) << Name << ": " << test::readFile(D.Log);
+  const ReceivedSpan &Request = *ByName["request"][0], &Order = *ByName["Shop.Order"][0],
+                     &Price = *ByName["Shop.Price"][0], &Fail = *ByName["Shop.Fail"][0],
+                     &Slow = *ByName["Shop.SlowAsync"][0];
+  for (const ReceivedSpan *S : {&Order, &Price, &Fail, &Slow}) {
+    EXPECT_EQ(S->Scope, "Weft") << S->Name;
+    EXPECT_EQ(S->TraceId, Request.TraceId) << S->Name;
+  }
+  EXPECT_EQ(Order.ParentSpanId, Request.SpanId);
+  EXPECT_EQ(Price.ParentSpanId, Order.SpanId);
+  EXPECT_EQ(Slow.ParentSpanId, Request.SpanId);
+  EXPECT_GE(Slow.Milliseconds, 50.0);
+  EXPECT_EQ(Order.Attributes.at("code.function.name"), "Shop.Order");
+  EXPECT_EQ(Order.Attributes.at("code.line.number"), "10");
+  EXPECT_EQ(Fail.StatusCode, 2) << "STATUS_CODE_ERROR";
+  EXPECT_EQ(Fail.StatusMessage, "boom");
+  EXPECT_EQ(Fail.Events, std::vector<std::string>{"exception"});
 }
 
 } // namespace

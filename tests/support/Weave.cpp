@@ -96,7 +96,9 @@ std::vector<PassCase> passCases() {
                      "coverage",
                      "--pass",
                      "intercept-call:target=System.IO.File::ReadAllText,replacement-assembly=" +
-                         replacementsDll() + ",replacement-type=Weft.Replacements.Console"};
+                         replacementsDll() + ",replacement-type=Weft.Replacements.Console",
+                     "--pass",
+                     "span"};
        }},
   };
 }

@@ -58,8 +58,8 @@ struct PassCase {
 };
 
 /// single-ret, entry-exit (recording probes), trace, coverage, and all of the built-in passes at
-/// once (intercept-call redirecting a method no test program calls, so that the output stays the
-/// same).
+/// once (intercept-call redirecting a method no test program calls, and span with nobody
+/// listening, so that the output stays the same).
 std::vector<PassCase> passCases();
 
 } // namespace weft::test

@@ -207,8 +207,6 @@ private:
           {&Int32Type, "System", "Int32"},
           {&TaskType, "System.Threading.Tasks", "Task"},
           {&TaskOfT, "System.Threading.Tasks", "Task`1"},
-          {&ValueTaskType, "System.Threading.Tasks", "ValueTask"},
-          {&ValueTaskOfT, "System.Threading.Tasks", "ValueTask`1"},
           {&ActionOf2, "System", "Action`2"},
           {&CancellationToken, "System.Threading", "CancellationToken"},
           {&ContinuationOptions, "System.Threading.Tasks", "TaskContinuationOptions"},
@@ -720,7 +718,7 @@ private:
   DenseMap<uint32_t, uint32_t> MoveNextOf; // kickoff method row -> MoveNext row (the PDB's)
   Token Source = 0, Activity = 0, ActivityKind = 0, StatusCode = 0, Event = 0, Tags = 0;
   Token ExceptionType = 0, ObjectType = 0, TypeType = 0, DateTimeOffset = 0, Int32Type = 0;
-  Token TaskType = 0, TaskOfT = 0, ValueTaskType = 0, ValueTaskOfT = 0, ActionOf2 = 0;
+  Token TaskType = 0, TaskOfT = 0, ActionOf2 = 0;
   Token CancellationToken = 0, ContinuationOptions = 0, Scheduler = 0, AggregateType = 0;
   Token StartActivity = 0, HasListeners = 0, SetTag = 0, Dispose = 0, SourceField = 0,
         DoneField = 0;

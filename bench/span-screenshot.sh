@@ -37,9 +37,18 @@ until curl -sf "http://127.0.0.1:$ui/api/telemetry/traces" >/dev/null; do sleep 
 OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$otlp OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf \
   dotnet "$work/app/OtelApp.dll" >/dev/null
 sleep 1
-trace=$(curl -sf "http://127.0.0.1:$ui/api/telemetry/traces" | grep -o '"traceId":"[0-9a-f]*"' | head -1 | cut -d'"' -f4)
+# The trace of the app's request span (Shop's constructor, called before it, is a trace of its own).
+trace=$(curl -sf "http://127.0.0.1:$ui/api/telemetry/traces" | python3 -c '
+import json, sys
+for rs in json.load(sys.stdin)["data"]["resourceSpans"]:
+    for ss in rs["scopeSpans"]:
+        for s in ss["spans"]:
+            if s["name"] == "request":
+                print(s["traceId"])')
 [ -n "$trace" ] || { echo "the dashboard received no trace" >&2; cat "$work/dashboard.log" >&2; exit 1; }
-"$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,700 \
-  --virtual-time-budget=15000 "--user-data-dir=$work/chromium" "--screenshot=$out" \
-  "http://127.0.0.1:$ui/traces/detail/$trace" 2>/dev/null
+# A Blazor page renders after it loads: Chromium is driven through its DevTools protocol
+# (bench/screenshot) and photographs the page once it has rendered.
+dotnet build "$repo/bench/screenshot/Screenshot.csproj" --artifacts-path "$work/camera" -nologo -v:q >/dev/null
+dotnet "$work/camera/bin/Screenshot/debug/Screenshot.dll" "$chromium" \
+  "http://127.0.0.1:$ui/traces/detail/$trace" "$out" 1400 700 8
 echo "wrote $out"

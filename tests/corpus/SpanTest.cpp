@@ -2,6 +2,7 @@
 // the ActivitySource "Weft" itself and prints the spans it recorded, as an app whose
 // OpenTelemetry SDK has AddSource("Weft") would export them.
 #include "tests/support/Env.h"
+#include "tests/support/Loopback.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -9,16 +10,12 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
-#include <arpa/inet.h>
 #include <chrono>
 #include <gtest/gtest.h>
 #include <map>
-#include <netinet/in.h>
 #include <regex>
 #include <signal.h>
-#include <sys/socket.h>
 #include <thread>
-#include <unistd.h>
 
 using namespace llvm;
 using namespace weft;
@@ -179,44 +176,6 @@ TEST(Span, WeftRunMakesTheSameSpansAtJitTime) {
 
 // --- a real backend: the Aspire dashboard ---
 
-/// A port on loopback that nothing listens on now.
-int freePort() {
-  int Fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in A{};
-  A.sin_family = AF_INET;
-  A.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t N = sizeof A;
-  int Port = 0;
-  if (::bind(Fd, reinterpret_cast<sockaddr *>(&A), sizeof A) == 0 &&
-      ::getsockname(Fd, reinterpret_cast<sockaddr *>(&A), &N) == 0)
-    Port = ntohs(A.sin_port);
-  ::close(Fd);
-  return Port;
-}
-
-/// The body of GET \p Path on loopback port \p Port if it answers 200, else nothing.
-std::optional<std::string> httpGet(int Port, const std::string &Path) {
-  int Fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in A{};
-  A.sin_family = AF_INET;
-  A.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  A.sin_port = htons(uint16_t(Port));
-  std::string Reply;
-  if (::connect(Fd, reinterpret_cast<sockaddr *>(&A), sizeof A) == 0) {
-    std::string Request = "GET " + Path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
-    if (::write(Fd, Request.data(), Request.size()) == ssize_t(Request.size())) {
-      char Buf[8192];
-      for (ssize_t N; (N = ::read(Fd, Buf, sizeof Buf)) > 0;)
-        Reply.append(Buf, size_t(N));
-    }
-  }
-  ::close(Fd);
-  size_t Body = Reply.find("\r\n\r\n");
-  if (!StringRef(Reply).startswith("HTTP/1.1 200") || Body == std::string::npos)
-    return std::nullopt;
-  return Reply.substr(Body + 4);
-}
-
 /// The Aspire dashboard (NuGet Aspire.Dashboard.Sdk.linux-x64, restored by aspire.restore) on
 /// two free loopback ports, unsecured: OTLP/HTTP on one, the UI and its telemetry API on the
 /// other. Stopped when it goes out of scope.
@@ -229,8 +188,8 @@ struct Dashboard {
     SmallString<256> Exe(test::nugetPackagesDir());
     sys::path::append(Exe, "aspire.dashboard.sdk.linux-x64", "13.6.5", "tools", "Aspire.Dashboard");
     EXPECT_TRUE(sys::fs::can_execute(Exe)) << "the aspire.restore test restores " << Exe;
-    UiPort = freePort();
-    OtlpPort = freePort();
+    UiPort = test::freePort();
+    OtlpPort = test::freePort();
     Log = Dir + "/dashboard.log";
     // HOME: what the dashboard keeps (its data-protection keys) stays in the test's folder.
     std::vector<std::string> Env = {"ASPNETCORE_URLS=http://127.0.0.1:" + std::to_string(UiPort),
@@ -258,7 +217,7 @@ struct Dashboard {
   /// Waits until the telemetry API answers (up to 60 s).
   bool ready() {
     for (int I = 0; I < 600; ++I) {
-      if (httpGet(UiPort, "/api/telemetry/traces"))
+      if (test::httpGet(UiPort, "/api/telemetry/traces"))
         return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
@@ -360,7 +319,7 @@ TEST(Span, TheAppsSdkSendsEachSpanOnceToTheDashboard) {
 
   std::vector<ReceivedSpan> Spans;
   for (int I = 0; I < 150; ++I) { // the dashboard takes what it received in a moment
-    std::optional<std::string> Body = httpGet(D.UiPort, "/api/telemetry/traces");
+    std::optional<std::string> Body = test::httpGet(D.UiPort, "/api/telemetry/traces");
     Spans = Body ? receivedSpans(*Body) : std::vector<ReceivedSpan>{};
     if (Spans.size() >= 6)
       break;

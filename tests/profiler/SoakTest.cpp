@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "tests/profiler/Ticker.h"
 #include "tests/support/Env.h"
+#include "tests/support/Loopback.h"
 #include "tests/support/OtherUser.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -25,8 +26,6 @@
 #include <chrono>
 #include <csignal>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -46,39 +45,10 @@ Plan plan() {
   return {20, 5, 15};
 }
 
-/// A port on loopback that nothing listens on now.
-int freePort() {
-  int Fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in A{};
-  A.sin_family = AF_INET;
-  A.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t N = sizeof A;
-  int Port = 0;
-  if (::bind(Fd, reinterpret_cast<sockaddr *>(&A), sizeof A) == 0 &&
-      ::getsockname(Fd, reinterpret_cast<sockaddr *>(&A), &N) == 0)
-    Port = ntohs(A.sin_port);
-  ::close(Fd);
-  return Port;
-}
-
 /// Whether GET \p Path on loopback port \p Port answers 200 with \p Body.
 bool answers(int Port, llvm::StringRef Path, llvm::StringRef Body) {
-  int Fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in A{};
-  A.sin_family = AF_INET;
-  A.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  A.sin_port = htons(uint16_t(Port));
-  std::string Reply;
-  if (::connect(Fd, reinterpret_cast<sockaddr *>(&A), sizeof A) == 0) {
-    std::string Request = "GET " + Path.str() + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
-    if (::write(Fd, Request.data(), Request.size()) == ssize_t(Request.size())) {
-      char Buf[4096];
-      for (ssize_t N; (N = ::read(Fd, Buf, sizeof Buf)) > 0;)
-        Reply.append(Buf, size_t(N));
-    }
-  }
-  ::close(Fd);
-  return llvm::StringRef(Reply).startswith("HTTP/1.1 200") && llvm::StringRef(Reply).endswith(Body);
+  std::optional<std::string> Got = httpGet(Port, Path.str());
+  return Got && llvm::StringRef(*Got).endswith(Body);
 }
 
 /// The resident memory of process \p Pid, in KiB.

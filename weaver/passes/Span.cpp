@@ -56,6 +56,9 @@ constexpr uint8_t Void = uint8_t(ElementType::Void), Str = uint8_t(ElementType::
                   Bool = uint8_t(ElementType::Boolean), Cls = uint8_t(ElementType::Class),
                   Val = uint8_t(ElementType::ValueType), Inst = uint8_t(ElementType::GenericInst);
 
+/// ActivityStatusCode.Error.
+constexpr int32_t StatusError = 2;
+
 /// What a method returns, as far as ending its span goes.
 enum class Returns { Other, Task, ValueTask };
 
@@ -222,6 +225,8 @@ private:
                      Sig({SigHasThis, 2}).t(Cls, Activity).b({Str}).t(Val, ActivityKind).B);
     Dispose = MC.memberRef(Activity, "Dispose", {SigHasThis, 0, Void});
     HasListeners = MC.memberRef(Source, "HasListeners", {SigHasThis, 0, Bool});
+    SetStatus = MC.memberRef(Activity, "SetStatus",
+                             Sig({SigHasThis, 2}).t(Cls, Activity).t(Val, StatusCode).b({Str}).B);
     SetTag =
         MC.memberRef(Activity, "SetTag", Sig({SigHasThis, 2}).t(Cls, Activity).b({Str, Obj}).B);
     return Error::success();
@@ -353,12 +358,10 @@ private:
       if (!T)
         return T.takeError();
     E.ldarg(0);
-    E.ldc(2); // ActivityStatusCode.Error
+    E.ldc(StatusError);
     E.ldarg(1);
     E.tok(il::Opcode::Callvirt, Message);
-    E.tok(il::Opcode::Callvirt,
-          ref(MC, Activity, "SetStatus",
-              Sig({SigHasThis, 2}).t(Cls, Activity).t(Val, StatusCode).b({Str})));
+    E.tok(il::Opcode::Callvirt, SetStatus);
     E.op(il::Opcode::Pop);
     E.tok(il::Opcode::Newobj, ref(MC, Tags, ".ctor", Sig({SigHasThis, 0, Void})));
     E.stloc(0);
@@ -446,11 +449,9 @@ private:
     E.tok(il::Opcode::Callvirt, ref(MC, TaskType, "get_IsCanceled", Sig({SigHasThis, 0, Bool})));
     E.branch(il::Opcode::Brfalse, End);
     E.ldloc(0);
-    E.ldc(2);
+    E.ldc(StatusError);
     E.tok(il::Opcode::Ldstr, *Canceled);
-    E.tok(il::Opcode::Callvirt,
-          ref(MC, Activity, "SetStatus",
-              Sig({SigHasThis, 2}).t(Cls, Activity).t(Val, StatusCode).b({Str})));
+    E.tok(il::Opcode::Callvirt, SetStatus);
     E.op(il::Opcode::Pop);
     E.put(End); // ldloc.0
     E.tok(il::Opcode::Callvirt, Dispose);
@@ -720,8 +721,8 @@ private:
   Token ExceptionType = 0, ObjectType = 0, TypeType = 0, DateTimeOffset = 0, Int32Type = 0;
   Token TaskType = 0, TaskOfT = 0, ActionOf2 = 0;
   Token CancellationToken = 0, ContinuationOptions = 0, Scheduler = 0, AggregateType = 0;
-  Token StartActivity = 0, HasListeners = 0, SetTag = 0, Dispose = 0, SourceField = 0,
-        DoneField = 0;
+  Token StartActivity = 0, HasListeners = 0, SetTag = 0, SetStatus = 0, Dispose = 0,
+        SourceField = 0, DoneField = 0;
   Token BeginMethod = 0, FailMethod = 0, EndMethod = 0, DoneMethod = 0, HandoffMethod = 0,
         CctorMethod = 0;
 };

@@ -26,6 +26,7 @@ struct RunOptions {
   bool Verbose = false;
   std::vector<std::string> Processes; // run: the processes of the tree to instrument
   std::vector<std::string> Command;
+  std::string Otlp;      // run: the OTLP endpoint the span pass's exporter sends to
   int Pid = 0;           // attach
   unsigned Timeout = 10; // attach: seconds the runtime may take to load the profiler
 };

@@ -2,8 +2,8 @@
 //
 // `run` runs a command with weft's runtime profiler loaded into the .NET runtime it starts: sets
 // the variables CoreCLR reads to load a profiler (and their DOTNET_ spellings) and the ones the
-// profiler reads (WEFT_SPEC, WEFT_PASSES, WEFT_LOG, ...), runs the command and exits with its
-// status.
+// profiler reads (WEFT_SPEC, WEFT_PASSES, WEFT_LOG, ...), runs the command (passing on the
+// signals that ask weft to stop) and exits with its status.
 //
 //===----------------------------------------------------------------------===//
 #include "cli/ProfilerOptions.h"
@@ -24,9 +24,9 @@
 #include "llvm/Support/Program.h"
 
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <csignal>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -67,14 +67,17 @@ Error checkPasses(const RunOptions &O, std::string &PassList) {
     Expected<spec::Spec> S = spec::Spec::load(O.SpecFile);
     if (!S)
       return S.takeError();
-    if (Expected<std::vector<plugin::LoadedPlugin>> L = plugin::loadPlugins(O.SpecFile, S->pluginPaths()); !L)
+    if (Expected<std::vector<plugin::LoadedPlugin>> L =
+            plugin::loadPlugins(O.SpecFile, S->pluginPaths());
+        !L)
       return L.takeError();
     for (const spec::PassUse *U : S->passUses())
       Uses.push_back(*U);
   }
   for (const std::string &P : O.Passes) {
     if (P.find(';') != std::string::npos)
-      return createStringError(inconvertibleErrorCode(), "--pass '" + P + "': ';' separates passes");
+      return createStringError(inconvertibleErrorCode(),
+                               "--pass '" + P + "': ';' separates passes");
     Expected<spec::PassUse> U = spec::parsePassUse(P);
     if (!U)
       return U.takeError();
@@ -87,7 +90,6 @@ Error checkPasses(const RunOptions &O, std::string &PassList) {
                                U.Rule + ": unknown pass '" + U.Pass + "' (see 'weft passes')");
   return Error::success();
 }
-
 
 void addProfilerOptions(CLI::App &Sub, RunOptions &O, bool Attach) {
   Sub.add_option("--spec", O.SpecFile, "Instrument what this spec file says")
@@ -124,6 +126,16 @@ void addProfilerOptions(CLI::App &Sub, RunOptions &O, bool Attach) {
 
 namespace {
 
+/// The command's process, for the signal handlers.
+volatile sig_atomic_t RunningChild = 0;
+
+/// Passes a signal that asks weft to stop (a service manager's SIGTERM, a terminal's SIGINT) on
+/// to the command, which decides what to do with it; weft exits when the command does.
+void forwardSignal(int Signal) {
+  if (RunningChild > 0)
+    ::kill(pid_t(RunningChild), Signal);
+}
+
 /// Runs the command and returns its exit status (128 + the signal's number if a signal ended it,
 /// as shells do; 127 if it could not be started).
 int runCommand(const std::vector<std::string> &Command) {
@@ -140,6 +152,12 @@ int runCommand(const std::vector<std::string> &Command) {
     errs() << "weft: error: cannot run '" << Command[0] << "': " << std::strerror(Err) << '\n';
     _exit(127);
   }
+  RunningChild = Child;
+  struct sigaction Forward {};
+  Forward.sa_handler = forwardSignal;
+  sigemptyset(&Forward.sa_mask);
+  for (int Signal : {SIGTERM, SIGINT, SIGHUP, SIGQUIT})
+    sigaction(Signal, &Forward, nullptr);
   int Status = 0;
   while (waitpid(Child, &Status, 0) < 0)
     if (errno != EINTR)
@@ -150,7 +168,6 @@ int runCommand(const std::vector<std::string> &Command) {
     return 128 + WTERMSIG(Status);
   return ExitError;
 }
-
 
 } // namespace
 
@@ -167,10 +184,22 @@ Runner addRunCommand(CLI::App &App) {
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  Sub->add_option("--otlp", O->Otlp,
+                  "Send the spans of the span pass over OTLP to this endpoint "
+                  "(sets OTEL_EXPORTER_OTLP_ENDPOINT; OTEL_EXPORTER_OTLP_PROTOCOL and the other "
+                  "OTEL_* variables still apply)")
+      ->type_name("URL")
+      ->check([](const std::string &U) {
+        StringRef S(U);
+        return S.startswith("http://") || S.startswith("https://")
+                   ? std::string()
+                   : "'" + U + "' is not an http:// or https:// URL";
+      });
   Sub->add_option("command", O->Command, "The command to run, after --")
       ->required()
       ->expected(1, -1);
-  Sub->footer("Example: weft run --pass coverage -- dotnet app.dll");
+  Sub->footer("Example: weft run --pass coverage -- dotnet app.dll\n"
+              "         weft run --pass span --otlp http://localhost:4318 -- dotnet app.dll");
   return [O] {
     std::string PassList;
     if (Error E = checkPasses(*O, PassList)) {
@@ -207,6 +236,10 @@ Runner addRunCommand(CLI::App &App) {
       setenv(prof::LttngVariable, "1", 1);
     if (!O->Processes.empty())
       setenv(prof::ProcessesVariable, join(O->Processes, ";").c_str(), 1);
+    if (!O->Otlp.empty()) {
+      setenv("OTEL_EXPORTER_OTLP_ENDPOINT", O->Otlp.c_str(), 1);
+      unsetenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"); // it would take precedence
+    }
     // No build server or reused MSBuild node starts under weft: one would outlive the command
     // with the variables that load the profiler, and hand them to what it starts later.
     for (const char *Off : {"MSBUILDDISABLENODEREUSE=1", "UseSharedCompilation=false",

@@ -8,6 +8,7 @@
 #include "runtime-profiler/Profiler.h"
 #include "runtime-profiler/ProfilerInternals.h"
 #include "runtime-profiler/Recorder.h"
+#include "weaver/passes/EmbeddedRuntime.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -172,8 +173,8 @@ bool Profiler::considered(StringRef Path, bool *Framework) {
       FrameworkDir = Dir.str();
     *Framework = !FrameworkDir.empty() && Dir == FrameworkDir;
   }
-  // The trace pass's runtime, which woven modules load from their own bytes.
-  if (sys::path::filename(Path) == "Weft.Trace.dll" && Dir.empty())
+  // The runtimes (trace, OTLP export) that woven modules load from their own bytes.
+  if (passes::isCarriedRuntime(sys::path::filename(Path)) && Dir.empty())
     return false;
   SmallString<256> Real;
   if (!sys::fs::real_path(Path, Real) && llvm::is_contained(Conf.PassFiles, std::string(Real))) {

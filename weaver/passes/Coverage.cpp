@@ -208,7 +208,8 @@ public:
 
     // abstract sealed beforefieldinit: a static class whose initializer may run early, which lets
     // the JIT drop the initialization check from every method that reaches the counters.
-    Token Type = MC.addType(0x00100180, "<weft>", "Coverage", ObjectType);
+    Token Type =
+        MC.addType(0x00100180, "<weft>", MC.freeTypeName("<weft>", "Coverage"), ObjectType);
     const uint8_t Obj = uint8_t(ElementType::Object), Void = uint8_t(ElementType::Void);
     std::vector<Expected<Token>> Made;
     const uint8_t I = uint8_t(ElementType::I), U = uint8_t(ElementType::U);

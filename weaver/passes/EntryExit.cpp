@@ -34,8 +34,8 @@
 #include "pe/StrongName.h"
 #include "weaver/il/BodyReader.h"
 #include "weaver/il/MethodBody.h"
-#include "weaver/passes/Builtins.h"
 #include "weaver/passes/Arguments.h"
+#include "weaver/passes/Builtins.h"
 #include "weaver/passes/Emit.h"
 #include "weaver/passes/Returns.h"
 
@@ -219,9 +219,7 @@ public:
         continue;
       }
       if (!Tramp) {
-        std::string Hidden = ("EntryExit<" + TypeName + ">").str();
-        if (MC.module().findTypeDef("<weft>", Hidden))
-          Hidden += "'";
+        std::string Hidden = MC.freeTypeName("<weft>", ("EntryExit<" + TypeName + ">").str());
         Tramp = MC.addType(0x00100180, "<weft>", Hidden, ObjectType);
       }
       // static assembly hidebysig
@@ -416,7 +414,6 @@ private:
     return Sig;
   }
 
-
   /// Calls probe \p P with the arguments it takes.
   void callProbe(MethodContext &C, Emitter &E, const Probe &P, const Frame &X) {
     for (ProbeArg A : P.Args)
@@ -476,10 +473,10 @@ private:
   /// arguments (!0, !1, ...), then the method's (!!0, ...); null outside generic code.
   void loadTypeArguments(MethodContext &C, Emitter &E) {
     const Module &M = C.module();
-    uint32_t OfType = C.declaringType()
-                          ? uint32_t(M.genericParams(makeToken(TableId::TypeDef, C.declaringType()))
-                                         .size())
-                          : 0;
+    uint32_t OfType =
+        C.declaringType()
+            ? uint32_t(M.genericParams(makeToken(TableId::TypeDef, C.declaringType())).size())
+            : 0;
     uint32_t OfMethod = C.signature().GenericParamCount;
     if (!OfType && !OfMethod) {
       E.op(il::Opcode::Ldnull);
@@ -497,7 +494,6 @@ private:
       E.op(il::Opcode::Stelem_Ref);
     }
   }
-
 
   PassOptions Options;
   Probe Probes[3];

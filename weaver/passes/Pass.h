@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -95,6 +96,11 @@ public:
   virtual llvm::Expected<Token> frameworkType(llvm::StringRef Assembly, llvm::StringRef Namespace,
                                               llvm::StringRef Name) = 0;
 
+  /// \p Name, or \p Name followed by as many `'` as make it a name no type of \p Namespace has
+  /// in the module, counting the names taken before in this weave (a module woven before, a
+  /// pass used with several sets of options, each adding its type). Takes the name.
+  std::string freeTypeName(llvm::StringRef Namespace, llvm::StringRef Name);
+
   // Definitions: new types go at the end; members are added to the last type added.
   virtual Token addType(uint32_t Flags, llvm::StringRef Namespace, llvm::StringRef Name,
                         Token Extends) = 0;
@@ -132,11 +138,13 @@ public:
       return;
     }
     addSideFile(std::move(Suffix), std::string((*Text)->getBuffer()));
-  }  /// Weaving inside a running process (the runtime profiler): its id; 0 offline. What the woven
+  } /// Weaving inside a running process (the runtime profiler): its id; 0 offline. What the woven
   /// code writes is then named after the process by default, so that processes that load the
   /// same module never overwrite each other's. (After the slots above, as openAssembly is.)
   virtual uint32_t processId() const { return 0; }
 
+private:
+  std::set<std::pair<std::string, std::string>> TakenTypeNames;
 };
 
 /// One method, in runOnMethod.

@@ -133,4 +133,12 @@ Expected<std::unique_ptr<Pass>> PassRegistry::create(StringRef Name,
   return Info->Create(Options);
 }
 
+std::string ModuleContext::freeTypeName(StringRef Namespace, StringRef Name) {
+  std::string Free = Name.str();
+  while (module().findTypeDef(Namespace, Free) || TakenTypeNames.count({Namespace.str(), Free}))
+    Free += "'";
+  TakenTypeNames.insert({Namespace.str(), Free});
+  return Free;
+}
+
 } // namespace weft::passes

@@ -26,12 +26,18 @@
 // The helpers live in the added type `<weft>.Spans`; each catches what a listener throws, so a
 // span never changes what the woven program does. A tail call ends the span before the call.
 //
+// Apps without an OpenTelemetry SDK: the module carries an OTLP exporter (span-runtime, C#),
+// which `<weft>.Spans`' static constructor loads when the environment names an endpoint
+// (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT); option `export: false`
+// leaves it out.
+//
 //===----------------------------------------------------------------------===//
 #include "metadata/CustomAttribute.h"
 #include "metadata/Names.h"
 #include "support/Format.h"
 #include "weaver/passes/Arguments.h"
 #include "weaver/passes/Builtins.h"
+#include "weaver/passes/EmbeddedRuntime.h"
 #include "weaver/passes/Emit.h"
 #include "weaver/passes/InputPdb.h"
 #include "weaver/passes/Returns.h"
@@ -55,6 +61,11 @@ constexpr uint8_t Void = uint8_t(ElementType::Void), Str = uint8_t(ElementType::
                   Obj = uint8_t(ElementType::Object), I4 = uint8_t(ElementType::I4),
                   Bool = uint8_t(ElementType::Boolean), Cls = uint8_t(ElementType::Class),
                   Val = uint8_t(ElementType::ValueType), Inst = uint8_t(ElementType::GenericInst);
+
+/// The exporter, as the build compiled it.
+const uint8_t ExporterImage[] = {
+#include "span-runtime/OtlpExporterImage.inc"
+};
 
 /// ActivityStatusCode.Error.
 constexpr int32_t StatusError = 2;
@@ -100,6 +111,10 @@ public:
                            "' is none of internal, server, client, producer, consumer");
     Kind = *K;
     NameTemplate = Options.get("name", "{namespace}.{type}.{method}").str();
+    StringRef ExportOption = Options.get("export", "true");
+    if (ExportOption != "true" && ExportOption != "false")
+      return Options.error("export '" + ExportOption + "' is neither true nor false");
+    Export = ExportOption == "true";
     for (const auto &[Key, Value] : Options.values())
       if (Key == "arguments")
         for (StringRef Name : split(Value, ','))
@@ -235,7 +250,9 @@ private:
   /// `<weft>.Spans`: the source and the helpers, with their bodies now (a runtime compiles
   /// methods while the module is in use).
   Error addHelpers(ModuleContext &MC) {
-    Token Type = MC.addType(0x00100180, "<weft>", "Spans", ObjectType); // abstract sealed bfi
+    // One type for each set of options the spec gives the pass in the module.
+    Token Type = MC.addType(0x00100180, "<weft>", MC.freeTypeName("<weft>", "Spans"),
+                            ObjectType); // abstract sealed beforefieldinit
     Expected<Token> F = MC.addField(Type, 0x0033, "Source", Sig({SigField}).t(Cls, Source).B);
     if (!F)
       return F.takeError();
@@ -289,7 +306,9 @@ private:
     return MC.memberRef(Parent, Name, S.B);
   }
 
-  /// Source = new ActivitySource("Weft", VERSION); Done = new Action<Task, object>(Finish).
+  /// Source = new ActivitySource("Weft", VERSION); Done = new Action<Task, object>(Finish);
+  /// then, where the environment names an OTLP endpoint, the exporter this module carries
+  /// (span-runtime/OtlpExporter.cs), once per process, as one more listener of the source.
   Expected<bool> cctorBody(ModuleContext &MC, il::MethodBody &B, Emitter &E) {
     Expected<Token> Weft = MC.userString("Weft");
     Expected<Token> Version = MC.userString(WEFT_VERSION);
@@ -305,8 +324,57 @@ private:
     E.tok(il::Opcode::Newobj,
           MC.memberRef(Action, ".ctor", {SigHasThis, 2, Void, Obj, uint8_t(ElementType::I)}));
     E.tok(il::Opcode::Stsfld, DoneField);
-    E.op(il::Opcode::Ret);
+    if (!Export) {
+      E.op(il::Opcode::Ret);
+      return false;
+    }
+    if (Error Err = startExporter(MC, B, E))
+      return std::move(Err);
     return false;
+  }
+
+  /// if (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set)
+  ///   Activator.CreateInstance(<the exporter, loaded once per process>)
+  /// with whatever goes wrong dropped: the app runs on, exporting nothing.
+  Error startExporter(ModuleContext &MC, il::MethodBody &B, Emitter &E) {
+    Expected<std::string> Image = carriedRuntime(
+        ArrayRef<uint8_t>(ExporterImage, sizeof ExporterImage), "the span pass's OTLP exporter");
+    if (!Image)
+      return Image.takeError();
+    Expected<Token> Environment = MC.coreType("System", "Environment"),
+                    Activator = MC.coreType("System", "Activator"),
+                    Endpoint = MC.userString("OTEL_EXPORTER_OTLP_ENDPOINT"),
+                    TracesEndpoint = MC.userString("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+    for (Expected<Token> *T : {&Environment, &Activator, &Endpoint, &TracesEndpoint})
+      if (!*T)
+        return T->takeError();
+    if (Error Err = Loader.reference(MC))
+      return Err;
+    std::vector<uint8_t> Locals{uint8_t(SigLocal), 2, Obj, Cls};
+    appendTypeDefOrRefEncoded(Locals, Loader.TypeType);
+    B.InitLocals = true;
+    B.LocalVarSigToken = MC.standAloneSig(Locals);
+    Token GetVariable =
+        ref(MC, *Environment, "GetEnvironmentVariable", Sig({SigDefault, 1, Str, Str}));
+    Token Create =
+        ref(MC, *Activator, "CreateInstance", Sig({SigDefault, 1, Obj}).t(Cls, Loader.TypeType));
+    il::Instr *Load = B.create(il::Opcode::Nop), *Skip = B.create(il::Opcode::Nop);
+    il::Instr *TryFirst = E.tok(il::Opcode::Ldstr, *Endpoint);
+    E.tok(il::Opcode::Call, GetVariable);
+    E.branch(il::Opcode::Brtrue, Load);
+    E.tok(il::Opcode::Ldstr, *TracesEndpoint);
+    E.tok(il::Opcode::Call, GetVariable);
+    E.branch(il::Opcode::Brfalse, Skip);
+    E.put(Load);
+    Expected<il::Instr *> Loaded =
+        Loader.emitLoad(MC, E, "weft.otlp.exporter", *Image, "Weft.Otlp.Exporter", 0, 1);
+    if (!Loaded)
+      return Loaded.takeError();
+    E.tok(il::Opcode::Call, Create);
+    E.op(il::Opcode::Pop);
+    E.put(Skip);
+    dropExceptionsAndReturn(B, TryFirst, ObjectType);
+    return Error::success();
   }
 
   /// a.SetTag for the code attributes: (a, function, namespace or null, file or null, line).
@@ -720,6 +788,8 @@ private:
   Token Source = 0, Activity = 0, ActivityKind = 0, StatusCode = 0, Event = 0, Tags = 0;
   Token ExceptionType = 0, ObjectType = 0, TypeType = 0, DateTimeOffset = 0, Int32Type = 0;
   Token TaskType = 0, TaskOfT = 0, ActionOf2 = 0;
+  RuntimeLoader Loader;
+  bool Export = true;
   Token CancellationToken = 0, ContinuationOptions = 0, Scheduler = 0, AggregateType = 0;
   Token StartActivity = 0, HasListeners = 0, SetTag = 0, SetStatus = 0, Dispose = 0,
         SourceField = 0, DoneField = 0;

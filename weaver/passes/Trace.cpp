@@ -32,12 +32,12 @@
 // the files at any time.
 //
 //===----------------------------------------------------------------------===//
-#include "weaver/passes/Builtins.h"
-#include "weaver/passes/Emit.h"
-#include "weaver/passes/Returns.h"
-
 #include "metadata/Module.h"
 #include "pe/Image.h"
+#include "weaver/passes/Builtins.h"
+#include "weaver/passes/EmbeddedRuntime.h"
+#include "weaver/passes/Emit.h"
+#include "weaver/passes/Returns.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Base64.h"
@@ -54,36 +54,6 @@ namespace {
 const uint8_t RuntimeImage[] = {
 #include "trace-runtime/TraceRuntimeImage.inc"
 };
-
-/// The runtime as a woven module carries it: its references' versions lowered to 0.0.0.0, so
-/// that whatever runtime the program runs on (older than the SDK that compiled it) binds them.
-Expected<std::string> runtimeBase64() {
-  std::vector<uint8_t> Bytes(std::begin(RuntimeImage), std::end(RuntimeImage));
-  Expected<std::unique_ptr<pe::Image>> Img = pe::Image::create(ArrayRef<uint8_t>(Bytes));
-  if (!Img)
-    return Img.takeError();
-  Expected<std::unique_ptr<Module>> M = Module::create((*Img)->metadata(), (*Img)->metadataOffset());
-  if (!M)
-    return M.takeError();
-  for (uint32_t Row = 1; Row <= (*M)->rowCount(TableId::AssemblyRef); ++Row) {
-    uint64_t At = (*M)->rowOffset(TableId::AssemblyRef, Row, AssemblyRefCol::MajorVersion);
-    if (At + 8 > Bytes.size())
-      return plainError("the trace runtime's assembly references are out of place");
-    std::fill_n(Bytes.begin() + At, 8, 0);
-  }
-  return encodeBase64(Bytes);
-}
-
-const std::string &embeddedRuntime(std::string &Problem) {
-  static const std::pair<std::string, std::string> Made = [] {
-    Expected<std::string> B = runtimeBase64();
-    if (!B)
-      return std::make_pair(std::string(), "the trace runtime cannot be read: " + toString(B.takeError()));
-    return std::make_pair(std::move(*B), std::string());
-  }();
-  Problem = Made.second;
-  return Made.first;
-}
 
 std::vector<uint8_t> methodSig(bool HasThis, uint8_t Return, std::vector<uint8_t> Params,
                                unsigned Count) {
@@ -133,7 +103,7 @@ public:
     }
     SingleExit X = *Exit;
     il::Instr *CoreFirst = B.instructions()[*Start]; // after what makeSingleExit inserted
-    Emitter Head(B, CoreFirst), Fin(B, X.End); // the finally block goes between body and exit
+    Emitter Head(B, CoreFirst), Fin(B, X.End);       // the finally block goes between body and exit
     // The method's number is given in row order in finishMethod.
     C.Marks = {inlined() ? emitInlined(C, Head, Fin) : emitTiming(C, Head, Fin)};
     Fin.op(il::Opcode::Endfinally);
@@ -156,17 +126,13 @@ public:
   }
 
   Error endModule(ModuleContext &MC) override {
-    for (auto [Method, Body] : {std::pair{NoEnter, &Trace::noEnterBody},
-                                std::pair{NoLeave, &Trace::noLeaveBody},
-                                std::pair{NoFlush, &Trace::noFlushBody},
-                                std::pair{NoInstance, &Trace::noInstanceBody},
-                                std::pair{PushMethod, &Trace::pushBody},
-                                std::pair{PopMethod, &Trace::popBody},
-                                std::pair{ArriveMethod, &Trace::arriveBody},
-                                std::pair{NoThread, &Trace::noThreadBody},
-                                std::pair{SlowMethod, &Trace::slowBody},
-                                std::pair{NoSlow, &Trace::noSlowBody},
-                                std::pair{FlushMethod, &Trace::flushBody}}) {
+    for (auto [Method, Body] :
+         {std::pair{NoEnter, &Trace::noEnterBody}, std::pair{NoLeave, &Trace::noLeaveBody},
+          std::pair{NoFlush, &Trace::noFlushBody}, std::pair{NoInstance, &Trace::noInstanceBody},
+          std::pair{PushMethod, &Trace::pushBody}, std::pair{PopMethod, &Trace::popBody},
+          std::pair{ArriveMethod, &Trace::arriveBody}, std::pair{NoThread, &Trace::noThreadBody},
+          std::pair{SlowMethod, &Trace::slowBody}, std::pair{NoSlow, &Trace::noSlowBody},
+          std::pair{FlushMethod, &Trace::flushBody}}) {
       il::MethodBody B;
       if (Method == PushMethod || (Method == PopMethod && RunMode == Timeline)) {
         // Summary mode's Push sets every local before reading it, and takes the address of
@@ -197,8 +163,7 @@ private:
   bool inlined() const { return RunMode == Timeline || !Instantiations; }
 
   static bool isGeneric(MethodContext &C) {
-    return C.signature().GenericParamCount ||
-           C.declaringTypeSig().Kind == ElementType::GenericInst;
+    return C.signature().GenericParamCount || C.declaringTypeSig().Kind == ElementType::GenericInst;
   }
 
   /// The declaring type and the method as the method's own code sees them (instantiated over
@@ -209,7 +174,8 @@ private:
     Token Method = C.token();
     if (tokenTable(Type) == TableId::TypeSpec) {
       StringRef Name = M.getString(M.get(TableId::MethodDef, C.row(), MethodDefCol::Name));
-      ArrayRef<uint8_t> Sig = M.getBlob(M.get(TableId::MethodDef, C.row(), MethodDefCol::Signature));
+      ArrayRef<uint8_t> Sig =
+          M.getBlob(M.get(TableId::MethodDef, C.row(), MethodDefCol::Signature));
       Method = C.memberRef(Type, Name, Sig);
     }
     if (uint32_t N = C.signature().GenericParamCount) {
@@ -296,40 +262,27 @@ private:
 
   /// The framework members the static constructor calls.
   Error referenceFramework(ModuleContext &MC) {
+    if (Error E = Loader.reference(MC))
+      return E;
     auto Core = [&](StringRef Ns, StringRef N) { return MC.coreType(Ns, N); };
-    Expected<Token> Object = Core("System", "Object"), AppDomain = Core("System", "AppDomain"),
-                    Convert = Core("System", "Convert"), Type = Core("System", "Type"),
-                    Assembly = Core("System.Reflection", "Assembly"),
+    Expected<Token> Type = Core("System", "Type"),
                     MethodBase = Core("System.Reflection", "MethodBase"),
                     MethodInfo = Core("System.Reflection", "MethodInfo"),
                     Handle = Core("System", "RuntimeMethodHandle"),
-                    TypeHandle = Core("System", "RuntimeTypeHandle"),
-                    Monitor = MC.frameworkType("System.Threading", "System.Threading", "Monitor");
-    for (Expected<Token> *T : {&Object, &AppDomain, &Convert, &Type, &Assembly, &MethodBase,
-                               &MethodInfo, &Handle, &TypeHandle, &Monitor})
+                    TypeHandle = Core("System", "RuntimeTypeHandle");
+    for (Expected<Token> *T : {&Type, &MethodBase, &MethodInfo, &Handle, &TypeHandle})
       if (!*T)
         return T->takeError();
-    ObjectType = *Object;
+    ObjectType = Loader.ObjectType;
     TypeType = *Type;
     HandleType = *Handle;
     const uint8_t I = uint8_t(ElementType::I), Str = uint8_t(ElementType::String),
-                  Void = uint8_t(ElementType::Void), Obj = uint8_t(ElementType::Object),
-                  U1 = uint8_t(ElementType::U1), SZ = uint8_t(ElementType::SZArray);
-    CurrentDomain = MC.memberRef(*AppDomain, "get_CurrentDomain",
-                                 joined({uint8_t(SigDefault), 0}, classSig(*AppDomain)));
-    GetData = MC.memberRef(*AppDomain, "GetData", methodSig(true, Obj, {Str}, 1));
-    SetData = MC.memberRef(*AppDomain, "SetData", methodSig(true, Void, {Str, Obj}, 2));
-    MonitorEnter = MC.memberRef(*Monitor, "Enter", methodSig(false, Void, {Obj}, 1));
-    MonitorExit = MC.memberRef(*Monitor, "Exit", methodSig(false, Void, {Obj}, 1));
-    FromBase64 = MC.memberRef(*Convert, "FromBase64String", methodSig(false, SZ, {U1, Str}, 1));
-    Load = MC.memberRef(*Assembly, "Load",
-                        joined(joined({uint8_t(SigDefault), 1}, classSig(*Assembly)), {SZ, U1}));
-    GetType = MC.memberRef(*Assembly, "GetType",
-                           joined(joined({uint8_t(SigHasThis), 1}, classSig(*Type)), {Str}));
-    GetMethod = MC.memberRef(*Type, "GetMethod",
-                             joined(joined({uint8_t(SigHasThis), 1}, classSig(*MethodInfo)), {Str}));
-    GetHandle = MC.memberRef(*MethodBase, "get_MethodHandle",
-                             joined({uint8_t(SigHasThis), 0}, classSig(*Handle, ElementType::ValueType)));
+                  Void = uint8_t(ElementType::Void);
+    GetMethod = MC.memberRef(
+        *Type, "GetMethod", joined(joined({uint8_t(SigHasThis), 1}, classSig(*MethodInfo)), {Str}));
+    GetHandle =
+        MC.memberRef(*MethodBase, "get_MethodHandle",
+                     joined({uint8_t(SigHasThis), 0}, classSig(*Handle, ElementType::ValueType)));
     GetPointer = MC.memberRef(*Handle, "GetFunctionPointer", methodSig(true, I, {}, 0));
     // The runtime's functions, called through their addresses.
     const uint8_t I4 = uint8_t(ElementType::I4), I8 = uint8_t(ElementType::I8);
@@ -359,24 +312,23 @@ private:
   /// `<weft>.Trace`: the module's first id, the runtime's addresses, the static constructor,
   /// Flush and the functions that stand in for the runtime's until it is there.
   Error addHiddenType(ModuleContext &MC) {
-    std::string Name = "Trace";
-    if (MC.module().findTypeDef("<weft>", Name))
-      Name += "'";
+    std::string Name = MC.freeTypeName("<weft>", "Trace");
     Token Type = MC.addType(0x00100181, "<weft>", Name, ObjectType); // public abstract sealed
     const uint8_t I = uint8_t(ElementType::I), I4 = uint8_t(ElementType::I4),
                   I8 = uint8_t(ElementType::I8), Void = uint8_t(ElementType::Void);
     std::vector<Expected<Token>> Made;
     // private static (initonly once set: assembly visibility keeps them plain statics)
-    for (auto [Name, Kind] : {std::pair{"Base", I4}, std::pair{"EnterFn", I},
-                              std::pair{"LeaveFn", I}, std::pair{"FlushFn", I},
-                              std::pair{"InstanceFn", I}})
+    for (auto [Name, Kind] :
+         {std::pair{"Base", I4}, std::pair{"EnterFn", I}, std::pair{"LeaveFn", I},
+          std::pair{"FlushFn", I}, std::pair{"InstanceFn", I}})
       Made.push_back(MC.addField(Type, 0x0013, Name, {uint8_t(SigField), Kind})); // assembly static
     Made.push_back(MC.addMethod(Type, 0x1891, 0, ".cctor", methodSig(false, Void, {}, 0)));
     Made.push_back(MC.addMethod(Type, 0x0096, 0, "Flush", methodSig(false, Void, {}, 0)));
     Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoEnter", methodSig(false, I8, {I4}, 1)));
     Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoLeave", methodSig(false, Void, {I4, I8}, 2)));
     Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoFlush", methodSig(false, Void, {}, 0)));
-    Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoInstance", methodSig(false, I4, InstanceParams, 3)));
+    Made.push_back(
+        MC.addMethod(Type, 0x0091, 0, "NoInstance", methodSig(false, I4, InstanceParams, 3)));
     // The thread-static address and the code that uses it: Push and Pop, or in timeline mode
     // Enter and Exit (assembly static, aggressively inlined), Arrive (the slow path, never
     // inlined), which asks the runtime for the address, and the stand-in for the runtime's
@@ -385,16 +337,20 @@ private:
     bool T = RunMode == Timeline;
     Made.push_back(MC.addField(Type, 0x0011, T ? "Buffer" : "Block", {uint8_t(SigField), I}));
     Made.push_back(MC.addField(Type, 0x0013, "ThreadFn", {uint8_t(SigField), I}));
-    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, T ? "Enter" : "Push", methodSig(false, I, {I4}, 1)));
-    Made.push_back(MC.addMethod(Type, 0x0093, 0x0100, T ? "Exit" : "Pop", methodSig(false, Void, {I}, 1)));
+    Made.push_back(
+        MC.addMethod(Type, 0x0093, 0x0100, T ? "Enter" : "Push", methodSig(false, I, {I4}, 1)));
+    Made.push_back(
+        MC.addMethod(Type, 0x0093, 0x0100, T ? "Exit" : "Pop", methodSig(false, Void, {I}, 1)));
     Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Arrive", methodSig(false, I, {}, 0)));
-    Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoThread",
-                                T ? methodSig(false, I, {I4}, 1) : methodSig(false, I, {I4, I4}, 2)));
+    Made.push_back(
+        MC.addMethod(Type, 0x0091, 0, "NoThread",
+                     T ? methodSig(false, I, {I4}, 1) : methodSig(false, I, {I4, I4}, 2)));
     // Timeline mode's slow path (never inlined) and the runtime's address it calls.
     Made.push_back(MC.addField(Type, 0x0013, "SlowFn", {uint8_t(SigField), I}));
     Made.push_back(MC.addMethod(Type, 0x0091, 0x0008, "Slow", methodSig(false, Void, {I, I4}, 2)));
     Made.push_back(MC.addMethod(Type, 0x0091, 0, "NoSlow", methodSig(false, Void, {I, I4}, 2)));
-    Made.push_back(MC.addField(Type, 0x0013, "Idle", {uint8_t(SigField), uint8_t(ElementType::I8)}));
+    Made.push_back(
+        MC.addField(Type, 0x0013, "Idle", {uint8_t(SigField), uint8_t(ElementType::I8)}));
     // Summary mode: the runtime's stack map, and where a thread's record keeps the module's block.
     if (!T) {
       Made.push_back(MC.addField(Type, 0x0013, "Map", {uint8_t(SigField), I}));
@@ -464,7 +420,8 @@ private:
     il::Instr *Have = B.create(il::Opcode::Ldloc_0);
     il::Instr *Slow = B.create(il::Opcode::Ldloc_0);
     emitArrive(E, Have);
-    emitWrite(E, [&] { E.ldloc(0); }, 1, [&] { E.ldarg(0); }, Slow, Have);
+    emitWrite(
+        E, [&] { E.ldloc(0); }, 1, [&] { E.ldarg(0); }, Slow, Have);
     E.ldloc(0);
     E.op(il::Opcode::Ret);
     E.put(Slow); // ldloc.0
@@ -477,7 +434,8 @@ private:
   void exitBody(il::MethodBody &B) {
     Emitter E(B, nullptr);
     il::Instr *Slow = B.create(il::Opcode::Ldarg_0);
-    emitWrite(E, [&] { E.ldarg(0); }, 0, [&] { E.ldc(-1); }, Slow);
+    emitWrite(
+        E, [&] { E.ldarg(0); }, 0, [&] { E.ldc(-1); }, Slow);
     E.op(il::Opcode::Ret);
     E.put(Slow); // ldarg.0
     E.ldc(-1);
@@ -711,22 +669,22 @@ private:
   /// module's names and takes the runtime's addresses, Push's last; an exception on the way
   /// leaves the stand-ins in place.
   Error writeCctor(ModuleContext &MC) {
-    std::string Problem;
-    const std::string &Image = embeddedRuntime(Problem);
-    if (!Problem.empty())
-      return plainError(Problem);
+    Expected<std::string> Image =
+        carriedRuntime(ArrayRef<uint8_t>(RuntimeImage, sizeof RuntimeImage), "the trace runtime");
+    if (!Image)
+      return Image.takeError();
     std::string AllNames = join(Names, "\n");
     auto Str = [&](StringRef S) -> Expected<Token> { return MC.userString(S); };
-    Expected<Token> NamesTok = Str(AllNames), Key = Str("weft.trace.runtime"), Bytes = Str(Image),
-                    TypeName = Str("Weft.Trace.Runtime"), FunctionName = Str("Function"),
+    Expected<Token> NamesTok = Str(AllNames), FunctionName = Str("Function"),
                     File = Str(Options.get("file", "weft-trace.json"));
-    for (Expected<Token> *T : {&NamesTok, &Key, &Bytes, &TypeName, &FunctionName, &File})
+    for (Expected<Token> *T : {&NamesTok, &FunctionName, &File})
       if (!*T)
         return T->takeError();
 
     // Locals: 0 the AppDomain, 1 the runtime's type, 2 a method handle, 3 Function's address.
     std::vector<uint8_t> Locals{uint8_t(SigLocal), 4, uint8_t(ElementType::Object)};
-    Locals = joined(joined(Locals, classSig(TypeType)), classSig(HandleType, ElementType::ValueType));
+    Locals =
+        joined(joined(Locals, classSig(TypeType)), classSig(HandleType, ElementType::ValueType));
     Locals.push_back(uint8_t(ElementType::I));
     il::MethodBody B;
     B.InitLocals = true;
@@ -738,36 +696,11 @@ private:
       E.tok(il::Opcode::Ldftn, Method);
       E.tok(il::Opcode::Stsfld, Field);
     }
-    // The runtime, from the AppDomain or loaded and left there, under the AppDomain's lock.
-    il::Instr *TryFirst = E.tok(il::Opcode::Call, CurrentDomain);
-    E.stloc(0);
-    E.ldloc(0);
-    E.tok(il::Opcode::Call, MonitorEnter);
-    il::Instr *LockedFirst = E.ldloc(0);
-    E.tok(il::Opcode::Ldstr, *Key);
-    E.tok(il::Opcode::Callvirt, GetData);
-    E.tok(il::Opcode::Isinst, TypeType);
-    E.stloc(1);
-    E.ldloc(1);
-    il::Instr *Have = B.create(il::Opcode::Leave);
-    E.branch(il::Opcode::Brtrue, Have);
-    E.tok(il::Opcode::Ldstr, *Bytes);
-    E.tok(il::Opcode::Call, FromBase64);
-    E.tok(il::Opcode::Call, Load);
-    E.tok(il::Opcode::Ldstr, *TypeName);
-    E.tok(il::Opcode::Callvirt, GetType);
-    E.stloc(1);
-    E.ldloc(0);
-    E.tok(il::Opcode::Ldstr, *Key);
-    E.ldloc(1);
-    E.tok(il::Opcode::Callvirt, SetData);
-    E.put(Have);
-    il::Instr *Unlock = E.ldloc(0);
-    E.tok(il::Opcode::Call, MonitorExit);
-    E.op(il::Opcode::Endfinally);
-    il::Instr *Unlocked = E.ldloc(1);
-    Have->Target = Unlocked;
-    B.Regions.push_back(region(il::RegionKind::Finally, LockedFirst, Unlock, Unlocked));
+    // The runtime, from the AppDomain or loaded and left there.
+    Expected<il::Instr *> TryFirst =
+        Loader.emitLoad(MC, E, "weft.trace.runtime", *Image, "Weft.Trace.Runtime", 0, 1);
+    if (!TryFirst)
+      return TryFirst.takeError();
     // Function's address, then the others through it.
     E.tok(il::Opcode::Ldstr, *FunctionName);
     E.tok(il::Opcode::Callvirt, GetMethod);
@@ -791,9 +724,10 @@ private:
     E.tok(il::Opcode::Calli, RegisterSig);
     E.tok(il::Opcode::Stsfld, Base);
     // The runtime's Push and Pop (summary mode told apart by instantiation), Slow (timeline).
-    for (auto [Which, Field] : {std::pair{5, LeaveFn}, std::pair{2, FlushFn}, std::pair{6, InstanceFn},
-                                std::pair{RunMode == Timeline ? 8 : 7, ThreadFn},
-                                std::pair{RunMode == Timeline ? 0 : 10, SlowFn}, std::pair{4, EnterFn}}) {
+    for (auto [Which, Field] :
+         {std::pair{5, LeaveFn}, std::pair{2, FlushFn}, std::pair{6, InstanceFn},
+          std::pair{RunMode == Timeline ? 8 : 7, ThreadFn},
+          std::pair{RunMode == Timeline ? 0 : 10, SlowFn}, std::pair{4, EnterFn}}) {
       Function(Which);
       E.tok(il::Opcode::Stsfld, Field);
     }
@@ -807,18 +741,8 @@ private:
       E.tok(il::Opcode::Stsfld, MapField);
     }
     // Without the runtime, the module runs untraced.
-    dropExceptionsAndReturn(B, TryFirst, ObjectType);
+    dropExceptionsAndReturn(B, *TryFirst, ObjectType);
     return MC.setBody(CctorMethod, std::move(B), false);
-  }
-
-  static il::ExceptionRegion region(il::RegionKind Kind, il::Instr *TryStart, il::Instr *Handler,
-                                    il::Instr *End) {
-    il::ExceptionRegion R;
-    R.Kind = Kind;
-    R.TryStart = TryStart;
-    R.TryEnd = R.HandlerStart = Handler;
-    R.HandlerEnd = End;
-    return R;
   }
 
   PassOptions Options;
@@ -828,8 +752,8 @@ private:
   Token ObjectType = 0, TypeType = 0, HandleType = 0;
   Token Base = 0, EnterFn = 0, LeaveFn = 0, FlushFn = 0, InstanceFn = 0;
   Token CctorMethod = 0, FlushMethod = 0, NoEnter = 0, NoLeave = 0, NoFlush = 0, NoInstance = 0;
-  Token CurrentDomain = 0, GetData = 0, SetData = 0, MonitorEnter = 0, MonitorExit = 0;
-  Token FromBase64 = 0, Load = 0, GetType = 0, GetMethod = 0, GetHandle = 0, GetPointer = 0;
+  RuntimeLoader Loader;
+  Token GetMethod = 0, GetHandle = 0, GetPointer = 0;
   Token EnterSig = 0, LeaveSig = 0, FlushSig = 0, FunctionSig = 0, RegisterSig = 0, InstanceSig = 0,
         MapSig = 0;
   Token ThreadSig = 0, PushLocals = 0, ExitLocals = 0, SlowSig = 0;

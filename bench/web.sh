@@ -10,8 +10,13 @@
 #     (bench/peers/coverlet-instrument.sh);
 #   - under `weft run` with a tracepoint on Catalog.Search (query, limit and the result, objects
 #     one level deep), enabled and disabled;
-#   - under `weft run --gc informational` (the GC callbacks and an EventPipe session).
-# The server and wrk share this machine's cores.
+#   - under `weft run --gc informational` (the GC callbacks and an EventPipe session);
+#   - spans exported over OTLP/HTTP to the Aspire dashboard (started here; restored by the
+#     tests' aspire.restore): the app woven with `span` on Catalog.Search and exported by the
+#     exporter the module carries, beside the app instrumented by hand (bench/peers/WebApiOtel:
+#     a `StartActivity` in Search) and exported by the OpenTelemetry SDK; both send ASP.NET
+#     Core's request span and Search's, with the SDK's batching defaults.
+# The server and wrk share this machine's cores (and, for the spans, with the dashboard).
 #
 #   bench/web.sh [BUILD_DIR]      (default: build; needs wrk: ./dev setup installs it)
 #
@@ -30,7 +35,9 @@ command -v wrk >/dev/null || { echo "wrk is needed (./dev setup installs it)" >&
 [[ -x "$weft" ]] || { echo "missing $weft: build weft first" >&2; exit 1; }
 out="$(mktemp -d)"
 server=""
-trap '[[ -n "$server" ]] && kill "$server" 2>/dev/null; rm -rf "$out"' EXIT
+dashboard_pid=""
+trap '[[ -n "$server" ]] && kill "$server" 2>/dev/null; [[ -n "$dashboard_pid" ]] && kill "$dashboard_pid";
+  rm -rf "$out"' EXIT
 dotnet build "$here/../corpus/WebApi/WebApi.csproj" -c Release --artifacts-path "$out/build" -nologo -v:q \
   >/dev/null
 app="$out/build/bin/WebApi/release"
@@ -57,6 +64,25 @@ tracepoint() { # NAME ENABLED
 }
 tracepoint on true
 tracepoint off false
+echo '{"version": 1, "rules": [{"match": {"type": "Catalog", "method": "Search"}, "passes": ["span"]}]}' \
+  >"$out/span.json"
+cp -r "$app" "$out/span"
+"$weft" weave "$app/WebApi.dll" -o "$out/span/WebApi.dll" --spec "$out/span.json" >/dev/null
+dotnet build "$here/peers/WebApiOtel/WebApiOtel.csproj" -c Release --artifacts-path "$out/otel" -nologo \
+  -v:q >/dev/null
+packages=$(dotnet nuget locals global-packages --list | sed 's/^global-packages: //')
+dashboard=$packages/aspire.dashboard.sdk.linux-x64/13.6.5/tools/Aspire.Dashboard
+otlp=""
+if [[ -x "$dashboard" && ( "span on Search, weft's exporter" =~ ${WEFT_WEB_ONLY:-.} ||
+  "span by hand, OpenTelemetry SDK" =~ ${WEFT_WEB_ONLY:-.} ) ]]; then
+  otlp=http://127.0.0.1:5389
+  mkdir -p "$out/dashboard"
+  HOME=$out/dashboard ASPNETCORE_URLS=http://127.0.0.1:5390 ASPIRE_DASHBOARD_OTLP_HTTP_ENDPOINT_URL=$otlp \
+    ASPIRE_DASHBOARD_UNSECURED_ALLOW_ANONYMOUS=true ASPIRE_ALLOW_UNSECURED_TRANSPORT=true \
+    "$dashboard" >"$out/dashboard.log" 2>&1 &
+  dashboard_pid=$!
+  until curl -sf http://127.0.0.1:5390/api/telemetry/traces >/dev/null; do sleep 0.2; done
+fi
 port=5391
 declare -A configs=(
   ["unwoven"]="dotnet $app/WebApi.dll"
@@ -69,12 +95,15 @@ declare -A configs=(
   ["tracepoint on Search, enabled"]="$weft run --spec $out/on.json --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
   ["tracepoint on Search, disabled"]="$weft run --spec $out/off.json --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
   ["--gc informational"]="$weft run --gc informational --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
+  ["span on Search, weft's exporter"]="env OTEL_EXPORTER_OTLP_ENDPOINT=$otlp OTEL_SERVICE_NAME=webapi-weft dotnet $out/span/WebApi.dll"
+  ["span by hand, OpenTelemetry SDK"]="env OTEL_EXPORTER_OTLP_ENDPOINT=$otlp OTEL_SERVICE_NAME=webapi-sdk dotnet $out/otel/bin/WebApiOtel/release/WebApi.dll"
 )
 order=()
 for name in "unwoven" "woven with trace" "woven with trace, summary" "woven with trace on Search only" \
   "woven with coverage" "woven with coverage, before" "coverlet.msbuild coverage" "tracepoint on Search, enabled" "tracepoint on Search, disabled" \
-  "--gc informational"; do
+  "--gc informational" "span on Search, weft's exporter" "span by hand, OpenTelemetry SDK"; do
   [[ $name == *before && -z "${WEFT_BENCH_BEFORE:-}" ]] && continue
+  [[ $name == span* && -z "$otlp" ]] && continue
   if [[ $name == unwoven || $name =~ ${WEFT_WEB_ONLY:-.} ]]; then order+=("$name"); fi
 done
 rounds="${WEFT_BENCH_ROUNDS:-2}"

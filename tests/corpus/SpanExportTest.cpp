@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 
 #include <chrono>
@@ -135,7 +136,7 @@ TEST(Span, WithoutAnSdkTheWovenModuleExportsToTheDashboard) {
     ASSERT_EQ(R.ExitCode, 0) << R.Err;
     EXPECT_EQ(R.Out, std::string(test::SpanAppOutput) + "current after the calls: request\n");
     EXPECT_EQ(R.Err, "") << "nothing lost, nothing to say";
-    expectSpanAppSpans(D.spans(12, Service), Protocol);
+    expectSpanAppSpans(D.spans(13, Service), Protocol);
   }
 }
 
@@ -156,7 +157,7 @@ TEST(Span, WeftRunOtlpExportsAnUnwovenProgramsSpans) {
                                     120);
   ASSERT_EQ(R.ExitCode, 0) << R.Err << test::readFile(Log);
   EXPECT_EQ(R.Out, std::string(test::SpanAppOutput) + "current after the calls: request\n");
-  expectSpanAppSpans(D.spans(12, "span-app-jit"), "weft run --otlp");
+  expectSpanAppSpans(D.spans(13, "span-app-jit"), "weft run --otlp");
   EXPECT_FALSE(has(test::readFile(Log), "Weft.Otlp.dll")) << test::readFile(Log);
 }
 
@@ -210,7 +211,7 @@ TEST(Span, TheExporterRetriesDropsAndCountsAndNeverHoldsTheProgramUp) {
                                              "[0-9]+/v1/traces, ([0-9]+) dropped \\(queue full\\), "
                                              "([0-9]+) not delivered \\(")))
         << R.Err;
-    EXPECT_EQ(std::stoi(M[1]) + std::stoi(M[2]), 12) << R.Err;
+    EXPECT_EQ(std::stoi(M[1]) + std::stoi(M[2]), 13) << R.Err;
     EXPECT_GE(std::stoi(M[1]), 1) << R.Err;
     EXPECT_LT(Seconds, 20.0) << "the exit waits 5 s for the exporter at most";
   }
@@ -225,6 +226,75 @@ TEST(Span, TheExporterRetriesDropsAndCountsAndNeverHoldsTheProgramUp) {
     EXPECT_EQ(R.Out, Out);
     EXPECT_TRUE(has(R.Err, "weft: OTLP export: 0 spans sent")) << R.Err;
     EXPECT_TRUE(Server.requests().empty());
+  }
+}
+
+/// The spans of the source Weft.Runtime in the OTLP/JSON requests \p Server received, each as
+/// "NAME key=value ..." on a line.
+std::string runtimeSpans(test::RecordingServer &Server) {
+  std::string All;
+  for (const test::RecordingServer::Request &Q : Server.requests()) {
+    Expected<json::Value> V = json::parse(Q.Body);
+    if (!V) {
+      ADD_FAILURE() << toString(V.takeError());
+      continue;
+    }
+    for (const json::Value &RS : *V->getAsObject()->getArray("resourceSpans"))
+      for (const json::Value &SS : *RS.getAsObject()->getArray("scopeSpans")) {
+        if (SS.getAsObject()->getObject("scope")->getString("name") != StringRef("Weft.Runtime"))
+          continue;
+        for (const json::Value &Sp : *SS.getAsObject()->getArray("spans")) {
+          const json::Object &O = *Sp.getAsObject();
+          All += O.getString("name").getValueOr("").str();
+          for (const json::Value &A : *O.getArray("attributes")) {
+            const json::Object *Val = A.getAsObject()->getObject("value");
+            Optional<StringRef> Str = Val->getString("stringValue"),
+                                Int = Val->getString("intValue");
+            All += " " + A.getAsObject()->getString("key").getValueOr("").str() + "=" +
+                   (Str   ? Str->str()
+                    : Int ? Int->str()
+                          : "?");
+          }
+          EXPECT_GT(std::stoull(O.getString("endTimeUnixNano")->str()),
+                    std::stoull(O.getString("startTimeUnixNano")->str()));
+          All += "\n";
+        }
+      }
+  }
+  return All;
+}
+
+// With WEFT_GC (`weft run --gc` sets it), collections are spans too: the program calls
+// GC.Collect(), and the exporter sends a span "GC" of the source Weft.Runtime with the
+// collection's generation, reason and thread (http/json); unwoven under `weft run --gc
+// informational --otlp`, and woven offline with the variable set.
+TEST(Span, CollectionsAreSpansWithWeftGc) {
+  std::regex Induced("GC gc.number=[0-9]+ gc.generation=2 gc.reason=Induced "
+                     "gc.type=NonConcurrentGC thread.id=[1-9][0-9]*\n");
+  test::WovenSpanApp W = exportingApp("span-gc");
+  ASSERT_EQ(W.Weave.ExitCode, 0) << W.Weave.Err;
+  {
+    test::RecordingServer Server;
+    test::CommandResult R = test::run(
+        test::weftTool(),
+        {"run", "--gc", "informational", "--spec", W.Dir + "/weft.json", "--output-dir", W.Dir,
+         "--log", W.Dir + "/run.log", "--otlp", "http://127.0.0.1:" + std::to_string(Server.port()),
+         "--", "dotnet", test::spanAppDll(), "gc"},
+        {"OTEL_EXPORTER_OTLP_PROTOCOL=http/json"}, 120);
+    ASSERT_EQ(R.ExitCode, 0) << R.Err << test::readFile(W.Dir + "/run.log");
+    std::string Spans = runtimeSpans(Server);
+    EXPECT_TRUE(std::regex_search(Spans, Induced)) << Spans;
+  }
+  {
+    test::RecordingServer Server;
+    test::CommandResult R =
+        test::run("dotnet", {W.Dll, "gc"},
+                  {"WEFT_GC=informational", "OTEL_EXPORTER_OTLP_PROTOCOL=http/json",
+                   "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:" + std::to_string(Server.port())},
+                  120);
+    ASSERT_EQ(R.ExitCode, 0) << R.Err;
+    std::string Spans = runtimeSpans(Server);
+    EXPECT_TRUE(std::regex_search(Spans, Induced)) << Spans;
   }
 }
 

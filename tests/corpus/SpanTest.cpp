@@ -4,6 +4,11 @@
 #include "tests/support/Env.h"
 #include "tests/support/SpanApp.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+
 #include <gtest/gtest.h>
 #include <regex>
 
@@ -130,7 +135,89 @@ TEST(Span, WeftRunMakesTheSameSpansAtJitTime) {
   // Durations differ from run to run; the rest is the same.
   std::regex Ms("ms=[0-9]+");
   EXPECT_EQ(std::regex_replace(Jit.Out, Ms, "ms="), std::regex_replace(Offline.Out, Ms, "ms="));
-  EXPECT_TRUE(has(test::readFile(Log), "12 of ")) << test::readFile(Log);
+  EXPECT_TRUE(has(test::readFile(Log), "13 of ")) << test::readFile(Log);
+}
+
+/// The value the profiler's tracepoint recorded for argument \p Name in the timeline file in
+/// \p Dir (the first call that has it).
+Optional<json::Value> tracepointValue(const std::string &Dir, StringRef Name) {
+  std::error_code EC;
+  for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC)) {
+    if (!sys::path::filename(It->path()).startswith("weft-timeline-"))
+      continue;
+    SmallVector<StringRef, 64> Lines;
+    std::string Text = test::readFile(It->path());
+    StringRef(Text).split(Lines, '\n', -1, false);
+    for (StringRef L : Lines) {
+      if (!L.startswith("{\"ph\":\"B\""))
+        continue;
+      L.consume_back(",");
+      Expected<json::Value> V = json::parse(L);
+      if (!V) {
+        consumeError(V.takeError());
+        continue;
+      }
+      const json::Object *Args = V->getAsObject()->getObject("args");
+      const json::Array *A = Args ? Args->getArray("arguments") : nullptr;
+      for (const json::Value &Arg : A ? *A : json::Array())
+        if (Arg.getAsObject()->getString("name") == Optional<StringRef>(Name))
+          return *Arg.getAsObject()->get("value");
+    }
+  }
+  return None;
+}
+
+/// The text of Shop.Ship's span's attribute weft.arg.parcel in the output \p Out of span-app
+/// run with "listen".
+std::string parcelText(const std::string &Out) {
+  std::smatch M;
+  std::string Ship = spanOf(Out, "Shop.Ship");
+  return std::regex_search(Ship, M, std::regex("  tag weft.arg.parcel=(.*)\n")) ? M[1].str() : "";
+}
+
+// An argument that is an object is written as the profiler's tracepoints write values: its type
+// and, to the option `depth`, its fields (strings quoted, nested objects the same way); an enum
+// by name. And a tracepoint may ask to be a span too ("span": true): under `weft run`, the same
+// call is recorded by the tracepoint and made a span whose attributes hold every argument, the
+// same text as the tracepoint's record and as the pass's offline.
+TEST(Span, ObjectArgumentsAreWrittenAsTracepointsWriteThemAndATracepointCanBeASpan) {
+  for (int Depth : {1, 2}) {
+    std::string D = std::to_string(Depth);
+    test::WovenSpanApp W = test::weaveSpanApp(
+        "span-depth-" + D,
+        R"({"name": "span", "options": {"arguments": ["parcel", "speed"], "depth": )" + D + "}}");
+    ASSERT_EQ(W.Weave.ExitCode, 0) << W.Weave.Err;
+    test::CommandResult R = test::run("dotnet", {W.Dll, "listen"}, {}, 120);
+    ASSERT_EQ(R.ExitCode, 0) << R.Err;
+    std::string Where =
+        Depth == 1 ? R"({"type":"Address"})" : R"({"type":"Address","fields":{"City":"Oslo"}})";
+    EXPECT_EQ(parcelText(R.Out),
+              R"({"type":"Parcel","fields":{"To":"ann \"the\" reader","Weight":3,"Where":)" +
+                  Where + "}}");
+    EXPECT_TRUE(has(spanOf(R.Out, "Shop.Ship"), "  tag weft.arg.speed=Express\n")) << R.Out;
+
+    // The unwoven program under weft run, with a tracepoint of the same depth that is a span.
+    std::string Spec = W.Dir + "/tracepoint.json";
+    ASSERT_TRUE(test::writeFile(
+        Spec, R"({"version": 1, "rules": [], "tracepoints": [{"name": "ship", "match": )"
+              R"({"assembly": "SpanApp", "type": "Shop", "method": "Ship"}, "depth": )" +
+                  D + R"(, "span": true}]})"));
+    test::CommandResult T =
+        test::run(test::weftTool(),
+                  {"run", "--spec", Spec, "--output-dir", W.Dir, "--log", W.Dir + "/run.log", "--",
+                   "dotnet", test::spanAppDll(), "listen"},
+                  {}, 120);
+    ASSERT_EQ(T.ExitCode, 0) << T.Err << test::readFile(W.Dir + "/run.log");
+    EXPECT_EQ(parcelText(T.Out), parcelText(R.Out)) << T.Out;
+    EXPECT_TRUE(has(spanOf(T.Out, "Shop.Ship"), "  tag weft.arg.speed=Express\n")) << T.Out;
+    EXPECT_FALSE(has(T.Out, "span Shop.Order")) << "only the tracepoint's method";
+    Optional<json::Value> Recorded = tracepointValue(W.Dir, "parcel");
+    ASSERT_TRUE(Recorded) << test::readFile(W.Dir + "/run.log");
+    Expected<json::Value> Attribute = json::parse(parcelText(R.Out));
+    ASSERT_TRUE(bool(Attribute)) << toString(Attribute.takeError());
+    EXPECT_EQ(*Attribute, *Recorded) << "depth " << Depth;
+    EXPECT_EQ(tracepointValue(W.Dir, "speed"), Optional<json::Value>(json::Value("Express")));
+  }
 }
 
 } // namespace

@@ -10,6 +10,7 @@
 #include "runtime-profiler/Identity.h"
 #include "runtime-profiler/Profiler.h"
 #include "tests/support/Env.h"
+#include "tests/support/Loopback.h"
 #include "tests/support/OtherUser.h"
 #include "tests/support/Weave.h"
 #include "tests/profiler/Ticker.h"
@@ -26,9 +27,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <map>
+#include <regex>
 #include <set>
 #include <thread>
 #include <unistd.h>
@@ -783,6 +786,50 @@ TEST(ProfilerAttach, ARunningProgramIsInstrumentedFromTheAttachToTheDetach) {
       << Text;
   EXPECT_EQ(linesWith(Text, " compiled again through ReJIT "), 1u) << Text;
   EXPECT_NE(Text.find("detach: 1 methods back to their own IL\n"), std::string::npos) << Text;
+}
+
+// `weft attach` with the span pass: a program running without a profiler, whose environment
+// names an OTLP endpoint (as a service configured for OpenTelemetry has), gets spans for the
+// method the spec names from the attach on, sent by the exporter the woven module carries
+// (loaded as the first woven call starts it), each call once, with its argument; the program
+// prints what it prints unwoven.
+TEST(ProfilerAttach, SpansFromTheAttachOn) {
+  TempFolderOfItsOwn Temp("attach-span");
+  RecordingServer Server;
+  Ticker T("attach-span", {},
+           {"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:" + std::to_string(Server.port()),
+            "OTEL_EXPORTER_OTLP_PROTOCOL=http/json", "OTEL_BSP_SCHEDULE_DELAY=100",
+            "OTEL_SERVICE_NAME=ticker"});
+  std::string Spec = T.Dir + "/weft.json", Log = T.Dir + "/weft.log";
+  ASSERT_TRUE(writeFile(Spec, R"({"version": 1, "rules": [{"match": {"assembly": "Ticker",
+      "method": "Tick"}, "passes": [{"name": "span", "options": {"arguments": ["n"]}}]}]})"));
+  ASSERT_TRUE(T.waitTicks(5)) << readFile(T.Err);
+  CommandResult A =
+      run(weftTool(), {"attach", "--pid", std::to_string(T.PI.Pid), "--spec", Spec, "--log", Log});
+  ASSERT_EQ(A.ExitCode, 0) << A.Err;
+  size_t TicksAtAttach = T.ticks();
+  ASSERT_TRUE(T.waitTicks(40)) << readFile(Log);
+  auto Sent = [&] {
+    std::string All;
+    for (const RecordingServer::Request &Q : Server.requests())
+      All += Q.Body;
+    return All;
+  };
+  ASSERT_TRUE(waitFor(30, [&] { return countOf(Sent(), "\"name\":\"Program.Tick\"") >= 20; }))
+      << readFile(Log) << readFile(T.Err);
+  EXPECT_EQ(T.stop(), 0) << readFile(T.Err);
+  T.expectUnchangedOutput();
+  // Each span has the call's argument: consecutive ticks from after the attach, each once.
+  std::vector<int> Ns;
+  std::string All = Sent();
+  std::regex Arg("\\{\"key\":\"weft.arg.n\",\"value\":\\{\"intValue\":\"([0-9]+)\"\\}\\}");
+  for (std::sregex_iterator It(All.begin(), All.end(), Arg), End; It != End; ++It)
+    Ns.push_back(std::stoi((*It)[1]));
+  std::sort(Ns.begin(), Ns.end());
+  ASSERT_GE(Ns.size(), 20u) << All.substr(0, 2000);
+  EXPECT_GE(Ns.front(), int(TicksAtAttach) - 2) << "from the attach on";
+  for (size_t I = 1; I < Ns.size(); ++I)
+    EXPECT_EQ(Ns[I], Ns[I - 1] + 1) << "each call once";
 }
 
 // `weft detach` of a process without weft's profiler: the request is not taken, an error, and

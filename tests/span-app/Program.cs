@@ -37,6 +37,22 @@ public class Shop
         yield return 1;
         yield return 2;
     }
+
+    public string Ship(Parcel parcel, Speed speed) => $"{parcel.To} {speed}";
+}
+
+public enum Speed { Slow, Express }
+
+public class Address
+{
+    public string City = "Oslo";
+}
+
+public class Parcel
+{
+    public string To = "ann \"the\" reader";
+    public int Weight = 3;
+    public Address Where = new Address();
 }
 
 public static class Program
@@ -66,6 +82,9 @@ public static class Program
             Console.WriteLine($"slow value {await shop.SlowValue(30)}");
             Console.WriteLine($"numbers {string.Join(",", shop.Numbers())}");
             Console.WriteLine(Store.Clerk.Greet("ann"));
+            Console.WriteLine($"ship {shop.Ship(new Parcel(), Speed.Express)}");
+            if (args.Contains("gc"))
+                GC.Collect(); // a collection, which the exporter makes a span with WEFT_GC
             Console.WriteLine($"current after the calls: {Activity.Current?.OperationName}");
         }
         foreach (Activity a in spans.OrderBy(a => a.StartTimeUtc))

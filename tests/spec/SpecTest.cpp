@@ -126,8 +126,8 @@ TEST(SpecParse, Plugins) {
       "first.so", {"path": "/abs/early.so", "priority": -1}], "rules": []})",
                                  "dir/weft.json");
   ASSERT_TRUE(bool(S)) << toString(S.takeError());
-  EXPECT_EQ(S->pluginPaths(), (std::vector<std::string>{"/abs/early.so", "dir/first.so",
-                                                         "dir/late.so"}));
+  EXPECT_EQ(S->pluginPaths(),
+            (std::vector<std::string>{"/abs/early.so", "dir/first.so", "dir/late.so"}));
   EXPECT_EQ(parseError(R"({"version": 1, "plugins": "a.so", "rules": []})"),
             "weft.json: plugins: expected an array, got a string");
   EXPECT_EQ(parseError(R"({"version": 1, "plugins": [3], "rules": []})"),
@@ -165,18 +165,40 @@ TEST(SpecParse, Tracepoints) {
   EXPECT_EQ(parseError(R"({"version": 1, "rules": [], "tracepoints": [{"name": "a"},
                            {"name": "a"}]})"),
             "weft.json: tracepoints[1] 'a': the name is used by tracepoints[0] 'a' too");
-  EXPECT_EQ(parseError(R"({"version": 1, "rules": [], "tracepoints": [{"name": "a",
+  EXPECT_EQ(
+      parseError(R"({"version": 1, "rules": [], "tracepoints": [{"name": "a",
                            "enabled": "always"}]})"),
-            "weft.json: tracepoints[0] 'a': enabled: expected a boolean or \"session\", got a string");
-  EXPECT_EQ(parseError(R"({"version": 1, "rules": [], "tracepoints": [{"name": "a", "depth": 9}]})"),
-            "weft.json: tracepoints[0] 'a': depth: expected an integer from 0 to 8, got a number");
+      "weft.json: tracepoints[0] 'a': enabled: expected a boolean or \"session\", got a string");
+  EXPECT_EQ(
+      parseError(R"({"version": 1, "rules": [], "tracepoints": [{"name": "a", "depth": 9}]})"),
+      "weft.json: tracepoints[0] 'a': depth: expected an integer from 0 to 8, got a number");
   EXPECT_EQ(parseError(R"({"version": 1, "rules": [], "tracepoints": [{"name": "a",
                            "passes": []}]})"),
             "weft.json: tracepoints[0]: unknown key 'passes' (expected name, match, enabled, "
-            "depth)");
+            "depth, span)");
   EXPECT_EQ(parseError(R"({"version": 1, "rules": [], "tracepoints": [{"name": "a",
-                           "match": {"method": "["}}]})").substr(0, 44),
+                           "match": {"method": "["}}]})")
+                .substr(0, 44),
             "weft.json: tracepoints[0] 'a': match.method:");
+}
+
+// "span": true adds a rule of the tracepoint's match applying span with every argument, to the
+// tracepoint's depth, after the spec's own rules.
+TEST(SpecParse, ATracepointThatIsASpanIsARuleToo) {
+  Expected<Spec> S = Spec::parse(R"({"version": 1, "rules": [{"passes": ["trace"]}],
+      "tracepoints": [{"name": "orders", "match": {"method": "Place*"}, "depth": 3, "span": true},
+                      {"name": "plain", "span": false}]})",
+                                 "weft.json");
+  ASSERT_TRUE(bool(S)) << toString(S.takeError());
+  std::vector<const PassUse *> Uses = S->passUses();
+  ASSERT_EQ(Uses.size(), 2u);
+  EXPECT_EQ(Uses[0]->Pass, "trace");
+  EXPECT_EQ(Uses[1]->key(), "span:arguments=*,depth=3");
+  EXPECT_EQ(Uses[1]->Rule, "tracepoints[0] 'orders'");
+  EXPECT_EQ(S->tracepoints().size(), 2u);
+  EXPECT_EQ(parseError(R"({"version": 1, "rules": [], "tracepoints": [{"name": "a",
+                           "span": "yes"}]})"),
+            "weft.json: tracepoints[0] 'a': span: expected a boolean, got a string");
 }
 
 TEST(SpecParse, TopLevel) {

@@ -12,7 +12,8 @@ using namespace llvm;
 namespace weft::test {
 
 const char *const SpanAppOutput = "order 155\ncaught boom\nslow 180\ncaught late\ncaught canceled\n"
-                                  "quick 7\nslow value 30\nnumbers 1,2\nhi ann\n";
+                                  "quick 7\nslow value 30\nnumbers 1,2\nhi ann\n"
+                                  "ship ann \"the\" reader Express\n";
 
 std::string spanAppDll() {
   SmallString<256> In(binaryDir());

@@ -115,6 +115,9 @@ public:
     if (ExportOption != "true" && ExportOption != "false")
       return Options.error("export '" + ExportOption + "' is neither true nor false");
     Export = ExportOption == "true";
+    StringRef DepthOption = Options.get("depth", "1");
+    if (DepthOption.getAsInteger(10, Depth) || Depth < 0 || Depth > 8)
+      return Options.error("depth '" + DepthOption + "' is not a whole number from 0 to 8");
     for (const auto &[Key, Value] : Options.values())
       if (Key == "arguments")
         for (StringRef Name : split(Value, ','))
@@ -244,7 +247,7 @@ private:
                              Sig({SigHasThis, 2}).t(Cls, Activity).t(Val, StatusCode).b({Str}).B);
     SetTag =
         MC.memberRef(Activity, "SetTag", Sig({SigHasThis, 2}).t(Cls, Activity).b({Str, Obj}).B);
-    return Error::success();
+    return Loader.reference(MC);
   }
 
   /// `<weft>.Spans`: the source and the helpers, with their bodies now (a runtime compiles
@@ -263,6 +266,11 @@ private:
     if (!DoneF)
       return DoneF.takeError();
     DoneField = *DoneF;
+    Expected<Token> FormatF =
+        MC.addField(Type, 0x0013, "FormatFn", {uint8_t(SigField), uint8_t(ElementType::I)});
+    if (!FormatF)
+      return FormatF.takeError();
+    FormatField = *FormatF;
     struct Made {
       Token *Out;
       const char *Name;
@@ -275,6 +283,8 @@ private:
         {&DoneMethod, "Finish", Sig({SigDefault, 2, Void}).t(Cls, TaskType).b({Obj}).B},
         {&HandoffMethod, "Handoff", Sig({SigDefault, 2, Void}).t(Cls, TaskType).t(Cls, Activity).B},
         {&CctorMethod, ".cctor", {SigDefault, 0, Void}},
+        {&ArgMethod, "Arg", Sig({SigDefault, 3, Void}).t(Cls, Activity).b({Str, Obj}).B},
+        {&LoadFormatMethod, "LoadFormat", {SigDefault, 0, Void}},
     };
     for (Made &D : Methods) {
       uint16_t Flags = StringRef(D.Name) == ".cctor" ? 0x1891 : 0x0093; // assembly static
@@ -288,7 +298,9 @@ private:
                                 {EndMethod, &Span::endBody},
                                 {DoneMethod, &Span::finishBody},
                                 {HandoffMethod, &Span::handoffBody},
-                                {CctorMethod, &Span::cctorBody}}) {
+                                {CctorMethod, &Span::cctorBody},
+                                {ArgMethod, &Span::argBody},
+                                {LoadFormatMethod, &Span::loadFormatBody}}) {
       il::MethodBody B;
       Emitter E(B, nullptr);
       Expected<bool> Guarded = (this->*Body)(MC, B, E);
@@ -333,12 +345,95 @@ private:
     return false;
   }
 
+  /// The runtime the module carries (span-runtime: the exporter, and the text of arguments).
+  Expected<std::string> runtimeImage() {
+    return carriedRuntime(ArrayRef<uint8_t>(ExporterImage, sizeof ExporterImage),
+                          "the span pass's runtime");
+  }
+
+  /// Arg(a, key, value): a string or a primitive as it is; another object as its text
+  /// (span-runtime/ValueText.cs, as tracepoints write values), to the option `depth`; null,
+  /// nothing.
+  Expected<bool> argBody(ModuleContext &MC, il::MethodBody &B, Emitter &E) {
+    Expected<Token> StringType = MC.coreType("System", "String");
+    if (!StringType)
+      return StringType.takeError();
+    Token GetTypeOf = ref(MC, ObjectType, "GetType", Sig({SigHasThis, 0}).t(Cls, TypeType));
+    Token IsPrimitive = ref(MC, TypeType, "get_IsPrimitive", Sig({SigHasThis, 0, Bool}));
+    Token FormatSig = MC.standAloneSig({SigDefault, 2, Str, Obj, I4});
+    il::Instr *Plain = B.create(il::Opcode::Ldarg_0), *Done = B.create(il::Opcode::Nop),
+              *Have = B.create(il::Opcode::Ldarg_0);
+    E.ldarg(2);
+    E.branch(il::Opcode::Brfalse, Done);
+    E.ldarg(2);
+    E.tok(il::Opcode::Isinst, *StringType);
+    E.branch(il::Opcode::Brtrue, Plain);
+    E.ldarg(2);
+    E.tok(il::Opcode::Callvirt, GetTypeOf);
+    E.tok(il::Opcode::Callvirt, IsPrimitive);
+    E.branch(il::Opcode::Brtrue, Plain);
+    E.tok(il::Opcode::Ldsfld, FormatField);
+    E.branch(il::Opcode::Brtrue, Have);
+    E.tok(il::Opcode::Call, LoadFormatMethod);
+    E.put(Have);
+    E.ldarg(1);
+    E.ldarg(2);
+    E.ldc(Depth);
+    E.tok(il::Opcode::Ldsfld, FormatField);
+    E.tok(il::Opcode::Calli, FormatSig);
+    E.tok(il::Opcode::Callvirt, SetTag);
+    E.op(il::Opcode::Pop);
+    E.branch(il::Opcode::Br, Done);
+    E.put(Plain);
+    E.ldarg(1);
+    E.ldarg(2);
+    E.tok(il::Opcode::Callvirt, SetTag);
+    E.op(il::Opcode::Pop);
+    E.put(Done);
+    return true; // a failure loses the attribute, not the call
+  }
+
+  /// FormatFn = the address of Weft.Otlp.Exporter.Format, the runtime loaded once per process.
+  Expected<bool> loadFormatBody(ModuleContext &MC, il::MethodBody &B, Emitter &E) {
+    Expected<std::string> Image = runtimeImage();
+    Expected<Token> MethodBase = MC.coreType("System.Reflection", "MethodBase"),
+                    MethodInfo = MC.coreType("System.Reflection", "MethodInfo"),
+                    Handle = MC.coreType("System", "RuntimeMethodHandle"),
+                    FormatName = MC.userString("Format");
+    if (!Image)
+      return Image.takeError();
+    for (Expected<Token> *T : {&MethodBase, &MethodInfo, &Handle, &FormatName})
+      if (!*T)
+        return T->takeError();
+    std::vector<uint8_t> Locals{uint8_t(SigLocal), 3, Obj, Cls};
+    appendTypeDefOrRefEncoded(Locals, TypeType);
+    Locals.push_back(Val);
+    appendTypeDefOrRefEncoded(Locals, *Handle);
+    B.InitLocals = true;
+    B.LocalVarSigToken = MC.standAloneSig(Locals);
+    Expected<il::Instr *> Loaded =
+        Loader.emitLoad(MC, E, "weft.otlp.exporter", *Image, "Weft.Otlp.Exporter", 0, 1);
+    if (!Loaded)
+      return Loaded.takeError();
+    E.tok(il::Opcode::Ldstr, *FormatName);
+    E.tok(il::Opcode::Callvirt,
+          ref(MC, TypeType, "GetMethod", Sig({SigHasThis, 1}).t(Cls, *MethodInfo).b({Str})));
+    E.tok(il::Opcode::Callvirt,
+          ref(MC, *MethodBase, "get_MethodHandle", Sig({SigHasThis, 0}).t(Val, *Handle)));
+    E.stloc(2);
+    E.ldloca(2);
+    E.tok(il::Opcode::Call,
+          ref(MC, *Handle, "GetFunctionPointer", Sig({SigHasThis, 0, uint8_t(ElementType::I)})));
+    E.tok(il::Opcode::Stsfld, FormatField);
+    E.op(il::Opcode::Ret);
+    return false; // Arg's handler takes what this throws
+  }
+
   /// if (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set)
   ///   Activator.CreateInstance(<the exporter, loaded once per process>)
   /// with whatever goes wrong dropped: the app runs on, exporting nothing.
   Error startExporter(ModuleContext &MC, il::MethodBody &B, Emitter &E) {
-    Expected<std::string> Image = carriedRuntime(
-        ArrayRef<uint8_t>(ExporterImage, sizeof ExporterImage), "the span pass's OTLP exporter");
+    Expected<std::string> Image = runtimeImage();
     if (!Image)
       return Image.takeError();
     Expected<Token> Environment = MC.coreType("System", "Environment"),
@@ -348,8 +443,6 @@ private:
     for (Expected<Token> *T : {&Environment, &Activator, &Endpoint, &TracesEndpoint})
       if (!*T)
         return T->takeError();
-    if (Error Err = Loader.reference(MC))
-      return Err;
     std::vector<uint8_t> Locals{uint8_t(SigLocal), 2, Obj, Cls};
     appendTypeDefOrRefEncoded(Locals, Loader.TypeType);
     B.InitLocals = true;
@@ -630,8 +723,7 @@ private:
       E.ldloc(A);
       E.tok(il::Opcode::Ldstr, C.userString("weft.arg." + Name));
       loadArgumentAsObject(C, E, Index);
-      E.tok(il::Opcode::Callvirt, SetTag);
-      E.op(il::Opcode::Pop);
+      E.tok(il::Opcode::Call, ArgMethod);
     }
     E.put(Go);
   }
@@ -646,7 +738,8 @@ private:
     for (uint32_t P : M.methodParams(C.row())) {
       uint32_t Seq = M.get(TableId::Param, P, ParamCol::Sequence);
       StringRef Name = M.getString(M.get(TableId::Param, P, ParamCol::Name));
-      if (Seq >= 1 && Seq <= Count && llvm::is_contained(Arguments, Name))
+      if (Seq >= 1 && Seq <= Count &&
+          (llvm::is_contained(Arguments, Name) || llvm::is_contained(Arguments, "*")))
         Out.push_back({Seq - 1, Name.str()});
     }
     return Out;
@@ -790,6 +883,8 @@ private:
   Token TaskType = 0, TaskOfT = 0, ActionOf2 = 0;
   RuntimeLoader Loader;
   bool Export = true;
+  int32_t Depth = 1; // levels of an object argument's fields in its text
+  Token ArgMethod = 0, LoadFormatMethod = 0, FormatField = 0;
   Token CancellationToken = 0, ContinuationOptions = 0, Scheduler = 0, AggregateType = 0;
   Token StartActivity = 0, HasListeners = 0, SetTag = 0, SetStatus = 0, Dispose = 0,
         SourceField = 0, DoneField = 0;
@@ -808,7 +903,11 @@ PassInfo spanPass() {
                     "{namespace}.{type}.{method})"},
            {"kind", "internal (the default), server, client, producer or consumer"},
            {"arguments", "parameters whose values become the attributes weft.arg.NAME (names, "
-                         "comma-separated or the option given once for each)"},
+                         "comma-separated or the option given once for each; * for all)"},
+           {"depth", "levels of an object argument's fields in its attribute's text, 0 to 8 "
+                     "(default 1), as tracepoints write values"},
+           {"export", "true (the default): the module carries an OTLP exporter, started when "
+                      "OTEL_EXPORTER_OTLP_ENDPOINT is set; false: none"},
            {"pdb", "the input's portable PDB, for the code's file and line (default: beside the "
                    "input; empty for none)"}},
           [](const PassOptions &O) -> Expected<std::unique_ptr<Pass>> {

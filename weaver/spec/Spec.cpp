@@ -295,10 +295,14 @@ public:
     if (Node T = member(N, "tracepoints"))
       if (Error E = parseTracepoints(T))
         return std::move(E);
+    // The tracepoints that ask to be spans too: rules of their own, after the others.
+    for (Rule &R : SpanRules)
+      Out.push_back(std::move(R));
     return std::move(Out);
   }
 
   std::vector<Tracepoint> Tracepoints;
+  std::vector<Rule> SpanRules;
 
 private:
   Error fail(const Twine &Where, const Twine &What) const {
@@ -593,8 +597,9 @@ private:
       U.Path = std::string(Full);
       Plugins.push_back(std::move(U));
     }
-    std::stable_sort(Plugins.begin(), Plugins.end(),
-                     [](const PluginUse &A, const PluginUse &B) { return A.Priority < B.Priority; });
+    std::stable_sort(Plugins.begin(), Plugins.end(), [](const PluginUse &A, const PluginUse &B) {
+      return A.Priority < B.Priority;
+    });
     return Error::success();
   }
 
@@ -606,7 +611,8 @@ private:
       Node T = item(N, I);
       Tracepoint Out;
       Out.Match.Label = "tracepoints[" + std::to_string(I) + "]";
-      if (Error Err = expectObject(T, Out.Match.Label, {"name", "match", "enabled", "depth"}))
+      if (Error Err =
+              expectObject(T, Out.Match.Label, {"name", "match", "enabled", "depth", "span"}))
         return Err;
       Node Name = member(T, "name");
       Optional<StringRef> S = Name ? Name.V->getAsString() : None;
@@ -636,6 +642,24 @@ private:
         if (!V || *V < 0 || *V > 8)
           return wrongType(D, Out.Match.Label + ": depth", "an integer from 0 to 8");
         Out.Depth = unsigned(*V);
+      }
+      // "span": true: the methods run in spans too, every argument an attribute written to
+      // the tracepoint's depth (a rule applying the span pass, as the spec is read: at run
+      // time, a span tracepoint added by an edit records calls but makes no spans).
+      if (Node Sp = member(T, "span")) {
+        Optional<bool> B = Sp.V->getAsBoolean();
+        if (!B)
+          return wrongType(Sp, Out.Match.Label + ": span", "a boolean");
+        if (*B) {
+          Rule R = Out.Match;
+          PassUse U;
+          U.Pass = "span";
+          U.Options = {{"arguments", "*"}, {"depth", std::to_string(Out.Depth)}};
+          U.Rule = Out.Match.Label;
+          U.BaseDir = BaseDir;
+          R.Passes = {std::move(U)};
+          SpanRules.push_back(std::move(R));
+        }
       }
       // Matched as a rule naming one pass use of its own, distinct by the tracepoint's name.
       PassUse U;

@@ -6,7 +6,8 @@
 // Utf8JsonWriter, and a protobuf writer of its own.
 //
 // The pipeline: a listener on the sources named (Weft, and the framework's request sources, so
-// that weft's spans have their ASP.NET Core and HttpClient parents in the same trace) puts each
+// that weft's spans have their ASP.NET Core and HttpClient parents in the same trace; with
+// WEFT_GC, collections too: GcSpans.cs) puts each
 // recorded span that ends into a bounded queue, or drops and counts it when the queue is full;
 // nothing else happens on the app's threads. A background thread takes batches off the queue
 // (every OTEL_BSP_SCHEDULE_DELAY ms, or as soon as a batch is full), encodes them
@@ -30,11 +31,24 @@ using System.Threading;
 
 namespace Weft.Otlp
 {
-    /// What a woven module makes (by reflection, once it has loaded this assembly): starts the
-    /// pipeline, once per process, from the environment.
+    /// What a woven module finds once it has loaded this assembly: made (by reflection), it
+    /// starts the pipeline, once per process, from the environment; Format gives the text of an
+    /// argument the span pass records (ValueText.cs), through its address.
     public sealed class Exporter
     {
         static int Started;
+
+        public static string Format(object value, int depth)
+        {
+            try
+            {
+                return ValueText.Format(value, depth);
+            }
+            catch (Exception e)
+            {
+                return "<" + value.GetType().FullName + ": " + e.GetType().Name + ">";
+            }
+        }
 
         public Exporter()
         {
@@ -80,6 +94,8 @@ namespace Weft.Otlp
         public double Ratio = 1.0;
         public HashSet<string> Sources = new HashSet<string>(StringComparer.Ordinal);
         public bool AllSources;
+        /// Collections as spans (GcSpans.cs): WEFT_GC set, as `weft run --gc` sets it.
+        public bool Gc;
 
         public static Settings FromEnvironment(Func<string, string> env)
         {
@@ -127,6 +143,9 @@ namespace Weft.Otlp
                     s.AllSources = true;
                 else if (name.Trim().Length > 0)
                     s.Sources.Add(name.Trim());
+            s.Gc = !string.IsNullOrEmpty(env("WEFT_GC"));
+            if (s.Gc)
+                s.Sources.Add(GcSpans.SourceName);
             return s;
         }
 
@@ -197,6 +216,7 @@ namespace Weft.Otlp
         readonly AutoResetEvent Wake = new AutoResetEvent(false);
         readonly ManualResetEvent Done = new ManualResetEvent(false);
         Thread Worker;
+        GcSpans Collections;
         volatile bool Stopping;
         long StopBy;
         long Sent, Dropped, Failed, LeftToOthers;
@@ -230,6 +250,8 @@ namespace Weft.Otlp
                 ActivityStopped = Ended,
             };
             ActivitySource.AddActivityListener(listener);
+            if (S.Gc)
+                Collections = new GcSpans(typeof(Exporter).Assembly.GetName().Version.ToString(3));
             if (Log.Debug)
                 Log.Warn("sending " + string.Join(",", S.Sources) + " spans to " + S.Endpoint + " (" + S.Protocol + ")");
         }
@@ -719,12 +741,12 @@ namespace Weft.Otlp
         static void AnyValue(Utf8JsonWriter j, object v)
         {
             j.WriteStartObject();
-            switch (Values.KindOf(v))
+            switch (AnyValues.KindOf(v))
             {
-                case Values.Kind.Bool: j.WriteBoolean("boolValue", (bool)v); break;
-                case Values.Kind.Int: j.WriteString("intValue", Values.Int(v).ToString(CultureInfo.InvariantCulture)); break;
-                case Values.Kind.Double: j.WriteNumber("doubleValue", Values.Double(v)); break;
-                case Values.Kind.Array:
+                case AnyValues.Kind.Bool: j.WriteBoolean("boolValue", (bool)v); break;
+                case AnyValues.Kind.Int: j.WriteString("intValue", AnyValues.Int(v).ToString(CultureInfo.InvariantCulture)); break;
+                case AnyValues.Kind.Double: j.WriteNumber("doubleValue", AnyValues.Double(v)); break;
+                case AnyValues.Kind.Array:
                     j.WriteStartObject("arrayValue");
                     j.WriteStartArray("values");
                     foreach (object item in (Array)v)
@@ -733,14 +755,14 @@ namespace Weft.Otlp
                     j.WriteEndArray();
                     j.WriteEndObject();
                     break;
-                default: j.WriteString("stringValue", Values.Text(v)); break;
+                default: j.WriteString("stringValue", AnyValues.Text(v)); break;
             }
             j.WriteEndObject();
         }
     }
 
     /// How an attribute's value is sent: OTLP's AnyValue kinds.
-    internal static class Values
+    internal static class AnyValues
     {
         public enum Kind { String, Bool, Int, Double, Array }
 
@@ -878,19 +900,19 @@ namespace Weft.Otlp
         void AnyValue(int field, object v)
         {
             int any = Begin(field);
-            switch (Values.KindOf(v))
+            switch (AnyValues.KindOf(v))
             {
-                case Values.Kind.Bool: Varint(2, (bool)v ? 1UL : 0UL); break;
-                case Values.Kind.Int: Varint(3, (ulong)Values.Int(v)); break;
-                case Values.Kind.Double: Double(4, Values.Double(v)); break;
-                case Values.Kind.Array:
+                case AnyValues.Kind.Bool: Varint(2, (bool)v ? 1UL : 0UL); break;
+                case AnyValues.Kind.Int: Varint(3, (ulong)AnyValues.Int(v)); break;
+                case AnyValues.Kind.Double: Double(4, AnyValues.Double(v)); break;
+                case AnyValues.Kind.Array:
                     int array = Begin(5);
                     foreach (object item in (Array)v)
                         if (item != null)
                             AnyValue(1, item);
                     End(array);
                     break;
-                default: String(1, Values.Text(v)); break;
+                default: String(1, AnyValues.Text(v)); break;
             }
             End(any);
         }

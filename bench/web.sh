@@ -95,8 +95,8 @@ declare -A configs=(
   ["tracepoint on Search, enabled"]="$weft run --spec $out/on.json --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
   ["tracepoint on Search, disabled"]="$weft run --spec $out/off.json --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
   ["--gc informational"]="$weft run --gc informational --log $out/log --output-dir $out -- dotnet $app/WebApi.dll"
-  ["span on Search, weft's exporter"]="env OTEL_EXPORTER_OTLP_ENDPOINT=$otlp OTEL_SERVICE_NAME=webapi-weft dotnet $out/span/WebApi.dll"
-  ["span by hand, OpenTelemetry SDK"]="env OTEL_EXPORTER_OTLP_ENDPOINT=$otlp OTEL_SERVICE_NAME=webapi-sdk dotnet $out/otel/bin/WebApiOtel/release/WebApi.dll"
+  ["span on Search, weft's exporter"]="env OTEL_EXPORTER_OTLP_ENDPOINT=$otlp OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf OTEL_SERVICE_NAME=webapi-weft dotnet $out/span/WebApi.dll"
+  ["span by hand, OpenTelemetry SDK"]="env OTEL_EXPORTER_OTLP_ENDPOINT=$otlp OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf OTEL_SERVICE_NAME=webapi-sdk dotnet $out/otel/bin/WebApiOtel/release/WebApi.dll"
 )
 order=()
 for name in "unwoven" "woven with trace" "woven with trace, summary" "woven with trace on Search only" \

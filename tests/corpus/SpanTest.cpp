@@ -107,6 +107,16 @@ TEST(Span, NameAndKindAreOptions) {
   EXPECT_TRUE(has(spanOf(R.Out, "Shop/Order"), "  tag weft.arg.n=50\n")) << R.Out;
   EXPECT_TRUE(has(spanOf(R.Out, "Shop/Fail"), "  tag weft.arg.why=boom\n")) << R.Out;
   EXPECT_FALSE(has(spanOf(R.Out, "Shop/QuickValue"), "weft.arg.")) << R.Out;
+  EXPECT_TRUE(has(spanOf(R.Out, "Shop/Order"), "  tag code.line.number=8\n")) << R.Out;
+
+  // code: false leaves out the code attributes, and only them.
+  test::WovenSpanApp Bare = test::weaveSpanApp(
+      "span-no-code", R"({"name": "span", "options": {"code": false, "arguments": ["n"]}})");
+  ASSERT_EQ(Bare.Weave.ExitCode, 0) << Bare.Weave.Err;
+  R = test::run("dotnet", {Bare.Dll, "listen"}, {}, 120);
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_FALSE(has(R.Out, "tag code.")) << R.Out;
+  EXPECT_TRUE(has(spanOf(R.Out, "Shop.Order"), "  tag weft.arg.n=50\n")) << R.Out;
 
   test::WovenSpanApp Bad =
       test::weaveSpanApp("span-bad-kind", R"({"name": "span", "options": {"kind": "sideways"}})");

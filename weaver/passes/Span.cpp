@@ -115,6 +115,10 @@ public:
     if (ExportOption != "true" && ExportOption != "false")
       return Options.error("export '" + ExportOption + "' is neither true nor false");
     Export = ExportOption == "true";
+    StringRef CodeOption = Options.get("code", "true");
+    if (CodeOption != "true" && CodeOption != "false")
+      return Options.error("code '" + CodeOption + "' is neither true nor false");
+    CodeAttributes = CodeOption == "true";
     StringRef DepthOption = Options.get("depth", "1");
     if (DepthOption.getAsInteger(10, Depth) || Depth < 0 || Depth > 8)
       return Options.error("depth '" + DepthOption + "' is not a whole number from 0 to 8");
@@ -247,6 +251,8 @@ private:
                              Sig({SigHasThis, 2}).t(Cls, Activity).t(Val, StatusCode).b({Str}).B);
     SetTag =
         MC.memberRef(Activity, "SetTag", Sig({SigHasThis, 2}).t(Cls, Activity).b({Str, Obj}).B);
+    AddTag =
+        MC.memberRef(Activity, "AddTag", Sig({SigHasThis, 2}).t(Cls, Activity).b({Str, Obj}).B);
     return Loader.reference(MC);
   }
 
@@ -470,7 +476,8 @@ private:
     return Error::success();
   }
 
-  /// a.SetTag for the code attributes: (a, function, namespace or null, file or null, line).
+  /// a.AddTag for the code attributes: (a, function, namespace or null, file or null, line).
+  /// The span is new, so AddTag, which appends without looking for the key, is enough.
   Expected<bool> beginBody(ModuleContext &MC, il::MethodBody &B, Emitter &E) {
     auto Tag = [&](StringRef Key, auto LoadValue) -> Error {
       Expected<Token> K = MC.userString(Key);
@@ -479,7 +486,7 @@ private:
       E.ldarg(0);
       E.tok(il::Opcode::Ldstr, *K);
       LoadValue();
-      E.tok(il::Opcode::Callvirt, SetTag);
+      E.tok(il::Opcode::Callvirt, AddTag);
       E.op(il::Opcode::Pop);
       return Error::success();
     };
@@ -706,18 +713,20 @@ private:
     E.op(il::Opcode::Dup);
     E.stloc(A);
     E.branch(il::Opcode::Brfalse, Go);
-    E.ldloc(A);
-    E.tok(il::Opcode::Ldstr, C.userString(Function));
-    if (Namespace.empty())
-      E.op(il::Opcode::Ldnull);
-    else
-      E.tok(il::Opcode::Ldstr, C.userString(Namespace));
-    if (File.empty())
-      E.op(il::Opcode::Ldnull);
-    else
-      E.tok(il::Opcode::Ldstr, C.userString(File));
-    E.ldc(int32_t(Line));
-    E.tok(il::Opcode::Call, BeginMethod);
+    if (CodeAttributes) {
+      E.ldloc(A);
+      E.tok(il::Opcode::Ldstr, C.userString(Function));
+      if (Namespace.empty())
+        E.op(il::Opcode::Ldnull);
+      else
+        E.tok(il::Opcode::Ldstr, C.userString(Namespace));
+      if (File.empty())
+        E.op(il::Opcode::Ldnull);
+      else
+        E.tok(il::Opcode::Ldstr, C.userString(File));
+      E.ldc(int32_t(Line));
+      E.tok(il::Opcode::Call, BeginMethod);
+    }
     // The arguments the option names, as the method has them (those it has not are not there).
     for (auto [Index, Name] : chosenArguments(C)) {
       E.ldloc(A);
@@ -883,10 +892,11 @@ private:
   Token TaskType = 0, TaskOfT = 0, ActionOf2 = 0;
   RuntimeLoader Loader;
   bool Export = true;
-  int32_t Depth = 1; // levels of an object argument's fields in its text
+  bool CodeAttributes = true; // code.function.name, code.namespace, code.file.path, .line.number
+  int32_t Depth = 1;          // levels of an object argument's fields in its text
   Token ArgMethod = 0, LoadFormatMethod = 0, FormatField = 0;
   Token CancellationToken = 0, ContinuationOptions = 0, Scheduler = 0, AggregateType = 0;
-  Token StartActivity = 0, HasListeners = 0, SetTag = 0, SetStatus = 0, Dispose = 0,
+  Token StartActivity = 0, HasListeners = 0, SetTag = 0, AddTag = 0, SetStatus = 0, Dispose = 0,
         SourceField = 0, DoneField = 0;
   Token BeginMethod = 0, FailMethod = 0, EndMethod = 0, DoneMethod = 0, HandoffMethod = 0,
         CctorMethod = 0;
@@ -904,6 +914,8 @@ PassInfo spanPass() {
            {"kind", "internal (the default), server, client, producer or consumer"},
            {"arguments", "parameters whose values become the attributes weft.arg.NAME (names, "
                          "comma-separated or the option given once for each; * for all)"},
+           {"code", "true (the default): the code attributes (function, namespace, file, line); "
+                    "false: none"},
            {"depth", "levels of an object argument's fields in its attribute's text, 0 to 8 "
                      "(default 1), as tracepoints write values"},
            {"export", "true (the default): the module carries an OTLP exporter, started when "

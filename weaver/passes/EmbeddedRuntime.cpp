@@ -10,6 +10,7 @@
 
 #include <map>
 #include <mutex>
+#include <zlib.h>
 
 using namespace llvm;
 using namespace weft::metadata;
@@ -17,6 +18,27 @@ using namespace weft::metadata;
 namespace weft::passes {
 
 namespace {
+
+/// \p Bytes as raw deflate data (no zlib header), which System.IO.Compression.DeflateStream
+/// reads on every runtime: a woven module carries a third of the bytes.
+Expected<std::vector<uint8_t>> deflated(ArrayRef<uint8_t> Bytes, StringRef What) {
+  z_stream Z{};
+  if (deflateInit2(&Z, Z_BEST_COMPRESSION, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+    return createStringError(inconvertibleErrorCode(), "%s cannot be compressed",
+                             What.str().c_str());
+  std::vector<uint8_t> Out(deflateBound(&Z, uLong(Bytes.size())));
+  Z.next_in = const_cast<Bytef *>(Bytes.data());
+  Z.avail_in = uInt(Bytes.size());
+  Z.next_out = Out.data();
+  Z.avail_out = uInt(Out.size());
+  int Result = deflate(&Z, Z_FINISH);
+  Out.resize(Z.total_out);
+  deflateEnd(&Z);
+  if (Result != Z_STREAM_END)
+    return createStringError(inconvertibleErrorCode(), "%s cannot be compressed",
+                             What.str().c_str());
+  return Out;
+}
 
 Expected<std::string> lowered(ArrayRef<uint8_t> Image, StringRef What) {
   std::vector<uint8_t> Bytes(Image.begin(), Image.end());
@@ -34,7 +56,10 @@ Expected<std::string> lowered(ArrayRef<uint8_t> Image, StringRef What) {
                                "%s's assembly references are out of place", What.str().c_str());
     std::fill_n(Bytes.begin() + At, 8, 0);
   }
-  return encodeBase64(Bytes);
+  Expected<std::vector<uint8_t>> Packed = deflated(Bytes, What);
+  if (!Packed)
+    return Packed.takeError();
+  return encodeBase64(*Packed);
 }
 
 std::vector<uint8_t> classSig(Token T) {
@@ -75,8 +100,15 @@ Error RuntimeLoader::reference(ModuleContext &MC) {
                   AppDomain = MC.coreType("System", "AppDomain"),
                   Convert = MC.coreType("System", "Convert"), Type = MC.coreType("System", "Type"),
                   Assembly = MC.coreType("System.Reflection", "Assembly"),
-                  Monitor = MC.frameworkType("System.Threading", "System.Threading", "Monitor");
-  for (Expected<Token> *T : {&Object, &AppDomain, &Convert, &Type, &Assembly, &Monitor})
+                  Monitor = MC.frameworkType("System.Threading", "System.Threading", "Monitor"),
+                  Stream = MC.coreType("System.IO", "Stream"),
+                  Memory = MC.coreType("System.IO", "MemoryStream"),
+                  Deflate = MC.frameworkType("System.IO.Compression", "System.IO.Compression",
+                                             "DeflateStream"),
+                  Mode = MC.frameworkType("System.IO.Compression", "System.IO.Compression",
+                                          "CompressionMode");
+  for (Expected<Token> *T : {&Object, &AppDomain, &Convert, &Type, &Assembly, &Monitor, &Stream,
+                             &Memory, &Deflate, &Mode})
     if (!*T)
       return T->takeError();
   ObjectType = *Object;
@@ -93,12 +125,23 @@ Error RuntimeLoader::reference(ModuleContext &MC) {
   FromBase64 = MC.memberRef(*Convert, "FromBase64String", sig({Static, 1}, {SZ, U1}, {Str}));
   Load = MC.memberRef(*Assembly, "Load", sig({Static, 1}, classSig(*Assembly), {SZ, U1}));
   GetType = MC.memberRef(*Assembly, "GetType", sig({Inst, 1}, classSig(*Type), {Str}));
+  MemoryType = *Memory;
+  MemoryOver = MC.memberRef(*Memory, ".ctor", sig({Inst, 1}, {Void}, {SZ, U1}));
+  MemoryNew = MC.memberRef(*Memory, ".ctor", sig({Inst, 0}, {Void}));
+  ToArray = MC.memberRef(*Memory, "ToArray", sig({Inst, 0}, {SZ, U1}));
+  std::vector<uint8_t> ModeSig{uint8_t(ElementType::ValueType)};
+  appendTypeDefOrRefEncoded(ModeSig, *Mode);
+  std::vector<uint8_t> DeflateParams = classSig(*Stream);
+  DeflateParams.insert(DeflateParams.end(), ModeSig.begin(), ModeSig.end());
+  DeflateNew = MC.memberRef(*Deflate, ".ctor", sig({Inst, 2}, {Void}, DeflateParams));
+  CopyTo = MC.memberRef(*Stream, "CopyTo", sig({Inst, 1}, {Void}, classSig(*Stream)));
   return Error::success();
 }
 
 Expected<il::Instr *> RuntimeLoader::emitLoad(ModuleContext &MC, Emitter &E, StringRef Key,
                                               StringRef Base64, StringRef TypeName,
-                                              uint32_t DomainLocal, uint32_t TypeLocal) {
+                                              uint32_t DomainLocal, uint32_t TypeLocal,
+                                              uint32_t ScratchLocal) {
   Expected<Token> KeyTok = MC.userString(Key), Bytes = MC.userString(Base64),
                   NameTok = MC.userString(TypeName);
   for (Expected<Token> *T : {&KeyTok, &Bytes, &NameTok})
@@ -117,8 +160,20 @@ Expected<il::Instr *> RuntimeLoader::emitLoad(ModuleContext &MC, Emitter &E, Str
   E.ldloc(TypeLocal);
   il::Instr *Have = B.create(il::Opcode::Leave);
   E.branch(il::Opcode::Brtrue, Have);
+  // Assembly.Load(inflated(FromBase64(Bytes))): new DeflateStream(new MemoryStream(packed),
+  // Decompress).CopyTo(scratch = new MemoryStream()); scratch.ToArray().
   E.tok(il::Opcode::Ldstr, *Bytes);
   E.tok(il::Opcode::Call, FromBase64);
+  E.tok(il::Opcode::Newobj, MemoryOver);
+  E.ldc(0); // CompressionMode.Decompress
+  E.tok(il::Opcode::Newobj, DeflateNew);
+  E.tok(il::Opcode::Newobj, MemoryNew);
+  E.op(il::Opcode::Dup);
+  E.stloc(ScratchLocal);
+  E.tok(il::Opcode::Callvirt, CopyTo);
+  E.ldloc(ScratchLocal);
+  E.tok(il::Opcode::Castclass, MemoryType);
+  E.tok(il::Opcode::Callvirt, ToArray);
   E.tok(il::Opcode::Call, Load);
   E.tok(il::Opcode::Ldstr, *NameTok);
   E.tok(il::Opcode::Callvirt, GetType);

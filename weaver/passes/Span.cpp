@@ -272,26 +272,41 @@ private:
     if (!DoneF)
       return DoneF.takeError();
     DoneField = *DoneF;
-    Expected<Token> FormatF =
-        MC.addField(Type, 0x0013, "FormatFn", {uint8_t(SigField), uint8_t(ElementType::I)});
-    if (!FormatF)
-      return FormatF.takeError();
-    FormatField = *FormatF;
+    if (!Arguments.empty()) { // the address of the runtime's Format, once loaded
+      Expected<Token> FormatF =
+          MC.addField(Type, 0x0013, "FormatFn", {uint8_t(SigField), uint8_t(ElementType::I)});
+      if (!FormatF)
+        return FormatF.takeError();
+      FormatField = *FormatF;
+    }
     struct Made {
       Token *Out;
       const char *Name;
       std::vector<uint8_t> Sig;
-    } Methods[] = {
-        {&BeginMethod, "Begin",
-         Sig({SigDefault, 5, Void}).t(Cls, Activity).b({Str, Str, Str, I4}).B},
-        {&FailMethod, "Fail", Sig({SigDefault, 2, Void}).t(Cls, Activity).t(Cls, ExceptionType).B},
-        {&EndMethod, "End", Sig({SigDefault, 1, Void}).t(Cls, Activity).B},
-        {&DoneMethod, "Finish", Sig({SigDefault, 2, Void}).t(Cls, TaskType).b({Obj}).B},
-        {&HandoffMethod, "Handoff", Sig({SigDefault, 2, Void}).t(Cls, TaskType).t(Cls, Activity).B},
-        {&CctorMethod, ".cctor", {SigDefault, 0, Void}},
-        {&ArgMethod, "Arg", Sig({SigDefault, 3, Void}).t(Cls, Activity).b({Str, Obj}).B},
-        {&LoadFormatMethod, "LoadFormat", {SigDefault, 0, Void}},
+      Expected<bool> (Span::*Body)(ModuleContext &, il::MethodBody &, Emitter &);
     };
+    std::vector<Made> Methods = {
+        {&BeginMethod, "Begin",
+         Sig({SigDefault, 5, Void}).t(Cls, Activity).b({Str, Str, Str, I4}).B, &Span::beginBody},
+        {&FailMethod, "Fail", Sig({SigDefault, 2, Void}).t(Cls, Activity).t(Cls, ExceptionType).B,
+         &Span::failBody},
+        {&EndMethod, "End", Sig({SigDefault, 1, Void}).t(Cls, Activity).B, &Span::endBody},
+        {&DoneMethod, "Finish", Sig({SigDefault, 2, Void}).t(Cls, TaskType).b({Obj}).B,
+         &Span::finishBody},
+        {&HandoffMethod, "Handoff", Sig({SigDefault, 2, Void}).t(Cls, TaskType).t(Cls, Activity).B,
+         &Span::handoffBody},
+        {&CctorMethod, ".cctor", {SigDefault, 0, Void}, &Span::cctorBody}};
+    // The runtime (its bytes once) only where the exporter or an argument's text may need it.
+    if (Export || !Arguments.empty())
+      Methods.push_back(
+          {&RuntimeMethod, "Runtime", Sig({SigDefault, 0}).t(Cls, TypeType).B, &Span::runtimeBody});
+    if (!Arguments.empty()) {
+      Methods.push_back({&ArgMethod, "Arg",
+                         Sig({SigDefault, 3, Void}).t(Cls, Activity).b({Str, Obj}).B,
+                         &Span::argBody});
+      Methods.push_back(
+          {&LoadFormatMethod, "LoadFormat", {SigDefault, 0, Void}, &Span::loadFormatBody});
+    }
     for (Made &D : Methods) {
       uint16_t Flags = StringRef(D.Name) == ".cctor" ? 0x1891 : 0x0093; // assembly static
       Expected<Token> T = MC.addMethod(Type, Flags, 0, D.Name, D.Sig);
@@ -299,22 +314,15 @@ private:
         return T.takeError();
       *D.Out = *T;
     }
-    for (auto [Method, Body] : {std::pair{BeginMethod, &Span::beginBody},
-                                {FailMethod, &Span::failBody},
-                                {EndMethod, &Span::endBody},
-                                {DoneMethod, &Span::finishBody},
-                                {HandoffMethod, &Span::handoffBody},
-                                {CctorMethod, &Span::cctorBody},
-                                {ArgMethod, &Span::argBody},
-                                {LoadFormatMethod, &Span::loadFormatBody}}) {
+    for (Made &D : Methods) {
       il::MethodBody B;
       Emitter E(B, nullptr);
-      Expected<bool> Guarded = (this->*Body)(MC, B, E);
+      Expected<bool> Guarded = (this->*D.Body)(MC, B, E);
       if (!Guarded)
         return Guarded.takeError();
       if (*Guarded)
         dropExceptionsAndReturn(B, E.first(), ObjectType);
-      if (Error Err = MC.setBody(Method, std::move(B), false))
+      if (Error Err = MC.setBody(*D.Out, std::move(B), false))
         return Err;
     }
     return Error::success();
@@ -349,12 +357,6 @@ private:
     if (Error Err = startExporter(MC, B, E))
       return std::move(Err);
     return false;
-  }
-
-  /// The runtime the module carries (span-runtime: the exporter, and the text of arguments).
-  Expected<std::string> runtimeImage() {
-    return carriedRuntime(ArrayRef<uint8_t>(ExporterImage, sizeof ExporterImage),
-                          "the span pass's runtime");
   }
 
   /// Arg(a, key, value): a string or a primitive as it is; another object as its text
@@ -401,33 +403,25 @@ private:
 
   /// FormatFn = the address of Weft.Otlp.Exporter.Format, the runtime loaded once per process.
   Expected<bool> loadFormatBody(ModuleContext &MC, il::MethodBody &B, Emitter &E) {
-    Expected<std::string> Image = runtimeImage();
     Expected<Token> MethodBase = MC.coreType("System.Reflection", "MethodBase"),
                     MethodInfo = MC.coreType("System.Reflection", "MethodInfo"),
                     Handle = MC.coreType("System", "RuntimeMethodHandle"),
                     FormatName = MC.userString("Format");
-    if (!Image)
-      return Image.takeError();
     for (Expected<Token> *T : {&MethodBase, &MethodInfo, &Handle, &FormatName})
       if (!*T)
         return T->takeError();
-    std::vector<uint8_t> Locals{uint8_t(SigLocal), 3, Obj, Cls};
-    appendTypeDefOrRefEncoded(Locals, TypeType);
-    Locals.push_back(Val);
+    std::vector<uint8_t> Locals{uint8_t(SigLocal), 1, Val};
     appendTypeDefOrRefEncoded(Locals, *Handle);
     B.InitLocals = true;
     B.LocalVarSigToken = MC.standAloneSig(Locals);
-    Expected<il::Instr *> Loaded =
-        Loader.emitLoad(MC, E, "weft.otlp.exporter", *Image, "Weft.Otlp.Exporter", 0, 1);
-    if (!Loaded)
-      return Loaded.takeError();
+    E.tok(il::Opcode::Call, RuntimeMethod);
     E.tok(il::Opcode::Ldstr, *FormatName);
     E.tok(il::Opcode::Callvirt,
           ref(MC, TypeType, "GetMethod", Sig({SigHasThis, 1}).t(Cls, *MethodInfo).b({Str})));
     E.tok(il::Opcode::Callvirt,
           ref(MC, *MethodBase, "get_MethodHandle", Sig({SigHasThis, 0}).t(Val, *Handle)));
-    E.stloc(2);
-    E.ldloca(2);
+    E.stloc(0);
+    E.ldloca(0);
     E.tok(il::Opcode::Call,
           ref(MC, *Handle, "GetFunctionPointer", Sig({SigHasThis, 0, uint8_t(ElementType::I)})));
     E.tok(il::Opcode::Stsfld, FormatField);
@@ -439,9 +433,6 @@ private:
   ///   Activator.CreateInstance(<the exporter, loaded once per process>)
   /// with whatever goes wrong dropped: the app runs on, exporting nothing.
   Error startExporter(ModuleContext &MC, il::MethodBody &B, Emitter &E) {
-    Expected<std::string> Image = runtimeImage();
-    if (!Image)
-      return Image.takeError();
     Expected<Token> Environment = MC.coreType("System", "Environment"),
                     Activator = MC.coreType("System", "Activator"),
                     Endpoint = MC.userString("OTEL_EXPORTER_OTLP_ENDPOINT"),
@@ -449,14 +440,10 @@ private:
     for (Expected<Token> *T : {&Environment, &Activator, &Endpoint, &TracesEndpoint})
       if (!*T)
         return T->takeError();
-    std::vector<uint8_t> Locals{uint8_t(SigLocal), 2, Obj, Cls};
-    appendTypeDefOrRefEncoded(Locals, Loader.TypeType);
-    B.InitLocals = true;
-    B.LocalVarSigToken = MC.standAloneSig(Locals);
     Token GetVariable =
         ref(MC, *Environment, "GetEnvironmentVariable", Sig({SigDefault, 1, Str, Str}));
     Token Create =
-        ref(MC, *Activator, "CreateInstance", Sig({SigDefault, 1, Obj}).t(Cls, Loader.TypeType));
+        ref(MC, *Activator, "CreateInstance", Sig({SigDefault, 1, Obj}).t(Cls, TypeType));
     il::Instr *Load = B.create(il::Opcode::Nop), *Skip = B.create(il::Opcode::Nop);
     il::Instr *TryFirst = E.tok(il::Opcode::Ldstr, *Endpoint);
     E.tok(il::Opcode::Call, GetVariable);
@@ -465,15 +452,32 @@ private:
     E.tok(il::Opcode::Call, GetVariable);
     E.branch(il::Opcode::Brfalse, Skip);
     E.put(Load);
-    Expected<il::Instr *> Loaded =
-        Loader.emitLoad(MC, E, "weft.otlp.exporter", *Image, "Weft.Otlp.Exporter", 0, 1);
-    if (!Loaded)
-      return Loaded.takeError();
+    E.tok(il::Opcode::Call, RuntimeMethod);
     E.tok(il::Opcode::Call, Create);
     E.op(il::Opcode::Pop);
     E.put(Skip);
     dropExceptionsAndReturn(B, TryFirst, ObjectType);
     return Error::success();
+  }
+
+  /// Runtime(): the runtime's entry type (Weft.Otlp.Exporter), loaded once per process from the
+  /// one copy of its bytes the module carries; what goes wrong goes to the caller's handler.
+  Expected<bool> runtimeBody(ModuleContext &MC, il::MethodBody &B, Emitter &E) {
+    Expected<std::string> Image = carriedRuntime(
+        ArrayRef<uint8_t>(ExporterImage, sizeof ExporterImage), "the span pass's runtime");
+    if (!Image)
+      return Image.takeError();
+    std::vector<uint8_t> Locals{uint8_t(SigLocal), 3, Obj, Cls};
+    appendTypeDefOrRefEncoded(Locals, TypeType);
+    Locals.push_back(Obj);
+    B.InitLocals = true;
+    B.LocalVarSigToken = MC.standAloneSig(Locals);
+    Expected<il::Instr *> Loaded =
+        Loader.emitLoad(MC, E, "weft.otlp.exporter", *Image, "Weft.Otlp.Exporter", 0, 1, 2);
+    if (!Loaded)
+      return Loaded.takeError();
+    E.op(il::Opcode::Ret);
+    return false;
   }
 
   /// a.AddTag for the code attributes: (a, function, namespace or null, file or null, line).
@@ -894,7 +898,7 @@ private:
   bool Export = true;
   bool CodeAttributes = true; // code.function.name, code.namespace, code.file.path, .line.number
   int32_t Depth = 1;          // levels of an object argument's fields in its text
-  Token ArgMethod = 0, LoadFormatMethod = 0, FormatField = 0;
+  Token ArgMethod = 0, LoadFormatMethod = 0, RuntimeMethod = 0, FormatField = 0;
   Token CancellationToken = 0, ContinuationOptions = 0, Scheduler = 0, AggregateType = 0;
   Token StartActivity = 0, HasListeners = 0, SetTag = 0, AddTag = 0, SetStatus = 0, Dispose = 0,
         SourceField = 0, DoneField = 0;

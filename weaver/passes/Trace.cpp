@@ -681,11 +681,13 @@ private:
       if (!*T)
         return T->takeError();
 
-    // Locals: 0 the AppDomain, 1 the runtime's type, 2 a method handle, 3 Function's address.
-    std::vector<uint8_t> Locals{uint8_t(SigLocal), 4, uint8_t(ElementType::Object)};
+    // Locals: 0 the AppDomain, 1 the runtime's type, 2 a method handle, 3 Function's address,
+    // 4 the runtime's inflated bytes.
+    std::vector<uint8_t> Locals{uint8_t(SigLocal), 5, uint8_t(ElementType::Object)};
     Locals =
         joined(joined(Locals, classSig(TypeType)), classSig(HandleType, ElementType::ValueType));
     Locals.push_back(uint8_t(ElementType::I));
+    Locals.push_back(uint8_t(ElementType::Object));
     il::MethodBody B;
     B.InitLocals = true;
     B.LocalVarSigToken = MC.standAloneSig(Locals);
@@ -698,7 +700,7 @@ private:
     }
     // The runtime, from the AppDomain or loaded and left there.
     Expected<il::Instr *> TryFirst =
-        Loader.emitLoad(MC, E, "weft.trace.runtime", *Image, "Weft.Trace.Runtime", 0, 1);
+        Loader.emitLoad(MC, E, "weft.trace.runtime", *Image, "Weft.Trace.Runtime", 0, 1, 4);
     if (!TryFirst)
       return TryFirst.takeError();
     // Function's address, then the others through it.

@@ -158,6 +158,12 @@ TEST(Span, WeftRunOtlpExportsAnUnwovenProgramsSpans) {
   ASSERT_EQ(R.ExitCode, 0) << R.Err << test::readFile(Log);
   EXPECT_EQ(R.Out, std::string(test::SpanAppOutput) + "current after the calls: request\n");
   expectSpanAppSpans(D.spans(13, "span-app-jit"), "weft run --otlp");
+  test::CommandResult Bad = test::run(
+      test::weftTool(), {"run", "--otlp", "localhost:4318", "--", "dotnet", std::string(In)});
+  EXPECT_EQ(Bad.ExitCode, 2) << "a usage error, before anything runs";
+  EXPECT_TRUE(has(Bad.Err, "--otlp: 'localhost:4318' is not an http:// or https:// URL"))
+      << Bad.Err;
+  EXPECT_EQ(Bad.Out, "");
   EXPECT_FALSE(has(test::readFile(Log), "Weft.Otlp.dll")) << test::readFile(Log);
 }
 

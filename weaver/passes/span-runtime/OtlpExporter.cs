@@ -245,8 +245,7 @@ namespace Weft.Otlp
             {
                 ShouldListenTo = src => src.Version != ProbeVersion && (S.AllSources || S.Sources.Contains(src.Name)),
                 Sample = Sample,
-                SampleUsingParentId = (ref ActivityCreationOptions<string> o) =>
-                    Exporting.Value ? ActivitySamplingResult.None : ActivitySamplingResult.AllDataAndRecorded,
+                SampleUsingParentId = SampleByParentId,
                 ActivityStopped = Ended,
             };
             ActivitySource.AddActivityListener(listener);
@@ -258,18 +257,36 @@ namespace Weft.Otlp
 
         ActivitySamplingResult Sample(ref ActivityCreationOptions<ActivityContext> o)
         {
+            bool hasParent = o.Parent != default(ActivityContext);
+            return Decide(hasParent, hasParent && (o.Parent.TraceFlags & ActivityTraceFlags.Recorded) != 0, o.TraceId);
+        }
+
+        /// A parent given by its id: a W3C id ("00-TRACE-SPAN-FLAGS") says whether it is
+        /// recorded; another kind of id counts as recorded.
+        ActivitySamplingResult SampleByParentId(ref ActivityCreationOptions<string> o)
+        {
+            string id = o.Parent;
+            bool hasParent = !string.IsNullOrEmpty(id);
+            bool w3c = hasParent && id.Length == 55 && id[2] == '-' && id[52] == '-';
+            bool recorded = !w3c || (Uri.FromHex(id[54]) & 1) == 1;
+            return Decide(hasParent, recorded, o.TraceId);
+        }
+
+        /// The sampler of OTEL_TRACES_SAMPLER: the parent's decision where it is parent-based
+        /// and there is a parent, else always on, always off or the trace id's ratio.
+        ActivitySamplingResult Decide(bool hasParent, bool parentRecorded, ActivityTraceId traceId)
+        {
             if (Exporting.Value)
                 return ActivitySamplingResult.None;
-            ActivityContext parent = o.Parent;
             bool record;
-            if (S.ParentBased && parent != default(ActivityContext))
-                record = (parent.TraceFlags & ActivityTraceFlags.Recorded) != 0;
+            if (S.ParentBased && hasParent)
+                record = parentRecorded;
             else if (S.Sampler == SamplerKind.AlwaysOn)
                 record = true;
             else if (S.Sampler == SamplerKind.AlwaysOff)
                 record = false;
             else
-                record = RatioKeeps(o.TraceId, S.Ratio);
+                record = RatioKeeps(traceId, S.Ratio);
             return record ? ActivitySamplingResult.AllDataAndRecorded : ActivitySamplingResult.PropagationData;
         }
 

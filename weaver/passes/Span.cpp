@@ -253,7 +253,7 @@ private:
         MC.memberRef(Activity, "SetTag", Sig({SigHasThis, 2}).t(Cls, Activity).b({Str, Obj}).B);
     AddTag =
         MC.memberRef(Activity, "AddTag", Sig({SigHasThis, 2}).t(Cls, Activity).b({Str, Obj}).B);
-    return Loader.reference(MC);
+    return Error::success();
   }
 
   /// `<weft>.Spans`: the source and the helpers, with their bodies now (a runtime compiles
@@ -297,9 +297,12 @@ private:
          &Span::handoffBody},
         {&CctorMethod, ".cctor", {SigDefault, 0, Void}, &Span::cctorBody}};
     // The runtime (its bytes once) only where the exporter or an argument's text may need it.
-    if (Export || !Arguments.empty())
+    if (Export || !Arguments.empty()) {
+      if (Error Err = Loader.reference(MC))
+        return Err;
       Methods.push_back(
           {&RuntimeMethod, "Runtime", Sig({SigDefault, 0}).t(Cls, TypeType).B, &Span::runtimeBody});
+    }
     if (!Arguments.empty()) {
       Methods.push_back({&ArgMethod, "Arg",
                          Sig({SigDefault, 3, Void}).t(Cls, Activity).b({Str, Obj}).B,

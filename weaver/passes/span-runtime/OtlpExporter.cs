@@ -18,6 +18,7 @@
 // AddSource("Weft")), its spans are left to it: a probe source of the same name, which this
 // listener ignores, has listeners only then. So a span is never sent twice.
 using System;
+using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Diagnostics;
 using System.Globalization;
@@ -212,7 +213,10 @@ namespace Weft.Otlp
         readonly Settings S;
         readonly Sender Out;
         readonly Queue<Activity> Queue = new Queue<Activity>();
-        readonly Dictionary<string, ActivitySource> Probes = new Dictionary<string, ActivitySource>(StringComparer.Ordinal);
+        /// Per source a probe of the same name (read on every span's end: no lock), and Weft's.
+        readonly ConcurrentDictionary<string, ActivitySource> Probes =
+            new ConcurrentDictionary<string, ActivitySource>(StringComparer.Ordinal);
+        readonly ActivitySource WeftProbe = new ActivitySource("Weft", ProbeVersion);
         readonly AutoResetEvent Wake = new AutoResetEvent(false);
         readonly ManualResetEvent Done = new ManualResetEvent(false);
         Thread Worker;
@@ -339,18 +343,9 @@ namespace Weft.Otlp
 
         /// Whether another listener takes the source's spans, or Weft's: an app with an
         /// OpenTelemetry SDK of its own that exports Weft's spans decides what it exports.
-        bool TakenByOthers(string source)
-        {
-            ActivitySource probe, weft;
-            lock (Probes)
-            {
-                if (!Probes.TryGetValue(source, out probe))
-                    Probes[source] = probe = new ActivitySource(source, ProbeVersion);
-                if (!Probes.TryGetValue("Weft", out weft))
-                    Probes["Weft"] = weft = new ActivitySource("Weft", ProbeVersion);
-            }
-            return probe.HasListeners() || weft.HasListeners();
-        }
+        bool TakenByOthers(string source) =>
+            WeftProbe.HasListeners() ||
+            Probes.GetOrAdd(source, name => new ActivitySource(name, ProbeVersion)).HasListeners();
 
         List<Activity> Take()
         {

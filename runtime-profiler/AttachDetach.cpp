@@ -110,17 +110,21 @@ void Profiler::takeControlRequest() {
 }
 
 void Profiler::reply(const std::string &Request, StringRef Answer) {
-  std::string Path = Request + ".reply";
-  ::unlink(Path.c_str()); // an answer nobody read
-  Expected<int> Fd = createPrivateFile(Path);
+  // Written whole under another name and renamed: the client never reads a half-written answer.
+  std::string Path = Request + ".reply", Part = Path + ".part";
+  ::unlink(Part.c_str());
+  Expected<int> Fd = createPrivateFile(Part);
   if (!Fd) {
     L->line("control: cannot answer: " + toString(Fd.takeError()));
     return;
   }
   std::string Text = Answer.str() + "\n";
-  if (::write(*Fd, Text.data(), Text.size()) != ssize_t(Text.size()))
-    L->line("control: the answer in " + Path + " is incomplete");
+  bool Whole = ::write(*Fd, Text.data(), Text.size()) == ssize_t(Text.size());
   ::close(*Fd);
+  if (!Whole || ::rename(Part.c_str(), Path.c_str()) != 0) {
+    L->line("control: cannot answer in " + Path + ": " + std::strerror(errno));
+    ::unlink(Part.c_str());
+  }
 }
 
 void Profiler::detach() {

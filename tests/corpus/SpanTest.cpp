@@ -212,21 +212,34 @@ TEST(Span, ObjectArgumentsAreWrittenAsTracepointsWriteThemAndATracepointCanBeASp
         Spec, R"({"version": 1, "rules": [], "tracepoints": [{"name": "ship", "match": )"
               R"({"assembly": "SpanApp", "type": "Shop", "method": "Ship"}, "depth": )" +
                   D + R"(, "span": true}]})"));
-    test::CommandResult T =
-        test::run(test::weftTool(),
-                  {"run", "--spec", Spec, "--output-dir", W.Dir, "--log", W.Dir + "/run.log", "--",
-                   "dotnet", test::spanAppDll(), "listen"},
-                  {}, 120);
-    ASSERT_EQ(T.ExitCode, 0) << T.Err << test::readFile(W.Dir + "/run.log");
+    // The recorder waits 20 ms for a class's first description, then records that it was not
+    // described in time: on a loaded machine, the run is made again (up to three times).
+    test::CommandResult T;
+    Optional<json::Value> Recorded;
+    std::string Run;
+    for (int Attempt = 0; Attempt < 3; ++Attempt) {
+      Run = W.Dir + "/run-" + std::to_string(Attempt);
+      ASSERT_FALSE(sys::fs::create_directories(Run));
+      T = test::run(test::weftTool(),
+                    {"run", "--spec", Spec, "--output-dir", Run, "--log", Run + "/run.log", "--",
+                     "dotnet", test::spanAppDll(), "listen"},
+                    {}, 120);
+      ASSERT_EQ(T.ExitCode, 0) << T.Err << test::readFile(Run + "/run.log");
+      Recorded = tracepointValue(Run, "parcel");
+      ASSERT_TRUE(Recorded) << test::readFile(Run + "/run.log");
+      std::string Text;
+      raw_string_ostream(Text) << *Recorded;
+      if (!StringRef(Text).contains("<not described in time>") &&
+          tracepointValue(Run, "speed") != Optional<json::Value>("<not described in time>"))
+        break;
+    }
     EXPECT_EQ(parcelText(T.Out), parcelText(R.Out)) << T.Out;
     EXPECT_TRUE(has(spanOf(T.Out, "Shop.Ship"), "  tag weft.arg.speed=Express\n")) << T.Out;
     EXPECT_FALSE(has(T.Out, "span Shop.Order")) << "only the tracepoint's method";
-    Optional<json::Value> Recorded = tracepointValue(W.Dir, "parcel");
-    ASSERT_TRUE(Recorded) << test::readFile(W.Dir + "/run.log");
     Expected<json::Value> Attribute = json::parse(parcelText(R.Out));
     ASSERT_TRUE(bool(Attribute)) << toString(Attribute.takeError());
     EXPECT_EQ(*Attribute, *Recorded) << "depth " << Depth;
-    EXPECT_EQ(tracepointValue(W.Dir, "speed"), Optional<json::Value>(json::Value("Express")));
+    EXPECT_EQ(tracepointValue(Run, "speed"), Optional<json::Value>(json::Value("Express")));
   }
 }
 

@@ -5,11 +5,12 @@
 
 #include <algorithm>
 #include <memory>
+// The RSA key is made with the API OpenSSL 1.1 and 3 share (3 keeps it, deprecated): the
+// package's Linux build links Debian 11's OpenSSL 1.1, the development build the system's 3.
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/bn.h>
-#include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
-#include <openssl/param_build.h>
 #include <openssl/rsa.h>
 #include <tuple>
 
@@ -26,8 +27,7 @@ template <typename T, void (*Free)(T *)> struct Freer {
 template <typename T, void (*Free)(T *)> using Owned = std::unique_ptr<T, Freer<T, Free>>;
 using Bignum = Owned<BIGNUM, BN_clear_free>; // wiped: some hold private numbers
 using BignumContext = Owned<BN_CTX, BN_CTX_free>;
-using ParamBuilder = Owned<OSSL_PARAM_BLD, OSSL_PARAM_BLD_free>;
-using Params = Owned<OSSL_PARAM, OSSL_PARAM_free>;
+using RsaKey = Owned<RSA, RSA_free>;
 using Pkey = Owned<EVP_PKEY, EVP_PKEY_free>;
 using PkeyContext = Owned<EVP_PKEY_CTX, EVP_PKEY_CTX_free>;
 
@@ -146,33 +146,34 @@ Expected<KeyNumbers> checkedNumbers(const RsaPrivateKey &Key) {
   return K;
 }
 
+// A copy of \p B that the key being made takes over (null stays null), private numbers still
+// on the constant-time paths.
+BIGNUM *copyForKey(const Bignum &B) {
+  BIGNUM *Copy = B ? BN_dup(B.get()) : nullptr;
+  if (Copy && BN_get_flags(B.get(), BN_FLG_CONSTTIME))
+    BN_set_flags(Copy, BN_FLG_CONSTTIME);
+  return Copy;
+}
+
 Expected<Pkey> toPkey(const KeyNumbers &K) {
-  std::pair<const char *, const BIGNUM *> Parts[] = {
-      {OSSL_PKEY_PARAM_RSA_N, K.N.get()},          {OSSL_PKEY_PARAM_RSA_E, K.E.get()},
-      {OSSL_PKEY_PARAM_RSA_D, K.D.get()},          {OSSL_PKEY_PARAM_RSA_FACTOR1, K.P.get()},
-      {OSSL_PKEY_PARAM_RSA_FACTOR2, K.Q.get()},    {OSSL_PKEY_PARAM_RSA_EXPONENT1, K.DP.get()},
-      {OSSL_PKEY_PARAM_RSA_EXPONENT2, K.DQ.get()}, {OSSL_PKEY_PARAM_RSA_COEFFICIENT1, K.QInv.get()},
-  };
-  ParamBuilder Builder(OSSL_PARAM_BLD_new());
-  if (!Builder)
-    return openSslError("cannot pass the key to OpenSSL");
-  for (auto [Name, Value] : Parts)
-    if (Value && !OSSL_PARAM_BLD_push_BN(Builder.get(), Name, Value))
-      return openSslError("cannot pass the key to OpenSSL");
-  Params P(OSSL_PARAM_BLD_to_param(Builder.get()));
-  PkeyContext C(EVP_PKEY_CTX_new_from_name(nullptr, "RSA", nullptr));
-  EVP_PKEY *Made = nullptr;
-  int Selection = K.D ? EVP_PKEY_KEYPAIR : EVP_PKEY_PUBLIC_KEY;
-  if (!P || !C || EVP_PKEY_fromdata_init(C.get()) <= 0 ||
-      EVP_PKEY_fromdata(C.get(), &Made, Selection, P.get()) <= 0)
+  RsaKey R(RSA_new());
+  if (!R || !RSA_set0_key(R.get(), copyForKey(K.N), copyForKey(K.E), copyForKey(K.D)))
     return openSslError("the numbers do not make an RSA key");
-  return Pkey(Made);
+  if (K.P &&
+      (!RSA_set0_factors(R.get(), copyForKey(K.P), copyForKey(K.Q)) ||
+       !RSA_set0_crt_params(R.get(), copyForKey(K.DP), copyForKey(K.DQ), copyForKey(K.QInv))))
+    return openSslError("the numbers do not make an RSA key");
+  Pkey P(EVP_PKEY_new());
+  if (!P || !EVP_PKEY_assign_RSA(P.get(), R.get()))
+    return openSslError("the numbers do not make an RSA key");
+  R.release(); // the EVP_PKEY owns it now
+  return std::move(P);
 }
 
 // A context for signing or verifying with \p Key: PKCS #1 v1.5 padding around a DigestInfo
 // naming \p Kind. \p Init is EVP_PKEY_sign_init or EVP_PKEY_verify_init.
 PkeyContext paddingContext(EVP_PKEY *Key, DigestKind Kind, int (*Init)(EVP_PKEY_CTX *)) {
-  PkeyContext C(EVP_PKEY_CTX_new_from_pkey(nullptr, Key, nullptr));
+  PkeyContext C(EVP_PKEY_CTX_new(Key, nullptr));
   const EVP_MD *Md = Kind == DigestKind::SHA1 ? EVP_sha1() : EVP_sha256();
   if (!C || Init(C.get()) <= 0 || EVP_PKEY_CTX_set_rsa_padding(C.get(), RSA_PKCS1_PADDING) <= 0 ||
       EVP_PKEY_CTX_set_signature_md(C.get(), Md) <= 0)

@@ -11,6 +11,7 @@
 #include "runtime-profiler/CorProfiler.h"
 #include "runtime-profiler/Identity.h"
 #include "support/Format.h"
+#include "support/Port.h"
 #include "weaver/passes/Pass.h"
 #include "weaver/plugin/Plugin.h"
 #include "weaver/spec/Spec.h"
@@ -22,15 +23,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-
-#include <cerrno>
-#include <csignal>
-#include <cstdlib>
-#include <cstring>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 using namespace llvm;
 
@@ -124,53 +116,6 @@ void addProfilerOptions(CLI::App &Sub, RunOptions &O, bool Attach) {
                "again through ReJIT with what it was given (WEFT_VERBOSE=1)");
 }
 
-namespace {
-
-/// The command's process, for the signal handlers.
-volatile sig_atomic_t RunningChild = 0;
-
-/// Passes a signal that asks weft to stop (a service manager's SIGTERM, a terminal's SIGINT) on
-/// to the command, which decides what to do with it; weft exits when the command does.
-void forwardSignal(int Signal) {
-  if (RunningChild > 0)
-    ::kill(pid_t(RunningChild), Signal);
-}
-
-/// Runs the command and returns its exit status (128 + the signal's number if a signal ended it,
-/// as shells do; 127 if it could not be started).
-int runCommand(const std::vector<std::string> &Command) {
-  std::vector<char *> Argv;
-  for (const std::string &A : Command)
-    Argv.push_back(const_cast<char *>(A.c_str()));
-  Argv.push_back(nullptr);
-  pid_t Child = fork();
-  if (Child < 0)
-    return reportError(Twine("cannot start '") + Command[0] + "': " + std::strerror(errno));
-  if (Child == 0) {
-    execvp(Argv[0], Argv.data());
-    int Err = errno;
-    errs() << "weft: error: cannot run '" << Command[0] << "': " << std::strerror(Err) << '\n';
-    _exit(127);
-  }
-  RunningChild = Child;
-  struct sigaction Forward {};
-  Forward.sa_handler = forwardSignal;
-  sigemptyset(&Forward.sa_mask);
-  for (int Signal : {SIGTERM, SIGINT, SIGHUP, SIGQUIT})
-    sigaction(Signal, &Forward, nullptr);
-  int Status = 0;
-  while (waitpid(Child, &Status, 0) < 0)
-    if (errno != EINTR)
-      return reportError(Twine("waiting for '") + Command[0] + "': " + std::strerror(errno));
-  if (WIFEXITED(Status))
-    return WEXITSTATUS(Status);
-  if (WIFSIGNALED(Status))
-    return 128 + WTERMSIG(Status);
-  return ExitError;
-}
-
-} // namespace
-
 Runner addRunCommand(CLI::App &App) {
   auto O = std::make_shared<RunOptions>();
   CLI::App *Sub = App.add_subcommand(
@@ -211,43 +156,44 @@ Runner addRunCommand(CLI::App &App) {
       return reportError(Library.takeError());
     for (const char *Prefix : {"CORECLR_", "DOTNET_"}) {
       std::string P(Prefix);
-      setenv((P + "ENABLE_PROFILING").c_str(), "1", 1);
-      setenv((P + "PROFILER").c_str(), prof::ProfilerClsid, 1);
-      setenv((P + "PROFILER_PATH").c_str(), Library->c_str(), 1);
+      port::setEnvironment((P + "ENABLE_PROFILING").c_str(), "1");
+      port::setEnvironment((P + "PROFILER").c_str(), prof::ProfilerClsid);
+      port::setEnvironment((P + "PROFILER_PATH").c_str(), Library->c_str());
     }
     // What is given replaces what the environment has; without --spec or --pass, WEFT_SPEC or
     // WEFT_PASSES from the environment apply.
     if (!O->SpecFile.empty()) {
-      setenv(prof::SpecVariable, absolute(O->SpecFile).c_str(), 1);
-      unsetenv(prof::PassesVariable);
+      port::setEnvironment(prof::SpecVariable, absolute(O->SpecFile).c_str());
+      port::unsetEnvironment(prof::PassesVariable);
     } else if (!PassList.empty()) {
-      setenv(prof::PassesVariable, PassList.c_str(), 1);
-      unsetenv(prof::SpecVariable);
+      port::setEnvironment(prof::PassesVariable, PassList.c_str());
+      port::unsetEnvironment(prof::SpecVariable);
     }
     if (!O->LogFile.empty())
-      setenv(prof::LogVariable, absolute(O->LogFile).c_str(), 1);
+      port::setEnvironment(prof::LogVariable, absolute(O->LogFile).c_str());
     if (!O->OutputDir.empty())
-      setenv(prof::OutputDirVariable, absolute(O->OutputDir).c_str(), 1);
+      port::setEnvironment(prof::OutputDirVariable, absolute(O->OutputDir).c_str());
     if (O->Verbose)
-      setenv(prof::VerboseVariable, "1", 1);
+      port::setEnvironment(prof::VerboseVariable, "1");
     if (!O->Gc.empty())
-      setenv(prof::GcVariable, O->Gc.c_str(), 1);
+      port::setEnvironment(prof::GcVariable, O->Gc.c_str());
     if (O->Lttng)
-      setenv(prof::LttngVariable, "1", 1);
+      port::setEnvironment(prof::LttngVariable, "1");
     if (!O->Processes.empty())
-      setenv(prof::ProcessesVariable, join(O->Processes, ";").c_str(), 1);
+      port::setEnvironment(prof::ProcessesVariable, join(O->Processes, ";").c_str());
     if (!O->Otlp.empty()) {
-      setenv("OTEL_EXPORTER_OTLP_ENDPOINT", O->Otlp.c_str(), 1);
-      unsetenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"); // it would take precedence
+      port::setEnvironment("OTEL_EXPORTER_OTLP_ENDPOINT", O->Otlp.c_str());
+      port::unsetEnvironment("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"); // it would take precedence
     }
     // No build server or reused MSBuild node starts under weft: one would outlive the command
     // with the variables that load the profiler, and hand them to what it starts later.
     for (const char *Off : {"MSBUILDDISABLENODEREUSE=1", "UseSharedCompilation=false",
                             "UseRazorBuildServer=false", "DOTNET_CLI_USE_MSBUILD_SERVER=0"}) {
       auto [Name, Value] = StringRef(Off).split('=');
-      setenv(Name.str().c_str(), Value.str().c_str(), 1);
+      port::setEnvironment(Name.str().c_str(), Value.str().c_str());
     }
-    return runCommand(O->Command);
+    Expected<int> Status = port::runCommand(O->Command);
+    return Status ? *Status : reportError(Status.takeError());
   };
 }
 

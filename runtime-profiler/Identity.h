@@ -7,17 +7,17 @@
 #ifndef WEFT_RUNTIME_PROFILER_IDENTITY_H
 #define WEFT_RUNTIME_PROFILER_IDENTITY_H
 
+#include "support/Port.h"
+
 #include <cstdlib>
 #include <string>
-#include <sys/stat.h>
-#include <sys/types.h>
 
 namespace weft::prof {
 
 /// The profiler's class id, as CORECLR_PROFILER takes it.
 inline constexpr const char ProfilerClsid[] = "{E56F61AE-E543-4D22-8B50-7334A9E7F8D6}";
 /// The library's file name; `weft run` looks for it beside the weft executable, then in ../lib.
-inline constexpr const char ProfilerLibrary[] = "libweft_profiler.so";
+inline constexpr const char ProfilerLibrary[] = WEFT_SHARED_LIBRARY("weft_profiler");
 
 /// The variables the profiler reads at start.
 inline constexpr const char SpecVariable[] = "WEFT_SPEC";     // a spec file (weft.json)
@@ -44,12 +44,10 @@ inline constexpr const char ControlDirVariable[] = "WEFT_CONTROL_DIR";
 /// environment sees it: `$XDG_RUNTIME_DIR/weft` when that folder is \p Uid's (the session's
 /// private runtime folder), else `weft-UID` in `$TMPDIR` (or /tmp). Only its user may enter it
 /// (support/PrivateFiles.h checks it); requests in it are files named for the process.
-inline std::string controlFolder(uid_t Uid) {
-  if (const char *Run = std::getenv("XDG_RUNTIME_DIR"); Run && *Run == '/') {
-    struct stat St;
-    if (::lstat(Run, &St) == 0 && S_ISDIR(St.st_mode) && St.st_uid == Uid)
-      return std::string(Run) + "/weft";
-  }
+inline std::string controlFolder(port::UserId Uid) {
+  if (const char *Run = std::getenv("XDG_RUNTIME_DIR");
+      Run && *Run == '/' && port::isFolderOwnedBy(Run, Uid))
+    return std::string(Run) + "/weft";
   const char *Tmp = std::getenv("TMPDIR");
   return std::string(Tmp && *Tmp ? Tmp : "/tmp") + "/weft-" + std::to_string(Uid);
 }

@@ -16,8 +16,9 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
-#include <ctime>
+#include <cstdio>
 
 using namespace llvm;
 
@@ -182,12 +183,18 @@ struct Writer {
   }
 };
 
+// UTC by the calendar of <chrono> (C++20), which every system's library has the same; gmtime_r
+// is POSIX's.
 std::string moduleTime(int64_t Timestamp) {
-  std::time_t T = std::time_t(Timestamp);
-  std::tm Tm{};
-  gmtime_r(&T, &Tm);
-  char Buf[32];
-  std::strftime(Buf, sizeof Buf, "%Y-%m-%dT%H:%M:%S", &Tm);
+  using namespace std::chrono;
+  sys_seconds At{seconds(Timestamp)};
+  sys_days Day = floor<days>(At);
+  year_month_day Date(Day);
+  hh_mm_ss<seconds> Time(At - Day);
+  char Buf[48];
+  std::snprintf(Buf, sizeof Buf, "%04d-%02u-%02uT%02d:%02d:%02d", int(Date.year()),
+                unsigned(Date.month()), unsigned(Date.day()), int(Time.hours().count()),
+                int(Time.minutes().count()), int(Time.seconds().count()));
   return Buf;
 }
 

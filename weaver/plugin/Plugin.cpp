@@ -1,6 +1,7 @@
 //===- weaver/plugin/Plugin.cpp - Loading plugins -------------------------===//
 #include "weaver/plugin/Plugin.h"
 
+#include "support/Port.h"
 #include "support/RegularFile.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -8,7 +9,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
-#include <dlfcn.h>
 #include <map>
 #include <mutex>
 #include <sys/stat.h>
@@ -58,11 +58,10 @@ Expected<LoadedPlugin> loadPlugin(StringRef Path, passes::PassRegistry &Registry
   // RTLD_NOW rather than the lazy binding of DynamicLibrary::getPermanentLibrary: a plugin that
   // needs a function this weft lacks is refused here, naming it, instead of ending the process
   // when the pass first calls it.
-  void *Handle = ::dlopen(Real.c_str(), RTLD_NOW | RTLD_GLOBAL);
-  if (!Handle) {
-    const char *Why = ::dlerror();
-    return fail(Path, "cannot be loaded as a shared library: " + Twine(Why ? Why : "unknown"));
-  }
+  std::string Why;
+  void *Handle = port::loadLibraryNow(std::string(Real), Why);
+  if (!Handle)
+    return fail(Path, "cannot be loaded as a shared library: " + Twine(Why));
   // Permanent: the passes' code and the strings of their PassInfo live in the library.
   std::string Message;
   sys::DynamicLibrary Lib = sys::DynamicLibrary::addPermanentLibrary(Handle, &Message);

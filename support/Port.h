@@ -1,0 +1,54 @@
+//===- support/Port.h - What differs between systems ------------*- C++ -*-===//
+//
+// The few things weft asks of the operating system that LLVM Support does not cover: users,
+// environment variables, running a command, loading a library now. One implementation per
+// system (support/PortPosix.cpp, support/PortWindows.cpp), chosen by CMake; the rest of weft
+// calls these, never the system, for them. Files that are wholly one system's (the atomic
+// output, private files) have a Windows implementation file of their own beside them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef WEFT_SUPPORT_PORT_H
+#define WEFT_SUPPORT_PORT_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+
+/// How this system names the shared library NAME: "libNAME.so" (Linux), "NAME.dll" (Windows).
+#ifdef _WIN32
+#define WEFT_SHARED_LIBRARY(Name) Name ".dll"
+#else
+#define WEFT_SHARED_LIBRARY(Name) "lib" Name ".so"
+#endif
+
+namespace weft::port {
+
+/// A user, as the system numbers them (uid_t on POSIX; Windows has no numbers: 0).
+using UserId = uint32_t;
+/// The user this process acts as (geteuid).
+UserId currentUser();
+
+/// Whether \p Path is a folder (not a link to one) that \p User owns.
+bool isFolderOwnedBy(const char *Path, UserId User);
+
+/// Sets the environment variable \p Name to \p Value for this process and what it starts.
+void setEnvironment(const char *Name, const char *Value);
+/// Removes the environment variable \p Name.
+void unsetEnvironment(const char *Name);
+
+/// Runs \p Command (its first word found on PATH), passing on to it the signals that ask weft to
+/// stop, and returns its exit status: 128 + the signal's number if a signal ended it (as shells
+/// do), 127 if it could not be run (after a message on stderr). An error if it could not start.
+llvm::Expected<int> runCommand(llvm::ArrayRef<std::string> Command);
+
+/// Loads the shared library \p Path with every symbol it needs bound now (a missing one is an
+/// error naming it, not a crash later) and its symbols visible to later libraries. The handle,
+/// or null with the system's reason in \p Why.
+void *loadLibraryNow(const std::string &Path, std::string &Why);
+
+} // namespace weft::port
+
+#endif

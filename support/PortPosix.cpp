@@ -1,0 +1,92 @@
+//===- support/PortPosix.cpp - What differs between systems: POSIX --------===//
+#include "support/Port.h"
+
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <type_traits>
+#include <unistd.h>
+#include <vector>
+
+using namespace llvm;
+
+// PrivateFiles.cpp and the profiler take uid_t for it.
+static_assert(std::is_same_v<weft::port::UserId, uid_t>);
+
+namespace weft::port {
+
+UserId currentUser() { return ::geteuid(); }
+
+bool isFolderOwnedBy(const char *Path, UserId User) {
+  struct stat St;
+  return ::lstat(Path, &St) == 0 && S_ISDIR(St.st_mode) && St.st_uid == User;
+}
+
+void setEnvironment(const char *Name, const char *Value) { ::setenv(Name, Value, 1); }
+
+void unsetEnvironment(const char *Name) { ::unsetenv(Name); }
+
+namespace {
+
+/// The command's process, for the signal handlers.
+volatile sig_atomic_t RunningChild = 0;
+
+/// Passes a signal that asks weft to stop (a service manager's SIGTERM, a terminal's SIGINT) on
+/// to the command, which decides what to do with it; weft exits when the command does.
+void forwardSignal(int Signal) {
+  if (RunningChild > 0)
+    ::kill(pid_t(RunningChild), Signal);
+}
+
+} // namespace
+
+Expected<int> runCommand(ArrayRef<std::string> Command) {
+  std::vector<char *> Argv;
+  for (const std::string &A : Command)
+    Argv.push_back(const_cast<char *>(A.c_str()));
+  Argv.push_back(nullptr);
+  pid_t Child = fork();
+  if (Child < 0)
+    return createStringError(inconvertibleErrorCode(),
+                             Twine("cannot start '") + Command[0] + "': " + std::strerror(errno));
+  if (Child == 0) {
+    execvp(Argv[0], Argv.data());
+    int Err = errno;
+    errs() << "weft: error: cannot run '" << Command[0] << "': " << std::strerror(Err) << '\n';
+    _exit(127);
+  }
+  RunningChild = Child;
+  struct sigaction Forward {};
+  Forward.sa_handler = forwardSignal;
+  sigemptyset(&Forward.sa_mask);
+  for (int Signal : {SIGTERM, SIGINT, SIGHUP, SIGQUIT})
+    sigaction(Signal, &Forward, nullptr);
+  int Status = 0;
+  while (waitpid(Child, &Status, 0) < 0)
+    if (errno != EINTR)
+      return createStringError(inconvertibleErrorCode(),
+                               Twine("waiting for '") + Command[0] + "': " + std::strerror(errno));
+  if (WIFEXITED(Status))
+    return WEXITSTATUS(Status);
+  if (WIFSIGNALED(Status))
+    return 128 + WTERMSIG(Status);
+  return 1;
+}
+
+void *loadLibraryNow(const std::string &Path, std::string &Why) {
+  void *Handle = ::dlopen(Path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (!Handle) {
+    const char *Reason = ::dlerror();
+    Why = Reason ? Reason : "unknown";
+  }
+  return Handle;
+}
+
+} // namespace weft::port

@@ -1,0 +1,58 @@
+//===- support/PortWindows.cpp - What differs between systems: Windows ----===//
+#include "support/Port.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/ConvertUTF.h"
+#include "llvm/Support/Errc.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <windows.h>
+
+using namespace llvm;
+
+namespace weft::port {
+
+// Windows owns files by security descriptors, not user numbers: weft's checks of owners (private
+// folders, control requests) are POSIX's and are not made here.
+UserId currentUser() { return 0; }
+
+bool isFolderOwnedBy(const char *Path, UserId User) { return false; }
+
+void setEnvironment(const char *Name, const char *Value) { ::_putenv_s(Name, Value); }
+
+void unsetEnvironment(const char *Name) { ::_putenv_s(Name, ""); } // "" removes it
+
+Expected<int> runCommand(ArrayRef<std::string> Command) {
+  ErrorOr<std::string> Program = sys::findProgramByName(Command[0]);
+  if (!Program) {
+    errs() << "weft: error: cannot run '" << Command[0] << "': " << Program.getError().message()
+           << '\n';
+    return 127;
+  }
+  SmallVector<StringRef, 16> Args(Command.begin(), Command.end());
+  std::string Why;
+  bool Failed = false;
+  int Status = sys::ExecuteAndWait(*Program, Args, /*Env=*/None, /*Redirects=*/{},
+                                   /*SecondsToWait=*/0, /*MemoryLimit=*/0, &Why, &Failed);
+  if (Failed)
+    return createStringError(inconvertibleErrorCode(),
+                             Twine("cannot start '") + Command[0] + "': " + Why);
+  return Status < 0 ? 1 : Status;
+}
+
+void *loadLibraryNow(const std::string &Path, std::string &Why) {
+  SmallVector<UTF16, 256> Wide;
+  if (!convertUTF8ToUTF16String(Path, Wide)) {
+    Why = "the path is not UTF-8";
+    return nullptr;
+  }
+  HMODULE Module = ::LoadLibraryW(reinterpret_cast<const wchar_t *>(Wide.data()));
+  if (!Module)
+    Why = "LoadLibrary failed with error " + std::to_string(::GetLastError());
+  return reinterpret_cast<void *>(Module);
+}
+
+} // namespace weft::port

@@ -9,6 +9,7 @@
 #include "runtime-profiler/Profiler.h"
 #include "runtime-profiler/ProfilerInternals.h"
 #include "runtime-profiler/Recorder.h"
+#include "support/Port.h"
 #include "support/PrivateFiles.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -66,8 +67,8 @@ HRESULT Profiler::ProfilerAttachComplete() {
 
 void Profiler::openControlFolder(const std::string &Named, StringRef Settings) {
   AttachSettings = Settings.str();
-  std::string Folder = Named.empty() ? controlFolder(::geteuid()) : Named;
-  if (Error E = checkPrivateFolder(Folder, ::geteuid(), /*Create=*/true)) {
+  std::string Folder = Named.empty() ? controlFolder(port::currentUser()) : Named;
+  if (Error E = checkPrivateFolder(Folder, port::currentUser(), /*Create=*/true)) {
     L->line("control: " + toString(std::move(E)) +
             "; `weft detach` and `weft attach` cannot reach this process");
     return;
@@ -83,13 +84,12 @@ void Profiler::takeControlRequest() {
   bool Active = !Detaching;
   std::string Request = Active ? detachRequestPath(ControlDir, ::getpid())
                                : attachRequestPath(ControlDir, ::getpid());
-  struct stat St;
-  if (::lstat(Request.c_str(), &St) != 0)
+  if (!port::nameExists(Request.c_str()))
     return; // nothing asked: the usual case, one lstat
   Expected<std::string> Text = [&]() -> Expected<std::string> {
-    if (Error E = checkPrivateFolder(ControlDir, ::geteuid(), /*Create=*/false))
+    if (Error E = checkPrivateFolder(ControlDir, port::currentUser(), /*Create=*/false))
       return std::move(E);
-    return readOwnedFile(Request, ::geteuid(), 64 * 1024);
+    return readOwnedFile(Request, port::currentUser(), 64 * 1024);
   }();
   ::unlink(Request.c_str()); // taken or refused, never looked at again
   if (!Text) {

@@ -1,6 +1,7 @@
 //===- runtime-profiler/Config.cpp ----------------------------------------===//
 #include "runtime-profiler/Config.h"
 #include "runtime-profiler/Identity.h"
+#include "support/Port.h"
 #include "weaver/passes/Pass.h"
 #include "weaver/plugin/Plugin.h"
 
@@ -9,7 +10,6 @@
 #include "llvm/Support/Path.h"
 
 #include <cstdlib>
-#include <dlfcn.h>
 
 using namespace llvm;
 
@@ -20,16 +20,15 @@ namespace {
 /// not put the profiler (it loads it with RTLD_LOCAL): the library is opened again, as itself,
 /// with RTLD_GLOBAL.
 Error makeSymbolsGlobal() {
-  Dl_info Self{};
-  if (!dladdr(reinterpret_cast<void *>(&makeSymbolsGlobal), &Self) || !Self.dli_fname)
+  std::string Self = port::libraryPathOf(reinterpret_cast<void *>(&makeSymbolsGlobal));
+  if (Self.empty())
     return createStringError(inconvertibleErrorCode(),
                              "plugins: cannot find the profiler's own library");
-  if (!dlopen(Self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL)) {
-    const char *Why = dlerror();
+  std::string Why;
+  if (!port::makeLibraryGlobal(Self, Why))
     return createStringError(inconvertibleErrorCode(),
                              "plugins: cannot make the profiler's functions visible to them: " +
-                                 Twine(Why ? Why : "unknown"));
-  }
+                                 Twine(Why));
   return Error::success();
 }
 

@@ -3,13 +3,13 @@
 #include "runtime-profiler/EventSink.h"
 #include "runtime-profiler/Log.h"
 #include "runtime-profiler/Recorder.h"
+#include "support/Port.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/ConvertUTF.h"
 
 #include <cstring>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 using namespace llvm;
@@ -71,7 +71,7 @@ std::string sizesJson(const std::vector<uint64_t> &Sizes) {
   return Out + "}";
 }
 
-uint32_t currentThread() { return uint32_t(syscall(SYS_gettid)); }
+uint32_t currentThread() { return port::currentThreadId(); }
 
 std::string micros(uint64_t Nanos) {
   char Buf[32];

@@ -16,6 +16,7 @@
 #include "runtime-profiler/Recorder.h"
 #include "runtime-profiler/TracepointPass.h"
 #include "support/Format.h"
+#include "support/Port.h"
 #include "support/PrivateFiles.h"
 #include "weaver/il/BodyReader.h"
 #include "weaver/passes/Weaver.h"
@@ -183,7 +184,7 @@ HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching
   SpecPath = setting(SpecVariable, AttachData, Attaching);
   // The spec steers what runs in this process: only its user's own file, read whole.
   Expected<std::string> Text =
-      SpecPath.empty() ? std::string() : readOwnedFile(SpecPath, ::geteuid(), MaxSpecBytes);
+      SpecPath.empty() ? std::string() : readOwnedFile(SpecPath, port::currentUser(), MaxSpecBytes);
   Expected<Config> C =
       Text ? Config::from(SpecPath, *Text, setting(PassesVariable, AttachData, Attaching))
            : Text.takeError();

@@ -4,6 +4,7 @@
 #include "runtime-profiler/EventSink.h"
 #include "runtime-profiler/Log.h"
 #include "runtime-profiler/MetaData.h"
+#include "support/Port.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
@@ -21,7 +22,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 using namespace llvm;
@@ -116,7 +116,7 @@ const std::pair<StringRef, uint8_t> PrimitiveNames[] = {
     {"System.UInt64", 0x0B},  {"System.Single", 0x0C}, {"System.Double", 0x0D},
     {"System.IntPtr", 0x18},  {"System.UIntPtr", 0x19}};
 
-uint32_t currentTid() { return uint32_t(syscall(SYS_gettid)); }
+uint32_t currentTid() { return port::currentThreadId(); }
 
 /// \p Most becomes \p Value if that is more.
 void raiseTo(std::atomic<uint64_t> &Most, uint64_t Value) {
@@ -349,7 +349,7 @@ bool Recorder::open() {
   int Fd = -1, Error = 0;
   for (unsigned N = 1; N <= 100 && Fd < 0; ++N) {
     std::string Name = N == 1 ? Base : (Twine(Stem) + "-" + Twine(N) + ".json").str();
-    Fd = ::open(Name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    Fd = port::createNewFile(Name.c_str());
     Error = errno;
     if (Fd >= 0)
       Path = Name;
@@ -357,7 +357,7 @@ bool Recorder::open() {
       break;
   }
   if (Fd >= 0)
-    Out = ::fdopen(Fd, "w");
+    Out = ::fdopen(Fd, "wb"); // binary: no CRLF on Windows
   if (!Out) {
     if (Fd >= 0)
       ::close(Fd);

@@ -12,6 +12,7 @@
 #include "runtime-profiler/ProfilerInternals.h"
 #include "runtime-profiler/Recorder.h"
 #include "runtime-profiler/TracepointPass.h"
+#include "support/Port.h"
 #include "support/PrivateFiles.h"
 #include "weaver/il/BodyReader.h"
 
@@ -37,12 +38,11 @@ using namespace llvm;
 namespace weft::prof {
 
 bool Profiler::specEdited() {
-  struct stat St;
-  if (::lstat(SpecPath.c_str(), &St) != 0 && errno == ENOENT)
+  if (!port::nameExists(SpecPath.c_str()) && errno == ENOENT)
     return false; // gone for a moment: an editor replacing it
   // Only a regular file of the user's own, read whole (never mapped: an editor may truncate it
   // as it is read; never a FIFO, which would block this thread).
-  Expected<std::string> Text = readOwnedFile(SpecPath, ::geteuid(), MaxSpecBytes);
+  Expected<std::string> Text = readOwnedFile(SpecPath, port::currentUser(), MaxSpecBytes);
   if (!Text) {
     std::string Why = toString(Text.takeError());
     if (Why != SpecRefusal) // said once, not five times a second

@@ -34,6 +34,26 @@ UserId currentUser();
 /// Whether \p Path is a folder (not a link to one) that \p User owns.
 bool isFolderOwnedBy(const char *Path, UserId User);
 
+/// The calling thread's id, as the system's tools show it (Linux: gettid).
+uint32_t currentThreadId();
+
+/// Whether \p Path names something, a symbolic link not followed (lstat succeeds); when not,
+/// errno says why.
+bool nameExists(const char *Path);
+
+/// Creates \p Path, a new file for writing that only its user may read (never one that exists,
+/// never through a link; not inherited by what the process starts): the descriptor, or -1 with
+/// errno set.
+int createNewFile(const char *Path);
+
+/// The file of the shared library (or executable) whose code holds \p Address; empty if unknown.
+std::string libraryPathOf(const void *Address);
+
+/// Makes the functions of the loaded library \p Path visible to the libraries loaded after it
+/// (POSIX: opened again with RTLD_GLOBAL; Windows: a library's exports are always visible). False,
+/// with the system's reason in \p Why, if it could not.
+bool makeLibraryGlobal(const std::string &Path, std::string &Why);
+
 /// Sets the environment variable \p Name to \p Value for this process and what it starts.
 void setEnvironment(const char *Name, const char *Value);
 /// Removes the environment variable \p Name.

@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <type_traits>
 #include <unistd.h>
@@ -27,6 +29,32 @@ UserId currentUser() { return ::geteuid(); }
 bool isFolderOwnedBy(const char *Path, UserId User) {
   struct stat St;
   return ::lstat(Path, &St) == 0 && S_ISDIR(St.st_mode) && St.st_uid == User;
+}
+
+uint32_t currentThreadId() { return uint32_t(syscall(SYS_gettid)); }
+
+bool nameExists(const char *Path) {
+  struct stat St;
+  return ::lstat(Path, &St) == 0;
+}
+
+int createNewFile(const char *Path) {
+  return ::open(Path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
+std::string libraryPathOf(const void *Address) {
+  Dl_info Info{};
+  if (!dladdr(Address, &Info) || !Info.dli_fname)
+    return {};
+  return Info.dli_fname;
+}
+
+bool makeLibraryGlobal(const std::string &Path, std::string &Why) {
+  if (dlopen(Path.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL))
+    return true;
+  const char *Reason = dlerror();
+  Why = Reason ? Reason : "unknown";
+  return false;
 }
 
 void setEnvironment(const char *Name, const char *Value) { ::setenv(Name, Value, 1); }

@@ -8,7 +8,11 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <fcntl.h>
+#include <io.h>
+#include <sys/stat.h>
 #include <windows.h>
 
 using namespace llvm;
@@ -20,6 +24,36 @@ namespace weft::port {
 UserId currentUser() { return 0; }
 
 bool isFolderOwnedBy(const char *Path, UserId User) { return false; }
+
+uint32_t currentThreadId() { return uint32_t(::GetCurrentThreadId()); }
+
+bool nameExists(const char *Path) {
+  struct _stat64 St;
+  return ::_stat64(Path, &St) == 0; // sets errno
+}
+
+int createNewFile(const char *Path) {
+  return ::_open(Path, _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY | _O_NOINHERIT,
+                 _S_IREAD | _S_IWRITE);
+}
+
+std::string libraryPathOf(const void *Address) {
+  HMODULE Module = nullptr;
+  if (!::GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
+                                GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                            reinterpret_cast<LPCWSTR>(Address), &Module))
+    return {};
+  wchar_t Wide[MAX_PATH];
+  DWORD N = ::GetModuleFileNameW(Module, Wide, MAX_PATH);
+  if (N == 0 || N == MAX_PATH)
+    return {};
+  std::string Path;
+  if (!convertUTF16ToUTF8String(ArrayRef<UTF16>(reinterpret_cast<const UTF16 *>(Wide), N), Path))
+    return {};
+  return Path;
+}
+
+bool makeLibraryGlobal(const std::string &Path, std::string &Why) { return true; }
 
 void setEnvironment(const char *Name, const char *Value) { ::_putenv_s(Name, Value); }
 

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# CoreCLR for Windows (NuGet's win-x64 runtime pack) run under wine with the Windows build's
+# weft_profiler.dll as its profiler: a corpus program, framework-dependent, instrumented by the
+# coverage pass as the runtime compiles it. Its output must be the expected one, the profiler
+# must have rewritten its methods, and its hits must make a report (with this machine's weft).
+#
+#   tests/targets/wine-coreclr.sh RUNNER PROFILER.dll WEFT WORK SOURCE_DIR
+#
+# The runtime comes from a self-contained publish (dotnet restores the runtime pack); its files
+# are laid out as an installed .NET (WORK/dotnet: host/fxr, shared/Microsoft.NETCore.App), which
+# the program's apphost finds through DOTNET_ROOT. Paths reach wine through its drive Z: (/).
+set -euo pipefail
+read -r -a runner <<<"${1?usage: wine-coreclr.sh RUNNER PROFILER.dll WEFT WORK SOURCE_DIR}"
+profiler=$(realpath "${2:?no PROFILER.dll}")
+weft=$(realpath "${3:?no WEFT}")
+work=${4:?no WORK}
+src=$(realpath "${5:?no SOURCE_DIR}")
+program=Closures
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
+
+rm -rf "$work"
+mkdir -p "$work"
+work=$(realpath "$work")
+project="$src/corpus/$program/$program.csproj"
+dotnet publish "$project" -r win-x64 --self-contained -p:UseAppHost=true \
+  -p:ArtifactsPath="$work/artifacts-self" -o "$work/self" -nologo -v:q >/dev/null
+dotnet publish "$project" -r win-x64 --self-contained false -p:UseAppHost=true \
+  -p:ArtifactsPath="$work/artifacts-app" -o "$work/app" -nologo -v:q >/dev/null
+version=$(sed -n 's/.*"version": "\([0-9.]*\)".*/\1/p' "$work/self/$program.runtimeconfig.json" |
+  head -n 1)
+packages=$(dotnet nuget locals global-packages --list | sed 's/^global-packages: //')
+pack="$packages/microsoft.netcore.app.runtime.win-x64/$version/runtimes/win-x64"
+[[ -d "$pack" ]] || { echo "wine-coreclr.sh: no runtime pack at $pack" >&2; exit 1; }
+root="$work/dotnet"
+shared="$root/shared/Microsoft.NETCore.App/$version"
+mkdir -p "$root/host/fxr/$version" "$shared"
+cp "$pack"/lib/net*/* "$pack"/native/* "$shared/"
+mv "$shared/hostfxr.dll" "$root/host/fxr/$version/"
+
+winpath() { local p=${1//\//\\}; echo "Z:$p"; }
+cd "$work/app"
+status=0
+DOTNET_ROOT=$(winpath "$root") CORECLR_ENABLE_PROFILING=1 \
+  CORECLR_PROFILER='{E56F61AE-E543-4D22-8B50-7334A9E7F8D6}' \
+  CORECLR_PROFILER_PATH=$(winpath "$profiler") WEFT_PASSES=coverage \
+  "${runner[@]}" "./$program.exe" >output.txt 2>profiler.txt || status=$?
+cat profiler.txt
+[[ $status == 0 ]] || { echo "wine-coreclr.sh: $program.exe exited with $status" >&2; exit 1; }
+tr -d '\r' <output.txt | diff - "$src/corpus/$program/expected.txt" >&2 ||
+  { echo "wine-coreclr.sh: the instrumented program's output differs" >&2; exit 1; }
+grep -q ' [1-9][0-9]* rewritten' profiler.txt ||
+  { echo "wine-coreclr.sh: the profiler rewrote nothing" >&2; exit 1; }
+hits=("$program".*weft-hits)
+"$weft" coverage report --map "$program.dll.coverage.json" --hits "${hits[0]}" --format text \
+  -o report.txt
+head -n 1 report.txt

@@ -214,6 +214,45 @@ TEST_F(Package, WeavingCacheGivesTheOutputAfterAClean) {
   EXPECT_EQ(test::filesUnder(Root, {"weft-pwned"}), std::vector<std::string>{});
 }
 
+// The package carries weft for linux-x64, linux-arm64 and win-x64, and its targets pick the
+// machine's. On a machine it has none for (here it is told it runs on macOS on Arm64), the build
+// fails at once with WEFT0007 naming the machine and the way out, never with an exec error;
+// WeftEnabled=false builds it unwoven, and WeftExe naming a weft (this machine's) weaves it.
+TEST_F(Package, AMachineWithoutWeftFailsWithTheWayOut) {
+  std::vector<std::string> Mac = {"-p:WeftHostOS=macOS", "-p:WeftHostArchitecture=Arm64"};
+  test::CommandResult R = build(Mac);
+  EXPECT_NE(R.ExitCode, 0);
+  EXPECT_TRUE(StringRef(R.Out).contains(
+      "error WEFT0007: the Weft package has no weft for this machine (macOS Arm64): it carries "
+      "linux-x64, linux-arm64 and win-x64. Build without weaving with -p:WeftEnabled=false, or "
+      "set WeftExe to a weft built for this machine"))
+      << R.Out;
+  EXPECT_FALSE(StringRef(R.Out).contains("MSB3073")) << R.Out;
+  EXPECT_FALSE(StringRef(R.Out).contains("weft: woven")) << R.Out;
+
+  // A WeftExe that is not there is said so, by name.
+  std::vector<std::string> Missing = Mac;
+  Missing.push_back("-p:WeftExe=" + Root + "/no-weft-here");
+  R = build(Missing);
+  EXPECT_NE(R.ExitCode, 0);
+  EXPECT_TRUE(StringRef(R.Out).contains("error WEFT0008: WeftExe names '" + Root +
+                                        "/no-weft-here', which does not exist"))
+      << R.Out;
+
+  std::vector<std::string> Off = Mac;
+  Off.push_back("-p:WeftEnabled=false");
+  R = build(Off);
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  EXPECT_EQ(runApp(), "HELLO, WEFT!\n1\n");
+  // The unwoven build took the woven files away (IncrementalClean): WeftExe weaves them again.
+  std::vector<std::string> Own = Mac;
+  Own.push_back("-p:WeftExe=" + test::weftTool());
+  R = build(Own);
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  EXPECT_TRUE(StringRef(R.Out).contains("weft: woven App.dll")) << R.Out;
+  EXPECT_EQ(runApp(), WovenOutput);
+}
+
 /// The line hits of a Cobertura report: (file, line) -> hits, from the methods' lines.
 std::map<std::pair<std::string, unsigned>, uint64_t> coberturaLines(StringRef Xml) {
   std::map<std::pair<std::string, unsigned>, uint64_t> Out;

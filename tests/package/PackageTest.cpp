@@ -216,14 +216,14 @@ TEST_F(Package, WeavingCacheGivesTheOutputAfterAClean) {
 
 // The package carries weft for linux-x64, linux-arm64 and win-x64, and its targets pick the
 // machine's. On a machine it has none for (here it is told it runs on macOS on Arm64), the build
-// fails at once with WEFT0007 naming the machine and the way out, never with an exec error;
+// fails at once with WEFT0010 naming the machine and the way out, never with an exec error;
 // WeftEnabled=false builds it unwoven, and WeftExe naming a weft (this machine's) weaves it.
 TEST_F(Package, AMachineWithoutWeftFailsWithTheWayOut) {
   std::vector<std::string> Mac = {"-p:WeftHostOS=macOS", "-p:WeftHostArchitecture=Arm64"};
   test::CommandResult R = build(Mac);
   EXPECT_NE(R.ExitCode, 0);
   EXPECT_TRUE(StringRef(R.Out).contains(
-      "error WEFT0007: the Weft package has no weft for this machine (macOS Arm64): it carries "
+      "error WEFT0010: the Weft package has no weft for this machine (macOS Arm64): it carries "
       "linux-x64, linux-arm64 and win-x64. Build without weaving with -p:WeftEnabled=false, or "
       "set WeftExe to a weft built for this machine"))
       << R.Out;
@@ -235,7 +235,7 @@ TEST_F(Package, AMachineWithoutWeftFailsWithTheWayOut) {
   Missing.push_back("-p:WeftExe=" + Root + "/no-weft-here");
   R = build(Missing);
   EXPECT_NE(R.ExitCode, 0);
-  EXPECT_TRUE(StringRef(R.Out).contains("error WEFT0008: WeftExe names '" + Root +
+  EXPECT_TRUE(StringRef(R.Out).contains("error WEFT0011: WeftExe names '" + Root +
                                         "/no-weft-here', which does not exist"))
       << R.Out;
 

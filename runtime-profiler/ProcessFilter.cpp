@@ -1,5 +1,6 @@
 //===- runtime-profiler/ProcessFilter.cpp - Which processes are instrumented ---===//
 #include "runtime-profiler/ProcessFilter.h"
+#include "support/Port.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -46,18 +47,12 @@ bool isAssemblyName(StringRef Arg) {
 
 ProcessIdentity ProcessIdentity::current() {
   ProcessIdentity P;
-  if (auto Cmd = MemoryBuffer::getFileAsStream("/proc/self/cmdline")) {
-    SmallVector<StringRef, 16> Parts;
-    (*Cmd)->getBuffer().split(Parts, '\0', -1, /*KeepEmpty=*/false);
-    for (StringRef A : Parts)
-      P.Argv.push_back(A.str());
-  }
-  SmallString<256> Exe;
-  if (!sys::fs::real_path("/proc/self/exe", Exe))
-    P.Executable = std::string(Exe);
+  P.Argv = port::commandLine();
+  P.Executable = port::executablePath();
   // `dotnet app.dll ...` or `dotnet exec [host options] app.dll ...`: the first argument that
   // names an assembly, before any other that does not.
-  if (P.Argv.size() > 1 && sys::path::filename(P.Executable) == "dotnet") {
+  StringRef Host = sys::path::filename(P.Executable);
+  if (P.Argv.size() > 1 && (Host == "dotnet" || Host == "dotnet.exe")) {
     for (size_t I = 1; I < P.Argv.size(); ++I) {
       StringRef A = P.Argv[I];
       if (A == "exec" && I == 1)

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 /// How this system names the shared library NAME: "libNAME.so" (Linux), "NAME.dll" (Windows).
 #ifdef _WIN32
@@ -53,6 +54,12 @@ std::string libraryPathOf(const void *Address);
 /// (POSIX: opened again with RTLD_GLOBAL; Windows: a library's exports are always visible). False,
 /// with the system's reason in \p Why, if it could not.
 bool makeLibraryGlobal(const std::string &Path, std::string &Why);
+
+/// This process's command line, one argument an element (Linux: /proc/self/cmdline); empty if
+/// unknown.
+std::vector<std::string> commandLine();
+/// This process's executable, links resolved (Linux: /proc/self/exe); empty if unknown.
+std::string executablePath();
 
 /// Sets the environment variable \p Name to \p Value for this process and what it starts.
 void setEnvironment(const char *Name, const char *Value);

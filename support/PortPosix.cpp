@@ -1,7 +1,11 @@
 //===- support/PortPosix.cpp - What differs between systems: POSIX --------===//
 #include "support/Port.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cerrno>
@@ -55,6 +59,24 @@ bool makeLibraryGlobal(const std::string &Path, std::string &Why) {
   const char *Reason = dlerror();
   Why = Reason ? Reason : "unknown";
   return false;
+}
+
+std::vector<std::string> commandLine() {
+  std::vector<std::string> Argv;
+  if (auto Cmd = MemoryBuffer::getFileAsStream("/proc/self/cmdline")) {
+    SmallVector<StringRef, 16> Parts;
+    (*Cmd)->getBuffer().split(Parts, '\0', -1, /*KeepEmpty=*/false);
+    for (StringRef A : Parts)
+      Argv.push_back(A.str());
+  }
+  return Argv;
+}
+
+std::string executablePath() {
+  SmallString<256> Exe;
+  if (sys::fs::real_path("/proc/self/exe", Exe))
+    return {};
+  return std::string(Exe);
 }
 
 void setEnvironment(const char *Name, const char *Value) { ::setenv(Name, Value, 1); }

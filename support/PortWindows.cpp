@@ -5,6 +5,7 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/Errc.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -13,7 +14,11 @@
 #include <fcntl.h>
 #include <io.h>
 #include <sys/stat.h>
+// shellapi.h needs windows.h before it.
+// clang-format off
 #include <windows.h>
+#include <shellapi.h>
+// clang-format on
 
 using namespace llvm;
 
@@ -54,6 +59,23 @@ std::string libraryPathOf(const void *Address) {
 }
 
 bool makeLibraryGlobal(const std::string &Path, std::string &Why) { return true; }
+
+std::vector<std::string> commandLine() {
+  std::vector<std::string> Argv;
+  int Count = 0;
+  wchar_t **Wide = ::CommandLineToArgvW(::GetCommandLineW(), &Count);
+  if (!Wide)
+    return Argv;
+  for (int I = 0; I < Count; ++I) {
+    std::string A;
+    if (convertWideToUTF8(Wide[I], A))
+      Argv.push_back(std::move(A));
+  }
+  ::LocalFree(Wide);
+  return Argv;
+}
+
+std::string executablePath() { return sys::fs::getMainExecutable(nullptr, nullptr); }
 
 void setEnvironment(const char *Name, const char *Value) { ::_putenv_s(Name, Value); }
 

@@ -1,10 +1,11 @@
 //===- support/Port.h - What differs between systems ------------*- C++ -*-===//
 //
 // The few things weft asks of the operating system that LLVM Support does not cover: users,
-// environment variables, running a command, loading a library now. One implementation per
-// system (support/PortPosix.cpp, support/PortWindows.cpp), chosen by CMake; the rest of weft
-// calls these, never the system, for them. Files that are wholly one system's (the atomic
-// output, private files) have a Windows implementation file of their own beside them.
+// threads, the process's command line, environment variables, running a command, libraries,
+// private new files. One implementation per system (support/PortPosix.cpp,
+// support/PortWindows.cpp), chosen by CMake; the rest of weft calls these, never the system, for
+// them. Files that are wholly one system's (the atomic output, private files) have a Windows
+// implementation file of their own beside them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WEFT_SUPPORT_PORT_H

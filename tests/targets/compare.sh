@@ -101,5 +101,5 @@ if diff -r reference target >diff.txt; then
 fi
 echo "compare.sh: ${#assemblies[@]} inputs, $files files; these differ ($scratch/diff.txt):"
 diff -rq reference target | head -n 40 || true
-head -n 60 diff.txt
+head -n 60 diff.txt | cut -c 1-300
 exit 1

@@ -49,7 +49,7 @@ for program in "${programs[@]}"; do
     mkdir -p "$scratch/$program/$side"
   done
   cp "$corpus_bin/$program/release/$program".{dll,pdb,runtimeconfig.json} "$scratch/$program/reference/"
-  cp -r "$published/." "$scratch/$program/target/"
+  cp -rl "$published/." "$scratch/$program/target/"
   rm -f "$scratch/$program/target/$program.deps.json"
   for side in reference target; do
     dir="$scratch/$program/$side"

@@ -15,7 +15,8 @@ command -v $multiarch-g++ >/dev/null ||
   { echo "linux-arm64.sh: $multiarch-g++ is missing (./dev setup installs it)" >&2; exit 1; }
 if [[ ! -f "$sysroot/.complete" ]]; then
   echo "== unpacking Debian 12's arm64 LLVM 14, zlib, OpenSSL and terminfo into $sysroot" >&2
-  "$here/debs.sh" bookworm arm64 "$sysroot" llvm-14-dev zlib1g-dev libssl-dev libncurses-dev >&2
+  "$here/debs.sh" bookworm arm64 "$sysroot" llvm-14-dev zlib1g-dev libssl-dev libncurses-dev \
+    libgtest-dev >&2
   # LLVM's CMake package names Z3 by its absolute path on Debian's machine. Z3 serves only
   # LLVM's constraint solver, which weft never calls: Support needs no more than its own
   # archive, zlib and terminfo. The package also checks that the files of every LLVM library

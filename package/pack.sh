@@ -1,26 +1,59 @@
 #!/usr/bin/env bash
-# Makes the NuGet package Weft from a built tree: the weft executable without its debug
-# information, with build/Weft.props and build/Weft.targets and the VSTest data collector
-# (package/collector, built here), packed by `dotnet pack`.
+# Makes the NuGet package Weft from a built tree: weft and its profiler for each platform built
+# (tools/RID/), without their debug information, with build/Weft.props and build/Weft.targets
+# and the VSTest data collector (package/collector, built here), packed by `dotnet pack`.
 #
 #   package/pack.sh BUILD_DIR [OUT_DIR]     (default OUT_DIR: BUILD_DIR/nupkg)
 #
-# The version is the project's (CMakeLists.txt). Prints the package's path.
+# A platform's files come from BUILD_DIR/RID/cli (./dev build --target RID: linux-x64,
+# linux-arm64, win-x64). Without BUILD_DIR/linux-x64, tools/linux-x64 takes the development
+# build's (BUILD_DIR/cli), which needs this machine's libraries. The version is the project's
+# (CMakeLists.txt). Prints the package's path and, on stderr, the platforms it carries.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="$(cd "${1:?usage: package/pack.sh BUILD_DIR [OUT_DIR]}" && pwd)"
 out="${2:-$build/nupkg}"
-weft="$build/cli/weft"
-[[ -x "$weft" ]] || { echo "pack.sh: build weft first (missing $weft)" >&2; exit 1; }
 version=$(sed -n 's/^project(weft VERSION \([0-9.]*\).*/\1/p' "$here/../CMakeLists.txt")
 stage="$build/package"
 rm -rf "$stage"
-mkdir -p "$stage" "$out"
-strip -o "$stage/weft" "$weft"
+mkdir -p "$stage/tools" "$out"
+
+# Copies FILE into tools/RID/ without its symbols, with STRIP when that tool is installed.
+stage_file() {
+  local rid=$1 file=$2 strip=$3
+  mkdir -p "$stage/tools/$rid"
+  if command -v "$strip" >/dev/null; then
+    "$strip" --strip-debug -o "$stage/tools/$rid/$(basename "$file")" "$file"
+  else
+    cp "$file" "$stage/tools/$rid/"
+  fi
+}
+
+carried=()
+for rid in linux-x64 linux-arm64 win-x64; do
+  dir="$build/$rid/cli"
+  case $rid in
+    linux-x64) files=(weft libweft_profiler.so) strip=strip ;;
+    linux-arm64) files=(weft libweft_profiler.so) strip=aarch64-linux-gnu-strip ;;
+    win-x64) files=(weft.exe weft_profiler.dll) strip=x86_64-w64-mingw32-strip ;;
+  esac
+  if [[ $rid == linux-x64 && ! -x "$dir/weft" ]]; then
+    dir="$build/cli" # the development build
+    echo "pack.sh: tools/linux-x64 from the development build ($dir): it needs this machine's libraries (./dev pack builds the portable one)" >&2
+  fi
+  [[ -f "$dir/${files[0]}" ]] || continue
+  for f in "${files[@]}"; do
+    [[ -f "$dir/$f" ]] && stage_file "$rid" "$dir/$f" "$strip"
+  done
+  carried+=("$rid")
+done
+((${#carried[@]})) || { echo "pack.sh: build weft first (missing $build/cli/weft)" >&2; exit 1; }
+echo "pack.sh: the package carries weft for ${carried[*]}" >&2
+
 # The VSTest data collector (C#), built for the package.
 dotnet build "$here/collector/Weft.Collector.csproj" -c Release --artifacts-path "$stage/collector" \
   -nologo -v:q >"$stage/collector.log" 2>&1 || { cat "$stage/collector.log" >&2; exit 1; }
-dotnet pack "$here/Weft.csproj" -o "$out" -p:WeftBinary="$stage/weft" -p:Version="$version" \
+dotnet pack "$here/Weft.csproj" -o "$out" -p:WeftTools="$stage/tools" -p:Version="$version" \
   -p:WeftCollector="$stage/collector/bin/Weft.Collector/release/Weft.Collector.dll" \
   --artifacts-path "$stage/artifacts" -nologo -v:q >"$stage/pack.log" 2>&1 ||
   { cat "$stage/pack.log" >&2; exit 1; }

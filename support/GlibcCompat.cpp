@@ -10,14 +10,15 @@
 #include <cstdio>
 #include <sys/random.h>
 
-extern "C" {
+// Hidden: the host process's own glibc, where it has them, keeps serving everyone else.
+#define WEFT_COMPAT extern "C" __attribute__((visibility("hidden")))
 
 // glibc 2.32: whether the process has only one thread, which lets libstdc++ skip atomic
 // instructions for reference counts. Never claimed: weft's processes have threads.
-char __libc_single_threaded = 0;
+WEFT_COMPAT char __libc_single_threaded = 0;
 
 // glibc 2.36: random numbers for std::random_device, from the kernel.
-uint32_t arc4random() {
+WEFT_COMPAT uint32_t arc4random() {
   uint32_t Value = 0;
   ssize_t Got;
   do
@@ -33,5 +34,3 @@ uint32_t arc4random() {
   }
   return uint32_t(uintptr_t(&Value)); // nothing better left
 }
-
-} // extern "C"

@@ -15,6 +15,7 @@
 // leaves the assemblies as they were.
 using System.ComponentModel;
 using System.Diagnostics;
+using System.Runtime.InteropServices;
 using System.Xml;
 using Microsoft.VisualStudio.TestPlatform.ObjectModel.DataCollection;
 
@@ -147,12 +148,31 @@ public sealed class WeftCoverageCollector : DataCollector, ITestExecutionEnviron
             Console.Error.WriteLine(message);
     }
 
-    /// The weft executable of the package: tools/linux-x64/weft, two folders above this one
-    /// (build/collector/).
+    /// The weft executable of the package for this machine: tools/linux-x64/weft,
+    /// tools/linux-arm64/weft or tools/win-x64/weft.exe, two folders above this one
+    /// (build/collector/). WEFT_EXE names another (a weft built for a machine the package has
+    /// none for).
     private static string Weft()
     {
-        string here = Path.GetDirectoryName(typeof(WeftCoverageCollector).Assembly.Location)!;
-        string weft = Path.GetFullPath(Path.Combine(here, "..", "..", "tools", "linux-x64", "weft"));
+        string? chosen = Environment.GetEnvironmentVariable("WEFT_EXE");
+        if (string.IsNullOrEmpty(chosen))
+        {
+            string? tools = RuntimeInformation.ProcessArchitecture switch
+            {
+                Architecture.X64 when OperatingSystem.IsLinux() => "linux-x64/weft",
+                Architecture.Arm64 when OperatingSystem.IsLinux() => "linux-arm64/weft",
+                Architecture.X64 or Architecture.Arm64 when OperatingSystem.IsWindows() => "win-x64/weft.exe",
+                _ => null,
+            };
+            if (tools is null)
+                throw new PlatformNotSupportedException(
+                    $"the Weft package has no weft for this machine ({RuntimeInformation.OSDescription} " +
+                    $"{RuntimeInformation.ProcessArchitecture}): set WEFT_EXE to a weft built for it, " +
+                    "or leave the weft data collector out");
+            string here = Path.GetDirectoryName(typeof(WeftCoverageCollector).Assembly.Location)!;
+            chosen = Path.Combine(here, "..", "..", "tools", tools);
+        }
+        string weft = Path.GetFullPath(chosen);
         if (!File.Exists(weft))
             throw new FileNotFoundException($"the weft executable is not at {weft}");
         // NuGet does not keep the executable bit of the files it extracts.

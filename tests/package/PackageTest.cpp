@@ -22,9 +22,11 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 
 #include <gtest/gtest.h>
 #include <map>
+#include <tuple>
 
 using namespace llvm;
 using namespace weft;
@@ -212,6 +214,109 @@ TEST_F(Package, WeavingCacheGivesTheOutputAfterAClean) {
   EXPECT_EQ(runApp(), WovenOutput);
   EXPECT_EQ(test::filesUnder(Cache, {"entry"}).size(), 3u);
   EXPECT_EQ(test::filesUnder(Root, {"weft-pwned"}), std::vector<std::string>{});
+}
+
+// The package carries weft for linux-x64, linux-arm64 and win-x64, and its targets pick the
+// machine's. On a machine it has none for (a project of one file here, told it runs on macOS on
+// Arm64), the build fails at once with WEFT0010 naming the machine and the way out, never with
+// an exec error; a WeftExe that names no file is WEFT0011; WeftEnabled=false builds the project
+// unwoven, and WeftExe naming a weft (this machine's) weaves it.
+TEST_F(Package, AMachineWithoutWeftFailsWithTheWayOut) {
+  std::string Tiny = Root + "/tiny";
+  ASSERT_FALSE(sys::fs::create_directories(Tiny));
+  ASSERT_TRUE(test::writeFile(Tiny + "/Tiny.csproj", R"(<Project Sdk="Microsoft.NET.Sdk">
+  <PropertyGroup><OutputType>Exe</OutputType><TargetFramework>net10.0</TargetFramework></PropertyGroup>
+  <ItemGroup><PackageReference Include="Weft" Version=")" WEFT_PACKAGE_VERSION
+                                                     R"(" PrivateAssets="all" /></ItemGroup>
+</Project>
+)"));
+  ASSERT_TRUE(test::writeFile(Tiny + "/Program.cs", "System.Console.WriteLine(\"tiny\");\n"));
+  ASSERT_TRUE(test::writeFile(Tiny + "/weft.json", R"({"version": 1, "rules": [
+    {"match": {"assembly": "Tiny"}, "passes": ["single-ret"]}]})"));
+  auto Build = [&](std::vector<std::string> More) {
+    std::vector<std::string> Args = {"build",
+                                     Tiny + "/Tiny.csproj",
+                                     "-nologo",
+                                     "-p:RestoreAdditionalProjectSources=" + Sources,
+                                     "-p:RestorePackagesPath=" + Root + "/packages",
+                                     "-p:WeftHostOS=macOS",
+                                     "-p:WeftHostArchitecture=Arm64"};
+    Args.insert(Args.end(), More.begin(), More.end());
+    test::CommandResult R = test::run("dotnet", Args, {}, 600);
+    R.Out += R.Err;
+    return R;
+  };
+  test::CommandResult R = Build({});
+  EXPECT_NE(R.ExitCode, 0);
+  EXPECT_TRUE(StringRef(R.Out).contains(
+      "error WEFT0010: the Weft package has no weft for this machine (macOS Arm64): it carries "
+      "linux-x64, linux-arm64 and win-x64. Build without weaving with -p:WeftEnabled=false, or "
+      "set WeftExe to a weft built for this machine"))
+      << R.Out;
+  EXPECT_FALSE(StringRef(R.Out).contains("MSB3073")) << R.Out;
+  EXPECT_FALSE(StringRef(R.Out).contains("weft: woven")) << R.Out;
+
+  R = Build({"-p:WeftExe=" + Root + "/no-weft-here"});
+  EXPECT_NE(R.ExitCode, 0);
+  EXPECT_TRUE(StringRef(R.Out).contains("error WEFT0011: WeftExe names '" + Root +
+                                        "/no-weft-here', which does not exist"))
+      << R.Out;
+
+  R = Build({"-p:WeftEnabled=false"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  EXPECT_FALSE(StringRef(R.Out).contains("weft: woven")) << R.Out;
+  R = Build({"-p:WeftExe=" + test::weftTool()});
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  EXPECT_TRUE(StringRef(R.Out).contains("weft: woven Tiny.dll")) << R.Out;
+  std::string Dump =
+      test::run(test::weftTool(), {"dump", Tiny + "/bin/Debug/net10.0/Tiny.dll"}).Out;
+  EXPECT_TRUE(StringRef(Dump).contains("'<weft>'.Woven")) << Dump.substr(0, 2000);
+}
+
+// Every platform's weft in the package weaves the sample to the same bytes, assemblies and PDBs,
+// as this machine's. WEFT_TEST_RUN_LINUX_ARM64 and WEFT_TEST_RUN_WIN_X64 say how this machine
+// runs the other platforms' executables (qemu-aarch64 with the arm64 sysroot, wine64):
+// tests/CMakeLists.txt sets them for the platforms ./dev test-targets builds.
+TEST_F(Package, EveryPlatformsWeftWeavesTheSameBytes) {
+  struct Other {
+    std::string Rid, Exe, Runner;
+  };
+  std::vector<Other> Others;
+  for (auto [Rid, Exe, Variable] : {std::tuple("linux-arm64", "weft", "WEFT_TEST_RUN_LINUX_ARM64"),
+                                    std::tuple("win-x64", "weft.exe", "WEFT_TEST_RUN_WIN_X64")})
+    if (Optional<std::string> Runner = sys::Process::GetEnv(Variable); Runner && !Runner->empty())
+      Others.push_back({Rid, Exe, *Runner});
+  if (Others.empty())
+    GTEST_SKIP() << "no other platform's runner given (./dev test-targets gives them)";
+
+  const char *Woven[] = {"artifacts/obj/App/debug/weft/App.dll",
+                         "artifacts/obj/App/debug/weft/App.pdb",
+                         "artifacts/obj/Greeter/debug_net10.0/weft/Greeter.dll",
+                         "artifacts/obj/Greeter/debug_net10.0/weft/Greeter.pdb",
+                         "artifacts/obj/Greeter/debug_net9.0/weft/Greeter.dll",
+                         "artifacts/obj/Greeter/debug_net9.0/weft/Greeter.pdb"};
+  ASSERT_EQ(dotnet("clean", "WovenSolution.slnx").ExitCode, 0);
+  ASSERT_EQ(build().ExitCode, 0);
+  std::map<std::string, std::string> Native;
+  for (const char *F : Woven)
+    Native[F] = test::readFile(path(F));
+  for (const Other &O : Others) {
+    std::string Exe = Root + "/packages/weft/" WEFT_PACKAGE_VERSION "/tools/" + O.Rid + "/" + O.Exe;
+    ASSERT_TRUE(sys::fs::exists(Exe)) << "the package carries no " << O.Rid << " weft";
+    std::string Wrapper = Root + "/weft-" + O.Rid;
+    ASSERT_TRUE(
+        test::writeFile(Wrapper, "#!/bin/sh\nexec " + O.Runner + " '" + Exe + "' \"$@\"\n"));
+    ASSERT_FALSE(sys::fs::setPermissions(Wrapper, sys::fs::perms(0755)));
+    ASSERT_EQ(dotnet("clean", "WovenSolution.slnx").ExitCode, 0);
+    test::CommandResult R = build({"-p:WeftExe=" + Wrapper});
+    ASSERT_EQ(R.ExitCode, 0) << O.Rid << ": " << R.Out;
+    EXPECT_TRUE(StringRef(R.Out).contains("weft: woven App.dll")) << R.Out;
+    for (const char *F : Woven)
+      EXPECT_TRUE(test::readFile(path(F)) == Native[F]) << O.Rid << "'s weft wove another " << F;
+    EXPECT_EQ(runApp(), WovenOutput) << O.Rid;
+  }
+  ASSERT_EQ(dotnet("clean", "WovenSolution.slnx").ExitCode, 0);
+  ASSERT_EQ(build().ExitCode, 0);
 }
 
 /// The line hits of a Cobertura report: (file, line) -> hits, from the methods' lines.

@@ -129,7 +129,12 @@ bool fullRun() {
   return Full && *Full == "1";
 }
 
-std::string weftTool() { return WEFT_TOOL; }
+// The weft under test: the development build's, or the one WEFT_TEST_WEFT names (a platform
+// build's: tests/CMakeLists.txt runs tests against them so).
+std::string weftTool() {
+  Optional<std::string> Other = sys::Process::GetEnv("WEFT_TEST_WEFT");
+  return Other && !Other->empty() ? *Other : std::string(WEFT_TOOL);
+}
 std::string corpusDir() { return WEFT_CORPUS_DIR; }
 
 std::string corpusDll(StringRef Name) {

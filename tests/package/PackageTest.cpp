@@ -217,12 +217,36 @@ TEST_F(Package, WeavingCacheGivesTheOutputAfterAClean) {
 }
 
 // The package carries weft for linux-x64, linux-arm64 and win-x64, and its targets pick the
-// machine's. On a machine it has none for (here it is told it runs on macOS on Arm64), the build
-// fails at once with WEFT0010 naming the machine and the way out, never with an exec error;
-// WeftEnabled=false builds it unwoven, and WeftExe naming a weft (this machine's) weaves it.
+// machine's. On a machine it has none for (a project of one file here, told it runs on macOS on
+// Arm64), the build fails at once with WEFT0010 naming the machine and the way out, never with
+// an exec error; a WeftExe that names no file is WEFT0011; WeftEnabled=false builds the project
+// unwoven, and WeftExe naming a weft (this machine's) weaves it.
 TEST_F(Package, AMachineWithoutWeftFailsWithTheWayOut) {
-  std::vector<std::string> Mac = {"-p:WeftHostOS=macOS", "-p:WeftHostArchitecture=Arm64"};
-  test::CommandResult R = build(Mac);
+  std::string Tiny = Root + "/tiny";
+  ASSERT_FALSE(sys::fs::create_directories(Tiny));
+  ASSERT_TRUE(test::writeFile(Tiny + "/Tiny.csproj", R"(<Project Sdk="Microsoft.NET.Sdk">
+  <PropertyGroup><OutputType>Exe</OutputType><TargetFramework>net10.0</TargetFramework></PropertyGroup>
+  <ItemGroup><PackageReference Include="Weft" Version=")" WEFT_PACKAGE_VERSION
+                                                     R"(" PrivateAssets="all" /></ItemGroup>
+</Project>
+)"));
+  ASSERT_TRUE(test::writeFile(Tiny + "/Program.cs", "System.Console.WriteLine(\"tiny\");\n"));
+  ASSERT_TRUE(test::writeFile(Tiny + "/weft.json", R"({"version": 1, "rules": [
+    {"match": {"assembly": "Tiny"}, "passes": ["single-ret"]}]})"));
+  auto Build = [&](std::vector<std::string> More) {
+    std::vector<std::string> Args = {"build",
+                                     Tiny + "/Tiny.csproj",
+                                     "-nologo",
+                                     "-p:RestoreAdditionalProjectSources=" + Sources,
+                                     "-p:RestorePackagesPath=" + Root + "/packages",
+                                     "-p:WeftHostOS=macOS",
+                                     "-p:WeftHostArchitecture=Arm64"};
+    Args.insert(Args.end(), More.begin(), More.end());
+    test::CommandResult R = test::run("dotnet", Args, {}, 600);
+    R.Out += R.Err;
+    return R;
+  };
+  test::CommandResult R = Build({});
   EXPECT_NE(R.ExitCode, 0);
   EXPECT_TRUE(StringRef(R.Out).contains(
       "error WEFT0010: the Weft package has no weft for this machine (macOS Arm64): it carries "
@@ -232,27 +256,21 @@ TEST_F(Package, AMachineWithoutWeftFailsWithTheWayOut) {
   EXPECT_FALSE(StringRef(R.Out).contains("MSB3073")) << R.Out;
   EXPECT_FALSE(StringRef(R.Out).contains("weft: woven")) << R.Out;
 
-  // A WeftExe that is not there is said so, by name.
-  std::vector<std::string> Missing = Mac;
-  Missing.push_back("-p:WeftExe=" + Root + "/no-weft-here");
-  R = build(Missing);
+  R = Build({"-p:WeftExe=" + Root + "/no-weft-here"});
   EXPECT_NE(R.ExitCode, 0);
   EXPECT_TRUE(StringRef(R.Out).contains("error WEFT0011: WeftExe names '" + Root +
                                         "/no-weft-here', which does not exist"))
       << R.Out;
 
-  std::vector<std::string> Off = Mac;
-  Off.push_back("-p:WeftEnabled=false");
-  R = build(Off);
+  R = Build({"-p:WeftEnabled=false"});
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
-  EXPECT_EQ(runApp(), "HELLO, WEFT!\n1\n");
-  // The unwoven build took the woven files away (IncrementalClean): WeftExe weaves them again.
-  std::vector<std::string> Own = Mac;
-  Own.push_back("-p:WeftExe=" + test::weftTool());
-  R = build(Own);
+  EXPECT_FALSE(StringRef(R.Out).contains("weft: woven")) << R.Out;
+  R = Build({"-p:WeftExe=" + test::weftTool()});
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
-  EXPECT_TRUE(StringRef(R.Out).contains("weft: woven App.dll")) << R.Out;
-  EXPECT_EQ(runApp(), WovenOutput);
+  EXPECT_TRUE(StringRef(R.Out).contains("weft: woven Tiny.dll")) << R.Out;
+  std::string Dump =
+      test::run(test::weftTool(), {"dump", Tiny + "/bin/Debug/net10.0/Tiny.dll"}).Out;
+  EXPECT_TRUE(StringRef(Dump).contains("'<weft>'.Woven")) << Dump.substr(0, 2000);
 }
 
 // Every platform's weft in the package weaves the sample to the same bytes, assemblies and PDBs,

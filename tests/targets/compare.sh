@@ -1,133 +1,126 @@
 #!/usr/bin/env bash
-# Runs another platform's weft (through the program that runs it here: wine64, qemu-user) and
-# this build's weft on the same inputs, and checks that they give the same bytes: standard output,
-# exit status, standard error (line ends aside: a Windows program's stderr is in text mode) and
-# every file written (woven assemblies and their PDBs, coverage maps, signed assemblies, dumps).
+# The weft of another platform against the development build's: the CLI's info, dump, verify,
+# weave and diff on the same inputs, with the target's weft run through its runner (qemu-aarch64
+# for linux-arm64, wine64 for win-x64). Standard output, standard error, exit status and every
+# file written must be the same bytes.
 #
-#   tests/targets/compare.sh RUNNER TARGET_WEFT HOST_WEFT WORK CORPUS_BIN [SN_CHECK.dll]
+#   tests/targets/compare.sh SCRATCH REFERENCE INPUT... -- RUNNER... TARGET_WEFT
 #
-# RUNNER      the command that runs TARGET_WEFT, split into words ("wine64", "qemu-aarch64 -L
-#             SYSROOT"; "" for none)
-# WORK        a folder made anew: the inputs are copied to WORK/in, each weft runs in a folder of
-#             its own (WORK/host, WORK/target) with the same relative paths, so that the paths in
-#             messages and outputs are spelled the same
-# CORPUS_BIN  the corpus the development build compiles (ctest fixture corpus.build): every
-#             PROGRAM/release/PROGRAM.dll in it is an input
-# SN_CHECK    tests/sn-check built (fixture sn): makes the strong-name key that signs with both
-set -uo pipefail
-read -r -a runner <<<"${1?usage: compare.sh RUNNER TARGET_WEFT HOST_WEFT WORK CORPUS_BIN [SN_CHECK.dll]}"
-target=$(realpath "${2:?no TARGET_WEFT}")
-host=$(realpath "${3:?no HOST_WEFT}")
-work=${4:?no WORK}
-corpus=$(realpath "${5:?no CORPUS_BIN}")
-sn_check=${6:-}
-
-rm -rf "$work"
-mkdir -p "$work/in" "$work/host/out" "$work/target/out"
-work=$(realpath "$work")
-programs=()
-for dll in "$corpus"/*/release/*.dll; do
-  name=$(basename "$(dirname "$(dirname "$dll")")")
-  [[ $(basename "$dll") == "$name.dll" ]] || continue
-  cp -r "$(dirname "$dll")" "$work/in/$name"
-  programs+=("$name")
-done
-((${#programs[@]})) || { echo "compare.sh: no programs in $corpus" >&2; exit 1; }
-export DOTNET_CLI_TELEMETRY_OPTOUT=1
-key=
-if [[ -n "$sn_check" ]]; then
-  dotnet "$sn_check" keygen "$work/in/key.snk" 1024 >/dev/null || exit 1
-  key=../in/key.snk
-fi
-
-# The first run of an emulator may set itself up (wine makes its prefix) and say so.
-(cd "$work/target" && "${runner[@]}" "$target" --version >/dev/null 2>&1)
-
-cases=0 same=0 retried=0
-failed=()
-# check NAME ARGS...: runs both, compares what they printed and their exit status.
-check() {
-  local name=$1
+# REFERENCE is the native weft. An INPUT is an assembly or a folder, standing for the .dll and
+# .exe files under it; an INPUT ending in .snk is a strong-name key pair, with which every
+# assembly is also woven and signed (the same signature bytes from both). Everything after -- is the command that runs the target's weft, the runner
+# first (nothing but the executable for a target this machine runs itself). Both run in the same
+# folder (SCRATCH/run, the inputs copied under in/), one after the other, on relative paths, so
+# that what they print and record about paths is the same; their outputs are kept in
+# SCRATCH/reference and SCRATCH/target. Exit status 0: all the same; 1: some differ (listed).
+set -euo pipefail
+usage="usage: tests/targets/compare.sh SCRATCH REFERENCE INPUT... -- RUNNER... TARGET_WEFT"
+scratch=${1:?$usage}
+reference=$(realpath "${2:?$usage}")
+shift 2
+inputs=()
+while (($#)) && [[ $1 != -- ]]; do
+  inputs+=("$(realpath "$1")")
   shift
-  cases=$((cases + 1))
-  (cd "$work/host" && "$host" "$@" >"../host.$name.out" 2>"../host.$name.err"; echo $? >"../host.$name.rc")
-  # weft never fails without a message: a run that ends non-zero having printed nothing is the
-  # runner's failure (wine, once in about a thousand starts here), and is run again.
-  local attempt
-  for attempt in 1 2 3; do
-    (cd "$work/target" && "${runner[@]}" "$target" "$@" >"../target.$name.out" 2>"../target.$name.err"
-     echo $? >"../target.$name.rc")
-    if [[ $(cat "$work/target.$name.rc") == 0 || -s "$work/target.$name.out" ||
-          -s "$work/target.$name.err" ]]; then
-      break
-    fi
-    retried=$((retried + 1))
-  done
-  tr -d '\r' <"$work/target.$name.err" >"$work/target.$name.err.lf"
-  if cmp -s "$work/host.$name.out" "$work/target.$name.out" &&
-     cmp -s "$work/host.$name.rc" "$work/target.$name.rc" &&
-     cmp -s "$work/host.$name.err" "$work/target.$name.err.lf"; then
-    same=$((same + 1))
-  else
-    failed+=("$name: weft $*")
-    {
-      echo "== $name differs: weft $*"
-      echo "   exit status: host $(cat "$work/host.$name.rc"), target $(cat "$work/target.$name.rc")"
-      diff "$work/host.$name.out" "$work/target.$name.out" | head -n 10
-      diff "$work/host.$name.err" "$work/target.$name.err.lf" | head -n 10
-    } >&2
-  fi
-}
+done
+[[ ${1:-} == -- ]] && (($# > 1)) && ((${#inputs[@]})) || { echo "$usage" >&2; exit 2; }
+shift
+target=("$@")
+# The executable (the last word) found from the folder the commands run in.
+target[-1]=$(realpath "${target[-1]}")
 
-# Both look for referenced assemblies in the same shared frameworks: this machine's .NET, which a
-# Windows weft under wine would not find on its PATH.
+rm -rf "$scratch"
+mkdir -p "$scratch/run/in"
+scratch=$(cd "$scratch" && pwd)
+# The inputs, under in/ by their name and the path below it.
+cd "$scratch/run"
+for input in "${inputs[@]}"; do
+  if [[ -d $input ]]; then
+    (cd "$(dirname "$input")" &&
+      find "$(basename "$input")" -type f \( -name '*.dll' -o -name '*.exe' -o -name '*.pdb' \) -print0) |
+      while IFS= read -r -d '' file; do
+        mkdir -p "in/$(dirname "$file")"
+        cp "$(dirname "$input")/$file" "in/$file"
+      done
+  else
+    cp "$input" in/
+    [[ -f ${input%.*}.pdb ]] && cp "${input%.*}.pdb" in/
+  fi
+done
+# Both look for referenced assemblies in the same shared frameworks: this machine's .NET (a
+# Windows weft under wine would not find it on its PATH).
 if [[ -z "${DOTNET_ROOT:-}" ]] && command -v dotnet >/dev/null; then
   DOTNET_ROOT=$(dirname "$(realpath "$(command -v dotnet)")")
   export DOTNET_ROOT
 fi
-for p in "${programs[@]}"; do
-  in=../in/$p/$p.dll
-  check "$p.info" info "$in"
-  check "$p.info-json" info --json --bodies "$in"
-  check "$p.dump" dump "$in"
-  check "$p.dump-raw" dump --raw "$in"
-  check "$p.dump-file" dump "$in" -o "out/$p.il"
-  check "$p.dump-source" dump --source "$in" --method 'Main'
-  check "$p.verify" verify "$in"
-  check "$p.weave" weave -q "$in" -o "out/$p.dll" --pass coverage --pass trace --pass single-ret
-  check "$p.round-trip" weave -q "$in" -o "out/$p.same.dll"
-  check "$p.verify-woven" verify "out/$p.dll"
-  check "$p.dump-woven" dump "out/$p.dll"
-  check "$p.diff" diff "$in" "out/$p.dll"
-  check "$p.diff-stat" diff --stat "$in" "out/$p.dll"
-  check "$p.diff-json" diff --json "$in" "out/$p.dll"
-  check "$p.diff-woven" diff --woven "out/$p.dll"
-  if [[ -n "$key" ]]; then
-    check "$p.sign" weave -q "$in" -o "out/$p.signed.dll" --key "$key" --pass coverage
-    check "$p.sign-round-trip" weave -q "$in" -o "out/$p.signed-same.dll" --key "$key"
-  fi
-done
-check bad-input info ../in/missing.dll
-check usage weave
+key=$(find in -maxdepth 1 -name '*.snk' | head -n 1)
+# The commands run once per content (FSharp.Core.dll beside each F# program: once).
+mapfile -t assemblies < <(find in -type f \( -name '*.dll' -o -name '*.exe' \) -print0 |
+  xargs -0 sha256sum | LC_ALL=C sort -k2 | awk '!seen[$1]++ { print $2 }')
 
-# Every file either wrote, byte for byte.
-(cd "$work/host/out" && find . -type f | sort) >"$work/host.files"
-(cd "$work/target/out" && find . -type f | sort) >"$work/target.files"
-if ! cmp -s "$work/host.files" "$work/target.files"; then
-  failed+=("the files written")
-  { echo "== the files written differ:"; diff "$work/host.files" "$work/target.files"; } >&2
+# One command: its output, errors and status in out/NAME.{out,err,status}.
+check() {
+  local name=$1
+  shift
+  mkdir -p "out/$(dirname "$name")"
+  local status attempt
+  # weft never fails without a message: a run that ends non-zero having printed nothing is the
+  # runner's failure (wine64, once in about a thousand starts here), and is run again.
+  for attempt in 1 2 3; do
+    status=0
+    "${weft[@]}" "$@" >"out/$name.out" 2>"out/$name.err" </dev/null || status=$?
+    [[ $status == 0 || -s "out/$name.out" || -s "out/$name.err" ]] && break
+  done
+  # A Windows program's stderr is in text mode: its line ends are CRLF.
+  sed -i 's/\r$//' "out/$name.err"
+  echo "$status" >"out/$name.status"
+}
+
+# Every command on every input, with one weft.
+run_all() {
+  rm -rf out
+  mkdir out
+  local dll o
+  for dll in "${assemblies[@]}"; do
+    o=${dll#in/}
+    check "$o/info" info "$dll"
+    check "$o/info-json" info --json --bodies "$dll"
+    check "$o/dump" dump "$dll"
+    check "$o/dump-raw" dump --raw "$dll"
+    check "$o/dump-source" dump --source --no-framework "$dll" -o "out/$o/dump-source.il"
+    check "$o/verify" verify "$dll"
+    check "$o/weave" weave "$dll" -o "out/$o/none.dll"
+    check "$o/weave-single-ret" weave "$dll" -o "out/$o/single-ret.dll" --pass single-ret --verify-each
+    check "$o/weave-coverage-trace" weave "$dll" -o "out/$o/coverage-trace.dll" \
+      --pass coverage --pass trace --verify-each --threads 2
+    check "$o/weave-span" weave "$dll" -o "out/$o/span.dll" --pass span -v
+    check "$o/verify-woven" verify "out/$o/coverage-trace.dll"
+    check "$o/diff" diff "$dll" "out/$o/none.dll"
+    check "$o/diff-single-ret" diff "$dll" "out/$o/single-ret.dll"
+    check "$o/diff-stat" diff --stat "$dll" "out/$o/coverage-trace.dll"
+    check "$o/diff-json" diff --json --woven "out/$o/span.dll"
+    if [[ -n $key ]]; then
+      check "$o/weave-signed" weave "$dll" -o "out/$o/signed.dll" --key "$key"
+      check "$o/weave-coverage-signed" weave "$dll" -o "out/$o/coverage-signed.dll" --key "$key" \
+        --pass coverage
+    fi
+  done
+}
+
+weft=("$reference")
+run_all
+mv out "$scratch/reference"
+weft=("${target[@]}")
+run_all
+mv out "$scratch/target"
+
+cd "$scratch"
+files=$(find reference -type f | wc -l)
+if diff -r reference target >diff.txt; then
+  echo "compare.sh: ${#assemblies[@]} inputs, $files files, the same from both"
+  exit 0
 fi
-files=0 files_same=0
-while read -r f; do
-  [[ -f "$work/target/out/$f" ]] || continue
-  files=$((files + 1))
-  if cmp -s "$work/host/out/$f" "$work/target/out/$f"; then
-    files_same=$((files_same + 1))
-  else
-    failed+=("file $f")
-    echo "== out/$f differs: $(cmp "$work/host/out/$f" "$work/target/out/$f" 2>&1 | head -n 1)" >&2
-  fi
-done <"$work/host.files"
-
-echo "compare.sh: ${#programs[@]} programs; $same of $cases commands gave the same output, status and messages; $files_same of $files files the same bytes; $retried silent runner failures run again"
-((${#failed[@]} == 0)) || { printf 'differs: %s\n' "${failed[@]}" >&2; exit 1; }
+echo "compare.sh: ${#assemblies[@]} inputs, $files files; these differ ($scratch/diff.txt):"
+diff -rq reference target | head -n 40 || true
+head -n 60 diff.txt | cut -c 1-300
+exit 1

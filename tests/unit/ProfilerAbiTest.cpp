@@ -1,10 +1,10 @@
 //===- tests/unit/ProfilerAbiTest.cpp - weft's CoreCLR profiling ABI ------===//
 //
-// Pins runtime-profiler's declarations to the ABI CoreCLR calls on Linux x64: each interface's
-// vtable length (the numbers below were counted from dotnet/runtime's src/coreclr/inc/
-// corprof.idl and src/coreclr/inc/cor.h, independently of the headers), where its first and
-// last methods sit in the compiler's vtable, the IIDs, the layouts of the structs passed by
-// pointer or value, and CallbackDefaults' IUnknown.
+// Pins runtime-profiler's declarations to the ABI CoreCLR calls on Linux (x64, arm64): each
+// interface's vtable length (the numbers below were counted from dotnet/runtime's
+// src/coreclr/inc/corprof.idl and src/coreclr/inc/cor.h, independently of the headers), where its
+// first and last methods sit in the compiler's vtable, the IIDs, the layouts of the structs
+// passed by pointer or value, and CallbackDefaults' IUnknown.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/support/Env.h"
@@ -23,7 +23,9 @@ using namespace weft::prof;
 namespace {
 
 /// The vtable slot of a virtual member function, as the Itanium C++ ABI records it: a pointer
-/// to a virtual member function holds 1 + the slot's byte offset in the vtable.
+/// to a virtual member function holds 1 + the slot's byte offset in the vtable. ARM's variant
+/// of the ABI (AArch64: linux-arm64) keeps the virtual flag in the low bit of the adjustment,
+/// doubled, and the slot's byte offset as it is.
 template <typename Method> unsigned slotOf(Method M) {
   static_assert(sizeof(Method) == 2 * sizeof(void *));
   struct {
@@ -31,9 +33,15 @@ template <typename Method> unsigned slotOf(Method M) {
     ptrdiff_t Adj;
   } Raw;
   std::memcpy(&Raw, &M, sizeof Raw);
+#if defined(__aarch64__) || defined(__arm__)
+  EXPECT_EQ(Raw.Adj & 1, 1) << "not a virtual function";
+  EXPECT_EQ(Raw.Adj >> 1, 0) << "not in the primary vtable";
+  return unsigned(Raw.Ptr / sizeof(void *));
+#else
   EXPECT_EQ(Raw.Ptr & 1, 1u) << "not a virtual function";
   EXPECT_EQ(Raw.Adj, 0) << "not in the primary vtable";
   return unsigned((Raw.Ptr - 1) / sizeof(void *));
+#endif
 }
 
 TEST(ProfilerAbi, SlotCountsMatchTheIdl) {

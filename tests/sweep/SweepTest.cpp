@@ -598,16 +598,19 @@ void roundTripOne(const std::string &Path, metadata::AssemblyResolver &Framework
           Error EB = text::disassemble(OB, **Out, **OM, DO);
           consumeError(std::move(EA));
           consumeError(std::move(EB));
-          // A ReadyToRun input loses its native code (image base, stack size and CLI flags
-          // change with it), and an unsigned output loses the strong-name flag: those header
-          // lines, and the text's comments about them, are compared by what the writer reports;
-          // the rest must be the same.
+          // A ReadyToRun input loses its native code (image base, stack size, CLI flags and,
+          // for Windows' images aligned to pages in the file, the file alignment change with
+          // it), and an unsigned output loses the strong-name flag: those header lines, and the
+          // text's comments about them, are compared by what the writer reports; the rest must
+          // be the same.
           if (W->Report.WasReadyToRun || W->Report.StrongNameRemoved) {
-            auto Strip = [](std::string &Text) {
+            bool ReadyToRun = W->Report.WasReadyToRun;
+            auto Strip = [ReadyToRun](std::string &Text) {
               std::string Kept;
               for (StringRef L : split(Text, '\n'))
                 if (!L.startswith(".imagebase ") && !L.startswith(".stackreserve ") &&
                     !L.startswith(".corflags ") &&
+                    !(ReadyToRun && L.startswith(".file alignment ")) &&
                     !L.startswith("// the ReadyToRun image has .corflags ") &&
                     !L.ltrim(' ').startswith("// strong-name signed: "))
                   Kept += L.str() + "\n";

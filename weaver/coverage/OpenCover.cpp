@@ -16,7 +16,6 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 
@@ -183,18 +182,28 @@ struct Writer {
   }
 };
 
-// UTC by the calendar of <chrono> (C++20), which every system's library has the same; gmtime_r
-// is POSIX's.
+// The UTC date and time of \p Timestamp (seconds since 1970) by the Gregorian calendar, worked
+// out here so that every system writes the same (gmtime_r is POSIX's; <chrono>'s calendar is
+// missing from the library clang 14 builds the fuzz targets with). Days are counted in 400-year
+// eras that begin on the 1st of March, so that a leap day ends its year.
 std::string moduleTime(int64_t Timestamp) {
-  using namespace std::chrono;
-  sys_seconds At{seconds(Timestamp)};
-  sys_days Day = floor<days>(At);
-  year_month_day Date(Day);
-  hh_mm_ss<seconds> Time(At - Day);
-  char Buf[48];
-  std::snprintf(Buf, sizeof Buf, "%04d-%02u-%02uT%02d:%02d:%02d", int(Date.year()),
-                unsigned(Date.month()), unsigned(Date.day()), int(Time.hours().count()),
-                int(Time.minutes().count()), int(Time.seconds().count()));
+  int64_t Days = Timestamp / 86400, Seconds = Timestamp % 86400;
+  if (Seconds < 0) {
+    Seconds += 86400;
+    --Days;
+  }
+  int64_t Shifted = Days + 719468; // days since 0000-03-01
+  int64_t Era = (Shifted >= 0 ? Shifted : Shifted - 146096) / 146097;
+  int64_t DayOfEra = Shifted - Era * 146097;
+  int64_t YearOfEra = (DayOfEra - DayOfEra / 1460 + DayOfEra / 36524 - DayOfEra / 146096) / 365;
+  int64_t DayOfYear = DayOfEra - (365 * YearOfEra + YearOfEra / 4 - YearOfEra / 100);
+  int64_t MonthFromMarch = (5 * DayOfYear + 2) / 153;
+  unsigned Day = unsigned(DayOfYear - (153 * MonthFromMarch + 2) / 5 + 1);
+  unsigned Month = unsigned(MonthFromMarch < 10 ? MonthFromMarch + 3 : MonthFromMarch - 9);
+  long long Year = YearOfEra + Era * 400 + (Month <= 2 ? 1 : 0);
+  char Buf[64];
+  std::snprintf(Buf, sizeof Buf, "%04lld-%02u-%02uT%02d:%02d:%02d", Year, Month, Day,
+                int(Seconds / 3600), int(Seconds / 60 % 60), int(Seconds % 60));
   return Buf;
 }
 

@@ -2,11 +2,14 @@
 #include "cli/Tool.h"
 #include "weaver/plugin/Plugin.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/StringSaver.h"
 
 #include <map>
@@ -47,6 +50,14 @@ int main(int argc, char **argv) {
   llvm::BumpPtrAllocator Memory;
   llvm::StringSaver Saver(Memory);
   llvm::SmallVector<const char *, 32> Args(argv, argv + argc);
+  // Each @FILE made absolute first: LLVM puts the current folder before a name that is not, and
+  // on Windows a path rooted without a drive ("\dir\file", "/dir/file" from wine) is not.
+  for (const char *&A : llvm::drop_begin(Args))
+    if (A[0] == '@' && !llvm::sys::path::is_absolute(A + 1)) {
+      llvm::SmallString<256> Path(A + 1);
+      if (!llvm::sys::fs::make_absolute(Path))
+        A = Saver.save("@" + Path).data();
+    }
   if (!llvm::cl::ExpandResponseFiles(Saver, llvm::cl::TokenizeGNUCommandLine, Args)) {
     std::string Which = "a response file (@FILE) of the command line";
     for (int I = 1; I < argc; ++I)

@@ -20,6 +20,9 @@ int main(int argc, char **argv) {
   llvm::InitLLVM Init(argc, argv);
   CLI::App App{"weft: reads, checks and instruments .NET assemblies", "weft"};
   App.require_subcommand(1);
+  // Options are -x and --xx on every system: on Windows too, /path is a path (an input), not an
+  // option, as a build on Linux driving weft.exe under wine gives it.
+  App.allow_windows_style_options(false);
   App.set_version_flag("--version", "weft " WEFT_VERSION);
   // Plugins are loaded before any subcommand runs, so that every one sees their passes; the
   // option may come after the subcommand's name (fallthrough, inherited by the subcommands).

@@ -80,16 +80,6 @@ const char *metricName(Metric K) {
   return K == Metric::Line ? "line" : K == Metric::Branch ? "branch" : "method";
 }
 
-/// A percentage as coverlet prints it: up to two decimals, no trailing zeros.
-std::string percentText(double P) {
-  std::string S = formatv("{0:F2}", P).str();
-  while (S.back() == '0')
-    S.pop_back();
-  if (S.back() == '.')
-    S.pop_back();
-  return S + "%";
-}
-
 } // namespace
 
 std::vector<ModuleFigures> moduleFigures(ArrayRef<Map> Maps) {
@@ -117,6 +107,15 @@ std::vector<ModuleFigures> moduleFigures(ArrayRef<Map> Maps) {
     Out.push_back(std::move(F));
   }
   return Out;
+}
+
+std::string percentText(double P) {
+  std::string S = formatv("{0:F2}", P).str();
+  while (S.back() == '0')
+    S.pop_back();
+  if (S.back() == '.')
+    S.pop_back();
+  return S + "%";
 }
 
 double percent(const Counts &C) {

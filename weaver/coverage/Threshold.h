@@ -52,6 +52,8 @@ std::vector<ModuleFigures> moduleFigures(llvm::ArrayRef<Map> Maps);
 
 /// coverlet's percentage: covered/total floored to two decimals; 100 for nothing to count.
 double percent(const Counts &C);
+/// \p P as coverlet prints a percentage: "57.14%", "80%".
+std::string percentText(double P);
 
 struct Threshold {
   Metric Kind;

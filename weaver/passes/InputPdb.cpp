@@ -60,8 +60,10 @@ Expected<InputPdb> openInputPdb(ModuleContext &MC, const PassOptions &Options, S
                         "the assembly's CodeView debug entry)");
     }
   }
+  // Methods a weaver appended after the PDB was made (weft's own weave adds some) have no
+  // debug information; a PDB with more methods than the module is another module's.
   uint32_t Rows = (*P)->methodCount();
-  if (Rows && Rows != MC.module().rowCount(TableId::MethodDef))
+  if (Rows > MC.module().rowCount(TableId::MethodDef))
     return Unusable("'" + Path + "' has debug information for " + Twine(Rows) +
                     " methods, the module has " + Twine(MC.module().rowCount(TableId::MethodDef)));
   return InputPdb{std::move(*P), Path};

@@ -115,38 +115,55 @@ private:
 
 } // namespace
 
-void setBranchHits(Map &M) {
-  for (Method &Me : M.Methods) {
-    if (Me.Branches.empty())
+namespace {
+
+uint64_t saturatingAdd(uint64_t A, uint64_t B) {
+  return B > ~uint64_t(0) - A ? ~uint64_t(0) : A + B;
+}
+
+/// A method's outcomes' hits from its blocks' counters (BranchPoint says how).
+void setMethodBranchHits(Method &Me) {
+  BlockIndex Index(Me);
+  // Taken jumps first: runs less the times the branches went their other ways.
+  std::map<uint32_t, uint64_t> Bypassing; // end offset -> hits of jumps that bypass it
+  for (BranchPoint &BP : Me.Branches) {
+    if (!BP.Taken)
       continue;
-    BlockIndex Index(Me);
-    // Taken jumps first: the runs of the branch less its fall-throughs.
-    std::map<uint32_t, uint64_t> Bypassing; // end offset -> hits of jumps that bypass it
-    for (BranchPoint &BP : Me.Branches) {
-      if (!BP.FallThrough)
-        continue;
-      const Block *Branch = Index.holding(BP.Offset);
-      uint64_t Runs = Branch ? Branch->Hits : 0, Falls = 0;
-      auto Leave = [&](uint32_t Offset) {
-        if (const Block *B = Index.at(Offset))
-          Falls = B->Hits > ~uint64_t(0) - Falls ? ~uint64_t(0) : Falls + B->Hits;
-      };
-      Leave(*BP.FallThrough);
-      for (uint32_t Other : BP.OtherArms)
-        Leave(Other);
-      BP.Hits = Runs > Falls ? Runs - Falls : 0;
+    if (BP.OwnCounter) {
+      BP.Hits = *BP.OwnCounter < Me.Blocks.size() ? Me.Blocks[*BP.OwnCounter].Hits : 0;
       if (BP.Bypasses)
         Bypassing[BP.EndOffset] += BP.Hits;
+      continue;
     }
-    // Then the arrivals, less the jumps that go past coverlet's counters.
-    for (BranchPoint &BP : Me.Branches) {
-      if (BP.FallThrough)
-        continue;
-      const Block *End = Index.at(BP.EndOffset);
-      uint64_t Arrivals = End ? End->Hits : 0, Past = Bypassing[BP.EndOffset];
-      BP.Hits = Arrivals > Past ? Arrivals - Past : 0;
-    }
+    uint64_t Runs = 0, Falls = 0;
+    for (uint32_t Offset : BP.MoreRuns)
+      if (const Block *B = Index.holding(Offset))
+        Runs = saturatingAdd(Runs, B->Hits);
+    if (const Block *B = Index.holding(BP.Offset))
+      Runs = saturatingAdd(Runs, B->Hits);
+    for (uint32_t Offset : BP.LessArrivals)
+      if (const Block *B = Index.at(Offset))
+        Falls = saturatingAdd(Falls, B->Hits);
+    BP.Hits = Runs > Falls ? Runs - Falls : 0;
+    if (BP.Bypasses)
+      Bypassing[BP.EndOffset] += BP.Hits;
   }
+  // Then the arrivals, less the jumps that go past coverlet's counters.
+  for (BranchPoint &BP : Me.Branches) {
+    if (BP.Taken)
+      continue;
+    const Block *End = Index.at(BP.EndOffset);
+    uint64_t Arrivals = End ? End->Hits : 0, Past = Bypassing[BP.EndOffset];
+    BP.Hits = Arrivals > Past ? Arrivals - Past : 0;
+  }
+}
+
+} // namespace
+
+void setBranchHits(Map &M) {
+  for (Method &Me : M.Methods)
+    if (!Me.Branches.empty())
+      setMethodBranchHits(Me);
 }
 
 // --- the line model ---
@@ -161,10 +178,6 @@ struct BranchHit {
   uint32_t Offset = 0, Path = 0;
   uint64_t Hits = 0;
 };
-
-uint64_t saturatingAdd(uint64_t A, uint64_t B) {
-  return B > ~uint64_t(0) - A ? ~uint64_t(0) : A + B;
-}
 
 /// One source line (or, without lines, one block) as the reports show it.
 struct LineData {
@@ -568,8 +581,9 @@ void writeText(const Map &M, raw_ostream &OS) {
     }
     for (const BranchPoint &BP : Me.Branches)
       OS << "  branch " << format("IL_%04x", BP.Offset) << " path " << BP.Path << " -> "
-         << format("IL_%04x", BP.EndOffset) << (BP.FallThrough ? " (taken)" : "") << ", line "
-         << BP.Line << format(" %12llu", (unsigned long long)BP.Hits) << '\n';
+         << format("IL_%04x", BP.EndOffset) << (BP.Taken ? " (taken)" : "")
+         << ", line " << BP.Line
+         << format(" %12llu", (unsigned long long)BP.Hits) << '\n';
   }
 }
 

@@ -19,7 +19,7 @@ const char *const Good = R"map({
   "assembly": "A", "mvid": "m", "hits-file": "{assembly}.weft-hits", "pdb": null,
   "methods": [
     {"token": "0x06000001", "type": "N.T", "name": "F", "signature": "(int32)",
-     "complexity": 3, "counter": 0, "future": {"x": [1, 2.5e3, -1, true, null]},
+     "complexity": 3, "order": 7, "counter": 0, "future": {"x": [1, 2.5e3, -1, true, null]},
      "blocks": [{"il": [0, 4], "lines": [[0, 10, 5, 10, 20]]},
                 {"il": [4, 9], "continues": true},
                 {"il": []}],
@@ -58,6 +58,7 @@ TEST(MapReader, ReadsEveryField) {
   EXPECT_EQ(F.Blocks[0].Lines[0].EndColumn, 20u);
   EXPECT_TRUE(F.Blocks[1].Continues);
   EXPECT_FALSE(F.Blocks[2].IL.has_value());
+  EXPECT_EQ(F.Order, 7u);
   ASSERT_EQ(F.Branches.size(), 5u);
   EXPECT_TRUE(F.Branches[0].Taken);
   EXPECT_EQ(F.Branches[0].LessArrivals, (std::vector<uint32_t>{4}));
@@ -74,6 +75,7 @@ TEST(MapReader, ReadsEveryField) {
   EXPECT_EQ(F.Branches[4].OwnCounter, 2u);
   EXPECT_TRUE(F.Branches[4].Bypasses);
   EXPECT_EQ(M->Methods[1].FirstCounter, 3u);
+  EXPECT_FALSE(M->Methods[1].Order.has_value());
 }
 
 TEST(MapReader, ReadsTheSameOnOneLine) {

@@ -417,6 +417,13 @@ Error readMethod(Cursor &C, Method &Me) {
           *Text = std::move(*S);
           return Error::success();
         }
+        if (Key == "order") {
+          Expected<uint32_t> X = C.u32();
+          if (!X)
+            return X.takeError();
+          Me.Order = *X;
+          return Error::success();
+        }
         if (Key == "counter" || Key == "complexity") {
           Expected<uint32_t> X = C.u32();
           if (!X)

@@ -158,12 +158,41 @@ void setMethodBranchHits(Method &Me) {
   }
 }
 
+/// The method's row, from its token ("0x06000012").
+uint32_t methodRow(const Method &Me) {
+  uint32_t Token = 0;
+  StringRef(Me.Token).getAsInteger(0, Token);
+  return Token & 0xFFFFFF;
+}
+
+/// coverlet keys a module's outcomes by document, line and ordinal: of outcomes of several
+/// methods with one key it keeps the first it instruments and adds the others' hits to it.
+void joinCoincidingOutcomes(Map &M) {
+  std::vector<Method *> Order;
+  for (Method &Me : M.Methods)
+    if (!Me.Branches.empty())
+      Order.push_back(&Me);
+  llvm::stable_sort(Order, [](const Method *A, const Method *B) {
+    return std::make_pair(A->Order.value_or(0), methodRow(*A)) <
+           std::make_pair(B->Order.value_or(0), methodRow(*B));
+  });
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, BranchPoint *> First;
+  for (Method *Me : Order)
+    for (BranchPoint &BP : Me->Branches) {
+      auto [It, New] = First.try_emplace({BP.Document, BP.Line, BP.Ordinal}, &BP);
+      BP.Coincides = !New;
+      if (!New)
+        It->second->Hits = saturatingAdd(It->second->Hits, BP.Hits);
+    }
+}
+
 } // namespace
 
 void setBranchHits(Map &M) {
   for (Method &Me : M.Methods)
     if (!Me.Branches.empty())
       setMethodBranchHits(Me);
+  joinCoincidingOutcomes(M);
 }
 
 // --- the line model ---
@@ -234,6 +263,8 @@ LinesByDocument methodLines(const Method &M, bool BlockMode, const StatementLine
   if (BlockMode)
     return Out;
   for (const BranchPoint &BP : M.Branches) {
+    if (BP.Coincides)
+      continue;
     auto Doc = Out.find(BP.Document);
     if (Doc == Out.end())
       continue;
@@ -551,8 +582,8 @@ void writeText(const Map &M, raw_ostream &OS) {
   uint64_t Outcomes = 0, Covered = 0;
   for (const Method &Me : M.Methods)
     for (const BranchPoint &BP : Me.Branches) {
-      ++Outcomes;
-      Covered += BP.Hits != 0;
+      Outcomes += !BP.Coincides;
+      Covered += !BP.Coincides && BP.Hits != 0;
     }
   OS << M.Assembly << " (module " << M.Mvid << "): " << Hit << " of " << Blocks << " blocks run ("
      << format("%.1f", Blocks ? 100.0 * double(Hit) / double(Blocks) : 100.0) << "%), " << Covered
@@ -582,7 +613,7 @@ void writeText(const Map &M, raw_ostream &OS) {
     for (const BranchPoint &BP : Me.Branches)
       OS << "  branch " << format("IL_%04x", BP.Offset) << " path " << BP.Path << " -> "
          << format("IL_%04x", BP.EndOffset) << (BP.Taken ? " (taken)" : "")
-         << ", line " << BP.Line
+         << (BP.Coincides ? " (counted with an earlier method's)" : "") << ", line " << BP.Line
          << format(" %12llu", (unsigned long long)BP.Hits) << '\n';
   }
 }

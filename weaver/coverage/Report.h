@@ -71,11 +71,17 @@ struct BranchPoint {
   /// A jump counted when taken that coverlet sends straight to its end, past the counters of the
   /// outcomes that count arrivals there (no statement starts there): they leave its hits out.
   bool Bypasses = false;
+  /// coverlet keeps one outcome of a document's line and ordinal, that of the method it
+  /// instrumented first, and adds the hits of the others' to it: this is one of the others.
+  bool Coincides = false;
 };
 
 struct Method {
   std::string Token, Type, Name, Signature;
   uint32_t FirstCounter = 0;
+  /// Where coverlet instruments the method: its type as Cecil's GetTypes lists them (each type
+  /// followed by those nested in it), times 2, plus 1 for a constructor (after the methods).
+  std::optional<uint32_t> Order;
   /// Cyclomatic complexity (decisions + 1), as the pass counted it; 0 in maps that lack it.
   uint32_t Complexity = 0;
   std::vector<Block> Blocks;

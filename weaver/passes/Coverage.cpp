@@ -47,7 +47,8 @@
 // taken is counted)]], read from the block counters (a block starts at every end offset), at no
 // cost at run time; only a jump the counters cannot tell from another way of its branch to the
 // same place (two arms of a switch with one target) gets a counter of its own, on a stub after
-// the method's code (addJumpCounters).
+// the method's code (addJumpCounters). Each method also says where coverlet instruments it
+// ("order"), which decides whose outcome a document's line and ordinal is.
 // `weft coverage report` joins the map and a hits file.
 //
 // The hits file (text): "weft-hits 1 <mvid> <counters> <assembly>", then "index count" for every
@@ -255,6 +256,7 @@ public:
 
     if (Error E = openPdb(MC))
       return E;
+    TypeOrder = coverletTypeOrder(MC.module());
     Filter.prepare(MC.module(), MC.assemblyName(), Pdb ? &Pdb->module() : nullptr);
     if (Error E = startMap(MC))
       return E;
@@ -1118,8 +1120,9 @@ private:
   }
 
   /// The start of the method's line of the map, up to its first counter's number: token, type,
-  /// name and signature, written as llvm::json::OStream would.
-  static std::string mapHead(MethodContext &C) {
+  /// name, signature, complexity and where coverlet instruments it, written as llvm::json::OStream
+  /// would.
+  std::string mapHead(MethodContext &C) const {
     const Module &M = C.module();
     std::string Head, Text;
     StringStream OS(Head);
@@ -1140,7 +1143,10 @@ private:
       StringStream TextOS(Text);
       NamePrinter(M).paramTypes(TextOS, C.signature(), GenericContext{C.declaringType(), C.row()});
     }
-    OS << JsonString{Text} << ",\"complexity\":" << complexity(C.body()) << ",\"counter\":";
+    uint32_t Type = C.declaringType();
+    OS << JsonString{Text} << ",\"complexity\":" << complexity(C.body())
+       << ",\"order\":" << (Type < TypeOrder.size() ? TypeOrder[Type] : 0) * 2 + C.isConstructor()
+       << ",\"counter\":";
     OS.flush();
     return Head;
   }
@@ -1280,6 +1286,7 @@ private:
         Cctor = 0;
   std::unique_ptr<pdb::PortablePdb> Pdb;
   std::string PdbPath;
+  std::vector<uint32_t> TypeOrder; // coverletTypeOrder: where coverlet instruments each type
   // Filled serially by finishMethod.
   uint32_t Counters = 0;
   bool Overflow = false;

@@ -1070,6 +1070,31 @@ void Analysis::markBypasses(std::vector<BranchOutcome> &Out) const {
 
 bool compilerGenerated(const Module &M, Token Parent) { return Names(M).markedGenerated(Parent); }
 
+std::vector<uint32_t> coverletTypeOrder(const Module &M) {
+  uint32_t Rows = M.rowCount(TableId::TypeDef);
+  std::vector<std::vector<uint32_t>> Nested(Rows + 1);
+  std::vector<uint32_t> Stack;
+  for (uint32_t Row = Rows; Row >= 1; --Row) {
+    uint32_t Outer = M.enclosingType(Row);
+    if (Outer && Outer <= Rows && Outer != Row)
+      Nested[Outer].push_back(Row); // in reverse row order, as the stack wants them
+    else
+      Stack.push_back(Row);
+  }
+  std::vector<uint32_t> Order(Rows + 1, 0);
+  std::vector<bool> Seen(Rows + 1, false);
+  for (uint32_t Next = 0; !Stack.empty();) {
+    uint32_t Row = Stack.back();
+    Stack.pop_back();
+    if (Seen[Row])
+      continue; // a cycle of nesting (a broken file): once is enough
+    Seen[Row] = true;
+    Order[Row] = Next++;
+    Stack.insert(Stack.end(), Nested[Row].begin(), Nested[Row].end());
+  }
+  return Order;
+}
+
 std::vector<BranchOutcome> coverletBranches(const Module &M, uint32_t MethodRow, uint32_t TypeRow,
                                             const il::MethodBody &B,
                                             ArrayRef<pdb::SequencePoint> Points) {

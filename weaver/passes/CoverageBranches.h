@@ -67,6 +67,11 @@ struct BranchOutcome {
 /// Whether \p Parent (a MethodDef or TypeDef token) carries [CompilerGenerated] itself.
 bool compilerGenerated(const metadata::Module &M, metadata::Token Parent);
 
+/// The position of each TypeDef row (the vector's index) in the order coverlet instruments types,
+/// Cecil's ModuleDefinition.GetTypes: each top-level type in row order, followed by the types
+/// nested in it (theirs after each, in row order).
+std::vector<uint32_t> coverletTypeOrder(const metadata::Module &M);
+
 /// The branch points of the method \p MethodRow (declared by \p TypeRow) of \p M, from its body
 /// \p B before any counter is placed (instructions without an original offset are ignored) and
 /// its sequence points \p Points.

@@ -69,7 +69,8 @@ void addMethod(const Map &M, const StatementLines &Statements, const Method &Me,
   // Branch outcomes, by the document of their statement.
   std::map<std::string, std::vector<uint64_t>> Outcomes;
   for (const BranchPoint &P : Me.Branches)
-    Outcomes[Doc(P.Document)].push_back(P.Hits);
+    if (!P.Coincides)
+      Outcomes[Doc(P.Document)].push_back(P.Hits);
   for (auto &[Document, Hits] : Outcomes)
     RunsIn(Document).addBranches(Hits);
 }

@@ -43,9 +43,12 @@
 // blocks (counter numbers, original IL ranges, "continues": true for a segment that continues the
 // block before it) and, when the input's portable PDB is found, the sequence points that fall in
 // each block and the method's branch points as coverlet counts them (CoverageBranches.h):
-// "branches": [[offset, end offset, path, ordinal, document, line(, fall-through offset or
-// [fall-through offset, other arms' targets...](, 1 if it bypasses))]], read from the block
-// counters (a block starts at every end offset), at no cost at run time.
+// "branches": [[offset, end offset, path, ordinal, document, line(, how a jump counted when
+// taken is counted)]], read from the block counters (a block starts at every end offset), at no
+// cost at run time; only a jump the counters cannot tell from another way of its branch to the
+// same place (two arms of a switch with one target) gets a counter of its own, on a stub after
+// the method's code (addJumpCounters). Each method also says where coverlet instruments it
+// ("order"), which decides whose outcome a document's line and ordinal is.
 // `weft coverage report` joins the map and a hits file.
 //
 // The hits file (text): "weft-hits 1 <mvid> <counters> <assembly>", then "index count" for every
@@ -253,6 +256,7 @@ public:
 
     if (Error E = openPdb(MC))
       return E;
+    TypeOrder = coverletTypeOrder(MC.module());
     Filter.prepare(MC.module(), MC.assemblyName(), Pdb ? &Pdb->module() : nullptr);
     if (Error E = startMap(MC))
       return E;
@@ -316,6 +320,8 @@ public:
       }
       New.push_back(Order[P]);
     }
+    std::vector<std::pair<il::Instr **, il::Instr *>> Jumps =
+        addJumpCounters(C, Branches, New, Local, uint32_t(Places.size()));
     Order = std::move(New);
 
     // What led to a block now leads to its counter: branches, and regions (a start moved to the
@@ -335,7 +341,9 @@ public:
     for (il::ExceptionRegion &R : B.Regions)
       for (il::Instr **P : {&R.TryStart, &R.TryEnd, &R.HandlerStart, &R.HandlerEnd, &R.FilterStart})
         Map(*P);
-    C.Number = uint32_t(Places.size());
+    for (auto [Slot, Stub] : Jumps)
+      *Slot = Stub;
+    C.Number = uint32_t(Places.size() + Jumps.size());
     C.Text = mapHead(C);
     if (!Pdb) {
       // Without source lines nothing of the method's line but its first counter waits for the
@@ -351,10 +359,16 @@ public:
       OS << '\0';
       for (const BranchOutcome &O : Branches) {
         OS << O.Offset << ' ' << O.EndOffset << ' ' << O.Path << ' ' << O.Ordinal << ' '
-           << O.Document << ' ' << O.Line << ' ' << (O.Taken ? O.FallThrough + 1 : 0) << ' '
-           << O.Bypasses;
-        for (uint32_t Arm : O.OtherArms)
-          OS << ' ' << Arm;
+           << O.Document << ' ' << O.Line << ' '
+           << (O.OwnCounter ? 2 : unsigned(O.Taken && !O.LessArrivals.empty())) << ' '
+           << unsigned(O.Bypasses) << '|';
+        if (O.OwnCounter)
+          OS << ' ' << O.Counter;
+        for (uint32_t A : O.LessArrivals)
+          OS << ' ' << A;
+        OS << '|';
+        for (uint32_t R : O.MoreRuns)
+          OS << ' ' << R;
         OS << '\n';
       }
     }
@@ -400,6 +414,48 @@ private:
       if (Order[I]->OriginalOffset != il::NoOffset)
         return Order[I];
     return nullptr;
+  }
+
+  /// Gives each taken jump that needs one (BranchOutcome::OwnCounter) a counter of its own, as
+  /// coverlet does: after the method's code (which ends in no fall-through), `counter; br T`, T
+  /// the jump's target (which the branches are sent to the blocks' counters with). Returns the
+  /// jumps' target slots with their stubs, to point them there once that is done; the counters
+  /// are numbered from \p First.
+  std::vector<std::pair<il::Instr **, il::Instr *>>
+  addJumpCounters(MethodContext &C, std::vector<BranchOutcome> &Branches,
+                  std::vector<il::Instr *> &New, uint32_t Local, uint32_t First) {
+    std::vector<std::pair<il::Instr **, il::Instr *>> Out;
+    il::MethodBody &B = C.body();
+    DenseMap<uint32_t, il::Instr *> Original;
+    for (BranchOutcome &O : Branches) {
+      if (!O.OwnCounter)
+        continue;
+      if (Original.empty())
+        for (il::Instr *I : New)
+          if (I->OriginalOffset != il::NoOffset)
+            Original[I->OriginalOffset] = I;
+      il::Instr *Branch = Original.lookup(O.Offset);
+      il::Instr **Slot = !Branch                            ? nullptr
+                         : Branch->Op == il::Opcode::Switch ? Branch->Targets.begin() + O.Path - 1
+                                                            : &Branch->Target;
+      if (!Slot || !*Slot) {
+        O.OwnCounter = false; // not the compiler's branch: counted as its arrivals
+        continue;
+      }
+      size_t Start = New.size();
+      C.Marks.push_back(appendIncrement(B, New, Local));
+      C.Marks.push_back(nullptr); // no original code
+      C.Marks.push_back(nullptr);
+      New.push_back(B.createBranch(il::Opcode::Br, *Slot));
+      O.Counter = First + uint32_t(Out.size());
+      Out.push_back({Slot, New[Start]});
+    }
+    // A region that reached the end of the code ends where the stubs start.
+    for (il::ExceptionRegion &R : B.Regions)
+      for (il::Instr **End : {&R.TryEnd, &R.HandlerEnd})
+        if (!Out.empty() && !*End)
+          *End = Out.front().second;
+    return Out;
   }
 
   /// The length of a counter's increment (appendIncrement).
@@ -1064,8 +1120,9 @@ private:
   }
 
   /// The start of the method's line of the map, up to its first counter's number: token, type,
-  /// name and signature, written as llvm::json::OStream would.
-  static std::string mapHead(MethodContext &C) {
+  /// name, signature, complexity and where coverlet instruments it, written as llvm::json::OStream
+  /// would.
+  std::string mapHead(MethodContext &C) const {
     const Module &M = C.module();
     std::string Head, Text;
     StringStream OS(Head);
@@ -1086,7 +1143,10 @@ private:
       StringStream TextOS(Text);
       NamePrinter(M).paramTypes(TextOS, C.signature(), GenericContext{C.declaringType(), C.row()});
     }
-    OS << JsonString{Text} << ",\"complexity\":" << complexity(C.body()) << ",\"counter\":";
+    uint32_t Type = C.declaringType();
+    OS << JsonString{Text} << ",\"complexity\":" << complexity(C.body())
+       << ",\"order\":" << (Type < TypeOrder.size() ? TypeOrder[Type] : 0) * 2 + C.isConstructor()
+       << ",\"counter\":";
     OS.flush();
     return Head;
   }
@@ -1161,6 +1221,9 @@ private:
     while (!Text.empty()) {
       StringRef Line;
       std::tie(Line, Text) = Text.split('\n');
+      StringRef Arrivals, Runs;
+      std::tie(Line, Arrivals) = Line.split('|');
+      std::tie(Arrivals, Runs) = Arrivals.split('|');
       uint32_t F[8] = {};
       for (uint32_t &X : F) {
         StringRef Field;
@@ -1169,13 +1232,23 @@ private:
       }
       OS << (First ? "[" : ",[") << F[0] << ',' << F[1] << ',' << F[2] << ',' << F[3] << ','
          << documentNumber(F[4]) << ',' << F[5];
-      if (F[6]) {
-        // The fall-through alone, or with a switch's other arms: [fall-through, arm, ...].
-        if (Line.empty())
-          OS << ',' << (F[6] - 1);
+      if (F[6] == 2) {
+        // Counted on the jump, by a counter of its own (the method's K-th).
+        OS << ",{\"counter\":" << Arrivals.trim() << '}' << (F[7] ? ",1" : "");
+      } else if (F[6]) {
+        // Counted when taken: the arrivals it leaves out (one alone, or [first, more...]), 1 if
+        // it bypasses, and the runs it adds beside its branch's ([...], after 0 or 1).
+        SmallVector<StringRef, 4> Less, More;
+        Arrivals.trim().split(Less, ' ', -1, false);
+        Runs.trim().split(More, ' ', -1, false);
+        if (Less.size() == 1)
+          OS << ',' << Less[0];
         else
-          OS << ",[" << (F[6] - 1) << ',' << join(split(Line, ' '), ",") << ']';
-        OS << (F[7] ? ",1" : "");
+          OS << ",[" << join(Less, ",") << ']';
+        if (!More.empty())
+          OS << ',' << F[7] << ",[" << join(More, ",") << ']';
+        else if (F[7])
+          OS << ",1";
       }
       OS << ']';
       First = false;
@@ -1213,6 +1286,7 @@ private:
         Cctor = 0;
   std::unique_ptr<pdb::PortablePdb> Pdb;
   std::string PdbPath;
+  std::vector<uint32_t> TypeOrder; // coverletTypeOrder: where coverlet instruments each type
   // Filled serially by finishMethod.
   uint32_t Counters = 0;
   bool Overflow = false;

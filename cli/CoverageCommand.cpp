@@ -101,25 +101,26 @@ Error checkSomethingMeasured(ArrayRef<coverage::Map> Maps) {
                                         join(Names, ", ") + ", so there is no report to make"));
 }
 
-/// One line on standard output: the reports written and the figures of all modules together,
+/// One line on standard output: the reports written and their figures, the lines and branch
+/// outcomes as the report's root states them and the methods as coverlet counts them,
 /// "coverage report: coverage.cobertura.xml (lines 80% 8/10, branches 50% 2/4, methods 100% 3/3)".
 void printSummary(ArrayRef<std::string> Paths, ArrayRef<coverage::Map> Maps) {
-  coverage::Counts Lines, Branches, Methods;
-  for (const coverage::ModuleFigures &F : coverage::moduleFigures(Maps)) {
-    Lines.add(F.Lines);
-    Branches.add(F.Branches);
+  coverage::ReportTotals T = coverage::reportTotals(Maps);
+  coverage::Counts Methods;
+  for (const coverage::ModuleFigures &F : coverage::moduleFigures(Maps))
     Methods.add(F.Methods);
-  }
-  auto Figure = [](StringRef Name, const coverage::Counts &C) {
-    return (Name + " " + coverage::percentText(coverage::percent(C)) + " " + Twine(C.Covered) +
-            "/" + Twine(C.Total))
+  auto Figure = [](StringRef Name, uint64_t Covered, uint64_t Total) {
+    return (Name + " " + coverage::percentText(coverage::percent({Covered, Total})) + " " +
+            Twine(Covered) + "/" + Twine(Total))
         .str();
   };
   std::vector<std::string> Written;
   for (const std::string &P : Paths)
     Written.push_back(P.empty() ? "standard output" : P);
-  outs() << "coverage report: " << join(Written, ", ") << " (" << Figure("lines", Lines) << ", "
-         << Figure("branches", Branches) << ", " << Figure("methods", Methods) << ")\n";
+  outs() << "coverage report: " << join(Written, ", ") << " ("
+         << Figure("lines", T.LinesCovered, T.Lines) << ", "
+         << Figure("branches", T.BranchesCovered, T.Branches) << ", "
+         << Figure("methods", Methods.Covered, Methods.Total) << ")\n";
   outs().flush();
 }
 

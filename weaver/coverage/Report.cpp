@@ -469,21 +469,11 @@ Collected collect(ArrayRef<Map> Maps) {
   return C;
 }
 
-void writeCobertura(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS) {
-  Collected C = collect(Maps);
-  std::string Source = commonDirectory(C.Documents);
-  auto FileName = [&](StringRef N) {
-    if (!Source.empty() && N.startswith(Source)) {
-      N = N.drop_front(Source.size());
-      if (!N.empty() && (N[0] == '/' || N[0] == '\\'))
-        N = N.drop_front();
-    }
-    return N.str();
-  };
-  // The totals: all lines per document, and per assembly.
-  Totals All;
-  std::map<std::string, Totals> PerAssembly;
-  std::map<std::string, uint64_t> ComplexityOf;
+/// Adds each document's lines, once whatever methods and classes hold them, to \p All and to
+/// its assembly's in \p PerAssembly, and each assembly's complexity to \p ComplexityOf; returns
+/// the complexity of all.
+uint64_t addTotals(const Collected &C, Totals &All, std::map<std::string, Totals> &PerAssembly,
+                   std::map<std::string, uint64_t> &ComplexityOf) {
   uint64_t AllComplexity = 0;
   for (const auto &[Assembly, Classes] : C.Assemblies) {
     std::map<std::string, LineMap> Files;
@@ -499,6 +489,37 @@ void writeCobertura(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS)
     }
     AllComplexity += ComplexityOf[Assembly];
   }
+  return AllComplexity;
+}
+
+} // namespace
+
+ReportTotals reportTotals(ArrayRef<Map> Maps) {
+  Totals All;
+  std::map<std::string, Totals> PerAssembly;
+  std::map<std::string, uint64_t> ComplexityOf;
+  addTotals(collect(Maps), All, PerAssembly, ComplexityOf);
+  return {All.Lines, All.LinesCovered, All.Branches, All.BranchesCovered};
+}
+
+namespace {
+
+void writeCobertura(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS) {
+  Collected C = collect(Maps);
+  std::string Source = commonDirectory(C.Documents);
+  auto FileName = [&](StringRef N) {
+    if (!Source.empty() && N.startswith(Source)) {
+      N = N.drop_front(Source.size());
+      if (!N.empty() && (N[0] == '/' || N[0] == '\\'))
+        N = N.drop_front();
+    }
+    return N.str();
+  };
+  // The totals: all lines per document, and per assembly.
+  Totals All;
+  std::map<std::string, Totals> PerAssembly;
+  std::map<std::string, uint64_t> ComplexityOf;
+  uint64_t AllComplexity = addTotals(C, All, PerAssembly, ComplexityOf);
 
   OS << "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
      << "<!DOCTYPE coverage SYSTEM \"http://cobertura.sourceforge.net/xml/coverage-04.dtd\">\n";

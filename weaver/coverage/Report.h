@@ -149,6 +149,13 @@ struct ReportOptions {
   std::string Version = "weft";
 };
 
+/// The totals a report states at its root (Cobertura's lines-valid, lines-covered, ...): each
+/// document's lines once, whatever methods hold them.
+struct ReportTotals {
+  uint64_t Lines = 0, LinesCovered = 0, Branches = 0, BranchesCovered = 0;
+};
+ReportTotals reportTotals(llvm::ArrayRef<Map> Maps);
+
 /// Writes the report of \p Maps: several assemblies are several packages (Cobertura); maps of one
 /// assembly (its target frameworks) are merged, the runs of a method and line added up.
 void writeReport(llvm::ArrayRef<Map> Maps, const ReportOptions &O, llvm::raw_ostream &OS);

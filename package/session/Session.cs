@@ -32,15 +32,15 @@ internal sealed class Session
 
     /// Weaves the assemblies under test of \p test, their maps and hits going to the folder
     /// \p runName of the session's data (emptied first: what an earlier run left there is not this
-    /// run's). A test assembly with nothing to measure is a warning, and nothing is woven.
+    /// run's). A WeftException when there is nothing to measure (nothing is woven then) or the
+    /// filters leave out every method (the originals are put back by Restore).
     public void Weave(TestAssembly test, string runName)
     {
         List<string> assemblies = test.AssembliesUnderTest(_settings.IncludeTestAssembly, _warn);
         if (assemblies.Count == 0)
-        {
-            _warn($"weft: {test.Path} references no project whose assembly could be measured");
-            return;
-        }
+            throw new WeftException(WeftException.NothingToMeasure,
+                $"{Path.GetFileName(test.Path)} references no project whose assembly could be measured, " +
+                "so there is no coverage");
         PutBackLeftovers(test.Folder);
         string folder = Path.Combine(_data, runName);
         if (Directory.Exists(folder))

@@ -2,13 +2,17 @@
 //
 // tests/coverage-compare runs C# and F# corpus programs, and the branch patterns beside it (each
 // pattern weft once counted otherwise, run both ways and one way only), from xunit tests. `dotnet
-// test` measures them once with coverlet.msbuild 10.0.1 (-p:CollectCoverage=true, its JSON report)
-// and once with the Weft package that package/pack.sh made (-p:WeftCoverage=true, LCOV): every line
-// has the same hits, every branch outcome (file, line, branch offset, path) the same hits, and the
-// totals agree, but for the differences listed below, each with its reason.
+// test` measures them once with coverlet.msbuild 10.0.1 (-p:CollectCoverage=true) and once with
+// the Weft package that package/pack.sh made (-p:WeftCoverage=true), each writing its JSON,
+// Cobertura and LCOV reports: every line has the same hits, every branch outcome (file, line,
+// branch offset, path) the same hits, and the totals agree, but for the differences listed below,
+// each with its reason; and the reports hold them alike: the same classes of each document, the
+// same methods of each class in the same order, each with the same lines and outcomes, each
+// Cobertura line showing the same outcomes, each LCOV record the same functions and figures.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/support/CoverageFigures.h"
+#include "tests/support/CoverageStructure.h"
 #include "tests/support/Env.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -57,20 +61,24 @@ TEST(CoverageCompare, CorpusLinesAndBranchesAsCoverletCountsThem) {
     R.Out += R.Err;
     return R;
   };
-  test::CommandResult R = DotnetTest({"-p:WeftCoverage=true", "-p:WeftCoverageFormat=lcov",
-                                      "-p:WeftCoverageReport=" + Root + "/weft.info"});
+  const char *Formats = "json%2Ccobertura%2Clcov";
+  test::CommandResult R =
+      DotnetTest({"-p:WeftCoverage=true", std::string("-p:WeftCoverageFormat=") + Formats,
+                  "-p:WeftCoverageReport=" + Root + "/weft/"});
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
-  R = DotnetTest({"-p:CollectCoverage=true", "-p:CoverletOutputFormat=json",
+  R = DotnetTest({"-p:CollectCoverage=true", std::string("-p:CoverletOutputFormat=") + Formats,
                   "-p:CoverletOutput=" + Root + "/coverlet/"});
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
 
-  std::string Lcov = test::readFile(Root + "/weft.info");
-  std::string Json = test::readFile(Root + "/coverlet/coverage.json");
-  ASSERT_FALSE(Lcov.empty());
-  ASSERT_FALSE(Json.empty());
+  auto Read = [&](StringRef Tool, StringRef File) {
+    std::string Text = test::readFile((Root + "/" + Tool + "/" + File).str());
+    EXPECT_FALSE(Text.empty()) << Tool << "/" << File;
+    return Text;
+  };
+  std::string Lcov = Read("weft", "coverage.info");
   test::CoverageFigures Weft, Coverlet;
-  test::addWeftLcov(Weft, Lcov);
-  test::addCoverletJson(Coverlet, Json);
+  test::addCoverletJson(Weft, Read("weft", "coverage.json"));
+  test::addCoverletJson(Coverlet, Read("coverlet", "coverage.json"));
   // Both measured the programs, C# and F#.
   auto Measured = [&](StringRef Folder) {
     unsigned Lines = 0, Branches = 0;
@@ -106,8 +114,21 @@ TEST(CoverageCompare, CorpusLinesAndBranchesAsCoverletCountsThem) {
   std::string Differences = test::coverageDifferences(Weft, Coverlet, Known, Unsettled);
   EXPECT_TRUE(Differences.empty()) << Differences;
 
-  // The report's own totals are those of its lines and outcomes, and its outcomes are
-  // coverlet's, module by module (BranchPatterns' files are in two).
+  // Where the reports hold each line and outcome: the same classes, methods, lines and outcomes
+  // in JSON, Cobertura and LCOV alike.
+  test::CoverageStructure WeftHolds, CoverletHolds;
+  for (auto [Tool, Holds] :
+       {std::pair{"weft", &WeftHolds}, std::pair{"coverlet", &CoverletHolds}}) {
+    test::addJsonStructure(*Holds, Read(Tool, "coverage.json"));
+    test::addCoberturaStructure(*Holds, Read(Tool, "coverage.cobertura.xml"), Unsettled);
+    test::addLcovStructure(*Holds, Read(Tool, "coverage.info"), Unsettled);
+  }
+  EXPECT_GT(CoverletHolds.Places.size(), 200u);
+  std::string Elsewhere = test::structureDifferences(WeftHolds, CoverletHolds);
+  EXPECT_TRUE(Elsewhere.empty()) << Elsewhere;
+
+  // The LCOV report's totals are those of its JSON report's lines and outcomes, and its outcomes
+  // are coverlet's, module by module (BranchPatterns' files are in two).
   std::map<std::string, uint64_t> T = lcovTotals(Lcov);
   EXPECT_EQ(T["LF"], Weft.LineRecords);
   EXPECT_EQ(T["LH"], Weft.LineRecordsCovered);

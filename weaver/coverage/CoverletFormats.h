@@ -1,10 +1,12 @@
 //===- weaver/coverage/CoverletFormats.h - coverlet's report formats -*- C++ -*-===//
 //
-// The two report formats that coverlet writes besides Cobertura and LCOV, made from the same
-// maps and hits: OpenCover XML (SonarQube, ReportGenerator, Azure DevOps read it) and coverlet's
-// own JSON (its MergeWith reads it, and tools built on coverlet). Both are made from the result
-// as coverlet holds it: module -> source document -> class -> method, each method with the hits
-// of its lines and its branch outcomes.
+// The result as coverlet holds it, which every report is made from (Cobertura, LCOV, OpenCover,
+// coverlet's JSON, the thresholds' figures): module -> source document -> class -> method, each
+// method with the hits of its lines and its branch outcomes, as coverlet.msbuild 10.0.1's
+// Coverage.GetCoverageResult makes it (CoverletResult.cpp says how), in the order coverlet lists
+// them. And the two formats that coverlet writes besides Cobertura and LCOV: OpenCover XML
+// (SonarQube, ReportGenerator, Azure DevOps read it) and coverlet's own JSON (its MergeWith reads
+// it, and tools built on coverlet).
 //
 //===----------------------------------------------------------------------===//
 #ifndef WEFT_WEAVER_COVERAGE_COVERLETFORMATS_H
@@ -12,39 +14,99 @@
 
 #include "weaver/coverage/Report.h"
 
+#include <algorithm>
 #include <map>
+#include <string>
+#include <vector>
 
 namespace weft::coverage {
 
+/// A map that lists its entries in the order their keys were first added, as .NET's Dictionary
+/// enumerates them (coverlet's result is made of Dictionaries); an erased entry leaves the others'
+/// order as it was.
+template <typename K, typename V> class InsertionMap {
+public:
+  using Entry = std::pair<K, V>;
+  /// The value of \p Key, added (default-made, at the end) if it is not there.
+  V &operator[](const K &Key) {
+    auto [It, New] = Index.try_emplace(Key, Items.size());
+    if (New)
+      Items.emplace_back(Key, V());
+    return Items[It->second].second;
+  }
+  V *find(const K &Key) {
+    auto It = Index.find(Key);
+    return It == Index.end() ? nullptr : &Items[It->second].second;
+  }
+  const V *find(const K &Key) const {
+    auto It = Index.find(Key);
+    return It == Index.end() ? nullptr : &Items[It->second].second;
+  }
+  void erase(const K &Key) {
+    auto It = Index.find(Key);
+    if (It == Index.end())
+      return;
+    Items.erase(Items.begin() + std::ptrdiff_t(It->second));
+    Index.clear();
+    for (size_t I = 0; I < Items.size(); ++I)
+      Index.emplace(Items[I].first, I);
+  }
+  size_t size() const { return Items.size(); }
+  bool empty() const { return Items.empty(); }
+  typename std::vector<Entry>::iterator begin() { return Items.begin(); }
+  typename std::vector<Entry>::iterator end() { return Items.end(); }
+  typename std::vector<Entry>::const_iterator begin() const { return Items.begin(); }
+  typename std::vector<Entry>::const_iterator end() const { return Items.end(); }
+
+private:
+  std::vector<Entry> Items;
+  std::map<K, size_t> Index;
+};
+
 /// One method in one document, the maps of its assembly (target frameworks) added up.
 struct MethodResult {
-  std::string Name; // Method::Name
-  /// line -> hits, lines counted as the other reports count them (each statement on every line
-  /// it spans, the statements of a line added up); without lines, "line" N is counter N-1.
+  std::string Name, Signature; // Method::Name, Method::Signature
+  /// The lines the method holds (those coverlet gives it: see CoverletResult.cpp), each with the
+  /// hits of every statement on it, whatever method; without lines, "line" N is counter N-1.
   std::map<uint32_t, uint64_t> Lines;
-  /// Its branch outcomes on lines of this document, in ordinal order; the same outcome of
-  /// several maps (same line, offsets, path and ordinal) is one, its hits added up.
+  /// The branch outcomes it holds, in coverlet's order; they may be on lines of other methods.
   std::vector<BranchPoint> Branches;
-  uint32_t Complexity = 0;
   uint64_t Entered = 0; // the hits of the method's first block
-  /// line -> the smallest original IL offset of the code of a statement on it (0 for code that
-  /// an earlier pass added).
+  /// line -> the smallest original IL offset of the method's own statements on it (0 for code
+  /// that an earlier pass added).
   std::map<uint32_t, uint32_t> Offsets;
+  /// coverlet's cyclomatic complexity: the method's outcomes, at least one.
+  uint64_t complexity() const { return std::max<uint64_t>(1, Branches.size()); }
 };
 
 /// Method full name ("Type::Name(parameter types)") -> method.
-using ClassResult = std::map<std::string, MethodResult>;
+using ClassResult = InsertionMap<std::string, MethodResult>;
 /// Class (type name, "Outer/Inner" for nested types) -> methods.
-using DocumentResult = std::map<std::string, ClassResult>;
+using DocumentResult = InsertionMap<std::string, ClassResult>;
 
 struct ModuleResult {
   std::string Assembly, Mvid;
-  /// Document path (the assembly's name when the maps have no lines) -> classes.
-  std::map<std::string, DocumentResult> Documents;
+  /// Document path (the assembly's name when the maps have no lines) -> classes. A document
+  /// whose classes coverlet removed (lambda classes, CoverletResult.cpp) stays, empty.
+  InsertionMap<std::string, DocumentResult> Documents;
 };
 
-/// The maps grouped by assembly, in name order (the maps of one assembly merged).
+/// The maps as coverlet's result holds them, grouped by assembly, in name order (the maps of one
+/// assembly merged as coverlet merges results).
 std::vector<ModuleResult> coverletResult(llvm::ArrayRef<Map> Maps);
+
+/// Lines and branch outcomes, each with those covered, as coverlet's CoverageSummary counts them.
+struct Figures {
+  uint64_t Lines = 0, LinesCovered = 0, Branches = 0, BranchesCovered = 0;
+  /// Methods with lines, and those with a line run.
+  uint64_t Methods = 0, MethodsCovered = 0;
+  uint64_t Complexity = 0; // the methods' complexities added up
+  void add(const MethodResult &R);
+  void add(const Figures &O);
+};
+Figures figuresOf(const ClassResult &Class);
+Figures figuresOf(const DocumentResult &Document);
+Figures figuresOf(const ModuleResult &Module);
 
 /// OpenCover XML, shaped as coverlet writes it: one sequence point per line, the branch points,
 /// and summaries per method, class and session.
@@ -52,6 +114,10 @@ void writeOpenCover(llvm::ArrayRef<Map> Maps, const ReportOptions &O, llvm::raw_
 
 /// coverlet's JSON: {module file: {document: {class: {method: {Lines, Branches}}}}}.
 void writeCoverletJson(llvm::ArrayRef<Map> Maps, llvm::raw_ostream &OS);
+
+/// Cobertura XML and LCOV, shaped as coverlet writes them.
+void writeCobertura(llvm::ArrayRef<Map> Maps, const ReportOptions &O, llvm::raw_ostream &OS);
+void writeLcov(llvm::ArrayRef<Map> Maps, llvm::raw_ostream &OS);
 
 } // namespace weft::coverage
 

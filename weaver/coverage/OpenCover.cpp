@@ -2,13 +2,17 @@
 //
 // CoverageSession > Summary, Modules > Module > (ModulePath, ModuleTime, ModuleName, Files >
 // File, Classes > Class > (Summary, FullName, Methods > Method > (Summary, MetadataToken, Name,
-// FileRef, SequencePoints, BranchPoints, MethodPoint))), as coverlet writes it: a File per source
-// document (uid numbered across the session), a Class per type and document, one SequencePoint
-// per line (its hits in `vc`, the branch outcomes on it in `bec`/`bev`), and a BranchPoint per
-// branch outcome (`offset` the branch instruction, `offsetend` where the outcome leads). Unlike
-// coverlet, `uspid` numbers the points of a module one by one (OpenCover's meaning: coverlet
-// writes the line), the MethodPoint's `vc` is the method's entries, and the module's `hash` is
-// its MVID.
+// FileRef, SequencePoints, BranchPoints, MethodPoint))), made from coverlet's result and shaped
+// as coverlet's OpenCoverReporter writes it: a File per source document (uid numbered across the
+// session), a Class per class of a document, a Method per method with lines (a method without
+// lines still counts in its class's summary), one SequencePoint per line (its hits in `vc`, the
+// method's outcomes on it in `bec`/`bev`), a BranchPoint per outcome the method holds (`offset`
+// the branch instruction, `offsetend` where the outcome leads), and summaries as coverlet's:
+// a method's complexity its outcomes (at least 1), a class's the range of its methods', the
+// session's the range of the modules' sums. Unlike coverlet, `uspid` numbers the points of a
+// module one by one (OpenCover's meaning: coverlet writes the line), `nPathComplexity` is
+// OpenCover's (coverlet repeats the cyclomatic complexity), the MethodPoint's `vc` is the
+// method's entries, and the module's `hash` is its MVID.
 //
 //===----------------------------------------------------------------------===//
 #include "weaver/coverage/CoverletFormats.h"
@@ -25,47 +29,28 @@ namespace weft::coverage {
 
 namespace {
 
-/// A percentage as coverlet gives it: rounded down to two decimals, 100 when there is nothing to
-/// cover; written the shortest way (66.66, 50, 100).
-std::string percent(uint64_t Covered, uint64_t Total) {
-  if (Total == 0)
-    return "100";
-  // Integer arithmetic: the hundredths of a percent, rounded down.
-  uint64_t Hundredths = Covered * 10000 / Total;
-  std::string S = utostr(Hundredths / 100);
-  if (uint64_t Frac = Hundredths % 100)
-    S += Frac % 10 ? (Frac < 10 ? ".0" : ".") + utostr(Frac) : "." + utostr(Frac / 10);
-  return S;
-}
-
-struct Counts {
+/// What a Summary element states.
+struct Summary {
   uint64_t Points = 0, VisitedPoints = 0, Branches = 0, VisitedBranches = 0;
-  uint64_t Methods = 0, VisitedMethods = 0, Classes = 0, VisitedClasses = 0;
-  uint32_t MaxComplexity = 0, MinComplexity = UINT32_MAX;
-  void add(const Counts &O) {
-    Points += O.Points;
-    VisitedPoints += O.VisitedPoints;
-    Branches += O.Branches;
-    VisitedBranches += O.VisitedBranches;
-    Methods += O.Methods;
-    VisitedMethods += O.VisitedMethods;
-    Classes += O.Classes;
-    VisitedClasses += O.VisitedClasses;
-    MaxComplexity = std::max(MaxComplexity, O.MaxComplexity);
-    MinComplexity = std::min(MinComplexity, O.MinComplexity);
+  uint64_t MaxComplexity = 1, MinComplexity = 1;
+  uint64_t Classes = 0, VisitedClasses = 0, Methods = 0, VisitedMethods = 0;
+  void setLinesAndBranches(const Figures &F) {
+    Points = F.Lines;
+    VisitedPoints = F.LinesCovered;
+    Branches = F.Branches;
+    VisitedBranches = F.BranchesCovered;
   }
 };
 
-void writeSummary(raw_ostream &OS, const Counts &C, StringRef Pad) {
-  uint32_t Min = C.MinComplexity == UINT32_MAX ? 1 : C.MinComplexity;
-  uint32_t Max = C.MinComplexity == UINT32_MAX ? 1 : C.MaxComplexity;
+void writeSummary(raw_ostream &OS, const Summary &C, StringRef Pad) {
   OS << Pad << "<Summary numSequencePoints=\"" << C.Points << "\" visitedSequencePoints=\""
      << C.VisitedPoints << "\" numBranchPoints=\"" << C.Branches << "\" visitedBranchPoints=\""
-     << C.VisitedBranches << "\" sequenceCoverage=\"" << percent(C.VisitedPoints, C.Points)
-     << "\" branchCoverage=\"" << percent(C.VisitedBranches, C.Branches)
-     << "\" maxCyclomaticComplexity=\"" << Max << "\" minCyclomaticComplexity=\"" << Min
-     << "\" visitedClasses=\"" << C.VisitedClasses << "\" numClasses=\"" << C.Classes
-     << "\" visitedMethods=\"" << C.VisitedMethods << "\" numMethods=\"" << C.Methods << "\" />\n";
+     << C.VisitedBranches << "\" sequenceCoverage=\"" << coverletPercent(C.VisitedPoints, C.Points)
+     << "\" branchCoverage=\"" << coverletPercent(C.VisitedBranches, C.Branches)
+     << "\" maxCyclomaticComplexity=\"" << C.MaxComplexity << "\" minCyclomaticComplexity=\""
+     << C.MinComplexity << "\" visitedClasses=\"" << C.VisitedClasses << "\" numClasses=\""
+     << C.Classes << "\" visitedMethods=\"" << C.VisitedMethods << "\" numMethods=\"" << C.Methods
+     << "\" />\n";
 }
 
 /// OpenCover's n-path complexity: the product of the outcome counts of the method's branch
@@ -85,39 +70,49 @@ uint32_t npath(const std::vector<BranchPoint> &Branches) {
   return uint32_t(N);
 }
 
+/// The largest and smallest of the complexities of \p Methods (1 for none), as coverlet's class
+/// summary states them.
+std::pair<uint64_t, uint64_t> complexityRange(const ClassResult &Methods) {
+  uint64_t Max = 0, Min = UINT64_MAX;
+  for (const auto &[Name, R] : Methods) {
+    Max = std::max(Max, R.complexity());
+    Min = std::min(Min, R.complexity());
+  }
+  return Methods.empty() ? std::make_pair<uint64_t, uint64_t>(1, 1) : std::make_pair(Max, Min);
+}
+
 struct Writer {
   raw_ostream &OS;
   uint32_t Uspid = 0; // the last point's number in the module
 
-  /// A method of document \p FileId: its counts, or nothing when it has no lines.
-  Counts method(StringRef Full, const MethodResult &R, unsigned FileId) {
-    Counts C;
-    if (R.Lines.empty())
-      return C;
-    C.Methods = 1;
-    C.Points = R.Lines.size();
-    C.VisitedPoints = uint64_t(count_if(R.Lines, [](auto &L) { return L.second != 0; }));
-    C.VisitedMethods = C.VisitedPoints != 0;
-    C.Branches = R.Branches.size();
-    C.VisitedBranches =
-        uint64_t(count_if(R.Branches, [](const BranchPoint &B) { return B.Hits != 0; }));
-    uint32_t Complexity =
-        R.Complexity ? R.Complexity : std::max<uint32_t>(1, uint32_t(R.Branches.size()));
-    C.MaxComplexity = C.MinComplexity = Complexity;
+  /// A method with lines of document \p FileId.
+  void method(StringRef Full, const MethodResult &R, unsigned FileId) {
+    Figures F;
+    F.add(R);
+    Summary S;
+    S.setLinesAndBranches(F);
+    S.MaxComplexity = S.MinComplexity = R.complexity();
+    S.Methods = 1;
+    S.VisitedMethods = F.MethodsCovered;
     StringRef Name = R.Name;
     auto Bool = [](bool B) { return B ? "true" : "false"; };
-    std::string Seq = percent(C.VisitedPoints, C.Points);
-    std::string Br = percent(C.VisitedBranches, C.Branches);
-    OS << "            <Method cyclomaticComplexity=\"" << Complexity << "\" nPathComplexity=\""
-       << npath(R.Branches) << "\" sequenceCoverage=\"" << Seq << "\" branchCoverage=\"" << Br
+    OS << "            <Method cyclomaticComplexity=\"" << R.complexity() << "\" nPathComplexity=\""
+       << npath(R.Branches) << "\" sequenceCoverage=\"" << coverletPercent(F.LinesCovered, F.Lines)
+       << "\" branchCoverage=\"" << coverletPercent(F.BranchesCovered, F.Branches)
        << "\" isConstructor=\"" << Bool(Name == ".ctor" || Name == ".cctor") << "\" isGetter=\""
        << Bool(Name.startswith("get_")) << "\" isSetter=\"" << Bool(Name.startswith("set_"))
        << "\" isStatic=\"" << Bool(Name == ".cctor") << "\">\n";
-    writeSummary(OS, C, "              ");
+    writeSummary(OS, S, "              ");
     OS << "              <MetadataToken />\n"
        << "              <Name>" << xmlText(Full) << "</Name>\n"
        << "              <FileRef uid=\"" << FileId << "\" />\n";
-    // One point per line; the method point repeats the first.
+    std::string MethodPoint = sequencePoints(R, FileId);
+    branchPoints(R, FileId);
+    OS << "              " << MethodPoint << "\n            </Method>\n";
+  }
+
+  /// One point per line; returns the method point, which repeats the first.
+  std::string sequencePoints(const MethodResult &R, unsigned FileId) {
     std::string MethodPoint;
     OS << "              <SequencePoints>\n";
     unsigned Ordinal = 0;
@@ -144,41 +139,46 @@ struct Writer {
                           .str();
     }
     OS << "              </SequencePoints>\n";
-    if (R.Branches.empty()) {
-      OS << "              <BranchPoints />\n";
-    } else {
-      OS << "              <BranchPoints>\n";
-      for (const BranchPoint &B : R.Branches)
-        OS << "                <BranchPoint vc=\"" << B.Hits << "\" uspid=\"" << ++Uspid
-           << "\" ordinal=\"" << B.Ordinal << "\" path=\"" << B.Path << "\" offset=\"" << B.Offset
-           << "\" offsetend=\"" << B.EndOffset << "\" sl=\"" << B.Line << "\" fileid=\"" << FileId
-           << "\" />\n";
-      OS << "              </BranchPoints>\n";
-    }
-    OS << "              " << MethodPoint << "\n            </Method>\n";
-    return C;
+    return MethodPoint;
   }
 
-  /// A class in one document; counted once per (type, document), as coverlet counts it.
-  Counts cls(StringRef Type, const ClassResult &Methods, unsigned FileId) {
-    std::string Body;
-    raw_string_ostream BodyOS(Body);
-    Writer Inner{BodyOS, Uspid};
-    Counts C;
-    for (const auto &[Full, R] : Methods)
-      C.add(Inner.method(Full, R, FileId));
-    Uspid = Inner.Uspid;
-    C.Classes = 1;
-    C.VisitedClasses = C.VisitedMethods != 0;
+  void branchPoints(const MethodResult &R, unsigned FileId) {
+    if (R.Branches.empty()) {
+      OS << "              <BranchPoints />\n";
+      return;
+    }
+    OS << "              <BranchPoints>\n";
+    for (const BranchPoint &B : R.Branches)
+      OS << "                <BranchPoint vc=\"" << B.Hits << "\" uspid=\"" << ++Uspid
+         << "\" ordinal=\"" << B.Ordinal << "\" path=\"" << B.Path << "\" offset=\"" << B.Offset
+         << "\" offsetend=\"" << B.EndOffset << "\" sl=\"" << B.Line << "\" fileid=\"" << FileId
+         << "\" />\n";
+    OS << "              </BranchPoints>\n";
+  }
+
+  /// A class in one document, with the figures of all its methods (those without lines, which
+  /// have no element, too).
+  void cls(StringRef Type, const ClassResult &Methods, unsigned FileId) {
+    Figures F = figuresOf(Methods);
+    Summary S;
+    S.setLinesAndBranches(F);
+    std::tie(S.MaxComplexity, S.MinComplexity) = complexityRange(Methods);
+    S.Classes = 1;
+    S.VisitedClasses = F.MethodsCovered != 0;
+    S.Methods = F.Methods;
+    S.VisitedMethods = F.MethodsCovered;
     OS << "        <Class>\n";
-    writeSummary(OS, C, "          ");
+    writeSummary(OS, S, "          ");
     OS << "          <FullName>" << xmlText(Type) << "</FullName>\n";
-    if (Body.empty())
-      OS << "          <Methods />\n";
-    else
-      OS << "          <Methods>\n" << BodyOS.str() << "          </Methods>\n";
-    OS << "        </Class>\n";
-    return C;
+    if (F.Methods == 0) {
+      OS << "          <Methods />\n        </Class>\n";
+      return;
+    }
+    OS << "          <Methods>\n";
+    for (const auto &[Full, R] : Methods)
+      if (!R.Lines.empty())
+        method(Full, R, FileId);
+    OS << "          </Methods>\n        </Class>\n";
   }
 };
 
@@ -207,37 +207,64 @@ std::string moduleTime(int64_t Timestamp) {
   return Buf;
 }
 
+/// The session's summary: every line and outcome, the classes and the methods with lines, and
+/// the largest and smallest of the modules' complexities (each the sum of its methods').
+Summary sessionSummary(ArrayRef<ModuleResult> Modules) {
+  Summary S;
+  Figures All;
+  uint64_t Max = 0, Min = UINT64_MAX;
+  for (const ModuleResult &M : Modules) {
+    Figures F = figuresOf(M);
+    All.add(F);
+    Max = std::max(Max, F.Complexity);
+    Min = std::min(Min, F.Complexity);
+    for (const auto &[Path, Doc] : M.Documents)
+      for (const auto &[Type, Methods] : Doc) {
+        ++S.Classes;
+        S.VisitedClasses += figuresOf(Methods).MethodsCovered != 0;
+      }
+  }
+  S.setLinesAndBranches(All);
+  S.Methods = All.Methods;
+  S.VisitedMethods = All.MethodsCovered;
+  if (!Modules.empty())
+    S.MaxComplexity = Max, S.MinComplexity = Min;
+  return S;
+}
+
+void writeModule(raw_ostream &OS, const ModuleResult &M, const ReportOptions &O, unsigned &FileId) {
+  OS << "    <Module hash=\"" << xmlText(StringRef(M.Mvid).upper()) << "\">\n"
+     << "      <ModulePath>" << xmlText(M.Assembly) << ".dll</ModulePath>\n"
+     << "      <ModuleTime>" << moduleTime(O.Timestamp) << "</ModuleTime>\n"
+     << "      <ModuleName>" << xmlText(M.Assembly) << "</ModuleName>\n"
+     << "      <Files>\n";
+  unsigned First = FileId + 1;
+  for (const auto &[Doc, Classes] : M.Documents)
+    OS << "        <File uid=\"" << ++FileId << "\" fullPath=\"" << xmlText(Doc) << "\" />\n";
+  OS << "      </Files>\n      <Classes>\n";
+  Writer W{OS};
+  unsigned Id = First;
+  for (const auto &[Doc, Classes] : M.Documents) {
+    for (const auto &[Type, Methods] : Classes)
+      W.cls(Type, Methods, Id);
+    ++Id;
+  }
+  OS << "      </Classes>\n    </Module>\n";
+}
+
 } // namespace
 
 void writeOpenCover(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS) {
-  std::string Body;
-  raw_string_ostream BodyOS(Body);
-  Counts All;
-  unsigned FileId = 0;
-  for (const ModuleResult &M : coverletResult(Maps)) {
-    BodyOS << "    <Module hash=\"" << xmlText(StringRef(M.Mvid).upper()) << "\">\n"
-           << "      <ModulePath>" << xmlText(M.Assembly) << ".dll</ModulePath>\n"
-           << "      <ModuleTime>" << moduleTime(O.Timestamp) << "</ModuleTime>\n"
-           << "      <ModuleName>" << xmlText(M.Assembly) << "</ModuleName>\n"
-           << "      <Files>\n";
-    unsigned First = FileId + 1;
-    for (const auto &[Doc, Classes] : M.Documents)
-      BodyOS << "        <File uid=\"" << ++FileId << "\" fullPath=\"" << xmlText(Doc) << "\" />\n";
-    BodyOS << "      </Files>\n      <Classes>\n";
-    Writer W{BodyOS};
-    unsigned Id = First;
-    for (const auto &[Doc, Classes] : M.Documents) {
-      for (const auto &[Type, Methods] : Classes)
-        All.add(W.cls(Type, Methods, Id));
-      ++Id;
-    }
-    BodyOS << "      </Classes>\n    </Module>\n";
-  }
+  std::vector<ModuleResult> Modules = coverletResult(Maps);
   OS << "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
      << "<CoverageSession xmlns:xsd=\"http://www.w3.org/2001/XMLSchema\" "
         "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\">\n";
-  writeSummary(OS, All, "  ");
-  OS << "  <Modules>\n" << BodyOS.str() << "  </Modules>\n</CoverageSession>\n";
+  writeSummary(OS, sessionSummary(Modules), "  ");
+  OS << "  <Modules>\n";
+  unsigned FileId = 0;
+  for (const ModuleResult &M : Modules)
+    writeModule(OS, M, O, FileId);
+  OS << "  </Modules>\n</CoverageSession>\n";
 }
 
 } // namespace weft::coverage

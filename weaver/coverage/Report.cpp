@@ -168,17 +168,9 @@ uint32_t methodRow(const Method &Me) {
 /// coverlet keys a module's outcomes by document, line and ordinal: of outcomes of several
 /// methods with one key it keeps the first it instruments and adds the others' hits to it.
 void joinCoincidingOutcomes(Map &M) {
-  std::vector<Method *> Order;
-  for (Method &Me : M.Methods)
-    if (!Me.Branches.empty())
-      Order.push_back(&Me);
-  llvm::stable_sort(Order, [](const Method *A, const Method *B) {
-    return std::make_pair(A->Order.value_or(0), methodRow(*A)) <
-           std::make_pair(B->Order.value_or(0), methodRow(*B));
-  });
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, BranchPoint *> First;
-  for (Method *Me : Order)
-    for (BranchPoint &BP : Me->Branches) {
+  for (size_t I : instrumentationOrder(M))
+    for (BranchPoint &BP : M.Methods[I].Branches) {
       auto [It, New] = First.try_emplace({BP.Document, BP.Line, BP.Ordinal}, &BP);
       BP.Coincides = !New;
       if (!New)
@@ -188,6 +180,18 @@ void joinCoincidingOutcomes(Map &M) {
 
 } // namespace
 
+std::vector<size_t> instrumentationOrder(const Map &M) {
+  std::vector<size_t> Order(M.Methods.size());
+  for (size_t I = 0; I < Order.size(); ++I)
+    Order[I] = I;
+  llvm::stable_sort(Order, [&](size_t A, size_t B) {
+    const Method &X = M.Methods[A], &Y = M.Methods[B];
+    return std::make_pair(X.Order.value_or(0), methodRow(X)) <
+           std::make_pair(Y.Order.value_or(0), methodRow(Y));
+  });
+  return Order;
+}
+
 void setBranchHits(Map &M) {
   for (Method &Me : M.Methods)
     if (!Me.Branches.empty())
@@ -195,99 +199,9 @@ void setBranchHits(Map &M) {
   joinCoincidingOutcomes(M);
 }
 
-// --- the line model ---
+// --- figures as coverlet writes them ---
 
 namespace {
-
-/// The most lines one statement is counted on.
-constexpr uint32_t MaxStatementLines = 10000;
-
-/// One outcome of a branch on a line: the branch instruction's offset, the path, the hits.
-struct BranchHit {
-  uint32_t Offset = 0, Path = 0;
-  uint64_t Hits = 0;
-};
-
-/// One source line (or, without lines, one block) as the reports show it.
-struct LineData {
-  uint64_t Hits = 0;
-  /// The outcomes of the branches on the line, in the order of their ordinals.
-  std::vector<BranchHit> Branches;
-  bool isBranch() const { return !Branches.empty(); }
-  /// Adds a statement's runs, saturating.
-  void add(uint64_t More) { Hits = saturatingAdd(Hits, More); }
-  /// Adds the same line of the same method built for another target framework: the same
-  /// outcomes (same offset and path) run more times, others join.
-  void addRun(const LineData &O) {
-    add(O.Hits);
-    for (const BranchHit &B : O.Branches) {
-      auto It = llvm::find_if(
-          Branches, [&](const BranchHit &X) { return X.Offset == B.Offset && X.Path == B.Path; });
-      if (It != Branches.end())
-        It->Hits = saturatingAdd(It->Hits, B.Hits);
-      else
-        Branches.push_back(B);
-    }
-  }
-  unsigned branchesCovered() const {
-    return unsigned(llvm::count_if(Branches, [](const BranchHit &B) { return B.Hits != 0; }));
-  }
-  /// Adds the same line of another method (a lambda on its line): its runs and its outcomes.
-  void merge(const LineData &O) {
-    add(O.Hits);
-    Branches.insert(Branches.end(), O.Branches.begin(), O.Branches.end());
-  }
-};
-
-using LineMap = std::map<uint32_t, LineData>;        // line -> data
-using LinesByDocument = std::map<uint32_t, LineMap>; // document -> lines
-
-/// A method's lines per document, with its branch outcomes on theirs; without source lines
-/// (\p BlockMode), its blocks as lines of document 0, numbered by counter from 1.
-LinesByDocument methodLines(const Method &M, bool BlockMode, const StatementLines &Statements) {
-  LinesByDocument Out;
-  for (size_t K = 0; K < M.Blocks.size(); ++K) {
-    const Block &B = M.Blocks[K];
-    if (BlockMode) {
-      LineData &L = Out[0][M.FirstCounter + uint32_t(K) + 1];
-      L.Hits = B.Hits;
-      continue;
-    }
-    for (const SourceSpan &S : B.Lines)
-      Statements.forEach(S, [&](uint32_t N, bool Counts) {
-        LineData &L = Out[S.Document][N]; // a nested statement's line is there, with its hits
-        if (Counts)
-          L.add(B.Hits);
-      });
-  }
-  if (BlockMode)
-    return Out;
-  for (const BranchPoint &BP : M.Branches) {
-    if (BP.Coincides)
-      continue;
-    auto Doc = Out.find(BP.Document);
-    if (Doc == Out.end())
-      continue;
-    auto Line = Doc->second.find(BP.Line);
-    if (Line != Doc->second.end())
-      Line->second.Branches.push_back({BP.Offset, BP.Path, BP.Hits});
-  }
-  return Out;
-}
-
-struct Totals {
-  uint64_t Lines = 0, LinesCovered = 0, Branches = 0, BranchesCovered = 0;
-  void add(const LineMap &Ls) {
-    for (const auto &[N, L] : Ls) {
-      ++Lines;
-      LinesCovered += L.Hits != 0;
-      if (L.isBranch()) {
-        Branches += L.Branches.size();
-        BranchesCovered += L.branchesCovered();
-      }
-    }
-  }
-};
 
 /// Covered/Valid in hundredths of a percent, rounded down, as coverlet's figures are.
 uint64_t basisPoints(uint64_t Covered, uint64_t Valid) {
@@ -309,289 +223,24 @@ std::string tenThousandths(uint64_t N) {
   return S;
 }
 
-/// A rate from 0 to 1, as coverlet writes it (rounded down to four decimals).
-std::string rate(uint64_t Covered, uint64_t Valid) {
+} // namespace
+
+std::string coverletRate(uint64_t Covered, uint64_t Valid) {
   return tenThousandths(basisPoints(Covered, Valid));
 }
 
-/// A percentage, as coverlet writes it (rounded down to two decimals): "66.66", "100".
-std::string percent(uint64_t Covered, uint64_t Valid) {
+std::string coverletPercent(uint64_t Covered, uint64_t Valid) {
   return tenThousandths(basisPoints(Covered, Valid) * 100);
 }
 
-/// The directory every document is in (empty if none is common), with '/' or '\\' as the paths
-/// use them.
-std::string commonDirectory(const std::vector<std::string> &Paths) {
-  if (Paths.empty())
-    return "";
-  auto IsSep = [](char C) { return C == '/' || C == '\\'; };
-  size_t Len = Paths[0].size();
-  for (const std::string &P : Paths) {
-    size_t I = 0;
-    while (I < Len && I < P.size() && P[I] == Paths[0][I])
-      ++I;
-    Len = I;
-  }
-  // Back to the last separator that every path has there.
-  while (Len > 0 && !IsSep(Paths[0][Len - 1]))
-    --Len;
-  if (Len == 0)
-    return "";
-  // Keep a lone root ("/") but drop the separator after a directory name.
-  return Len == 1 ? Paths[0].substr(0, 1) : Paths[0].substr(0, Len - 1);
-}
-
-void writeLinesXml(raw_ostream &OS, const LineMap &Ls, unsigned Indent) {
-  std::string Pad(Indent, ' ');
-  OS << Pad << "<lines>\n";
-  for (const auto &[N, L] : Ls) {
-    OS << Pad << "  <line number=\"" << N << "\" hits=\"" << L.Hits << "\" branch=\""
-       << (L.isBranch() ? "True" : "False") << '"';
-    if (!L.isBranch()) {
-      OS << "/>\n";
-      continue;
-    }
-    // The line's outcomes, and per branch instruction (its offset) those of that branch.
-    unsigned C = L.branchesCovered();
-    OS << " condition-coverage=\"" << percent(C, L.Branches.size()) << "% (" << C << '/'
-       << L.Branches.size() << ")\">\n"
-       << Pad << "    <conditions>\n";
-    std::vector<uint32_t> Offsets;
-    for (const BranchHit &B : L.Branches)
-      if (!llvm::is_contained(Offsets, B.Offset))
-        Offsets.push_back(B.Offset);
-    for (uint32_t Offset : Offsets) {
-      uint64_t Outcomes = 0, Covered = 0;
-      for (const BranchHit &B : L.Branches)
-        if (B.Offset == Offset) {
-          ++Outcomes;
-          Covered += B.Hits != 0;
-        }
-      OS << Pad << "      <condition number=\"" << Offset << "\" type=\""
-         << (Outcomes > 2 ? "switch" : "jump") << "\" coverage=\"" << percent(Covered, Outcomes)
-         << "%\"/>\n";
-    }
-    OS << Pad << "    </conditions>\n" << Pad << "  </line>\n";
-  }
-  OS << Pad << "</lines>\n";
-}
-
-/// A method's lines, with those of the same method in other maps of its assembly (other target
-/// frameworks) added in.
-struct MethodLines {
-  const Method *Me;
-  LineMap Ls;
-  uint64_t Entered; // the hits of the first block
-  static MethodLines of(const Method &Me, LineMap Ls) {
-    return {&Me, std::move(Ls), Me.Blocks.empty() ? 0 : Me.Blocks[0].Hits};
-  }
-  void addRun(const Method &Other, const LineMap &OtherLs) {
-    Entered += Other.Blocks.empty() ? 0 : Other.Blocks[0].Hits;
-    for (const auto &[N, L] : OtherLs)
-      Ls[N].addRun(L);
-  }
-  /// coverlet's cyclomatic complexity: the method's branch outcomes, at least one.
-  uint64_t complexity() const {
-    uint64_t N = 0;
-    for (const auto &[Line, L] : Ls)
-      N += L.Branches.size();
-    return std::max<uint64_t>(N, 1);
-  }
-};
-
-void writeLinesXml(raw_ostream &OS, const LineMap &Ls, unsigned Indent);
-
-/// A Cobertura class: its methods (in line order) and all their lines.
-void writeClass(raw_ostream &OS, StringRef File, StringRef Type,
-                const std::map<std::string, MethodLines> &ByName) {
-  std::vector<const MethodLines *> Methods;
-  LineMap ClassLines;
-  uint64_t Complexity = 0;
-  for (const auto &[Name, ML] : ByName) {
-    Methods.push_back(&ML);
-    Complexity += ML.complexity();
-    for (const auto &[N, L] : ML.Ls)
-      ClassLines[N].merge(L);
-  }
-  llvm::stable_sort(Methods, [](const MethodLines *A, const MethodLines *B) {
-    return A->Ls.begin()->first < B->Ls.begin()->first;
-  });
-  Totals T;
-  T.add(ClassLines);
-  OS << "        <class name=\"" << xmlText(Type) << "\" filename=\"" << xmlText(File)
-     << "\" line-rate=\"" << rate(T.LinesCovered, T.Lines) << "\" branch-rate=\""
-     << rate(T.BranchesCovered, T.Branches) << "\" complexity=\"" << Complexity << "\">\n";
-  OS << "          <methods>\n";
-  for (const MethodLines *ML : Methods) {
-    Totals MT;
-    MT.add(ML->Ls);
-    OS << "            <method name=\"" << xmlText(ML->Me->Name) << "\" signature=\""
-       << xmlText(ML->Me->Signature) << "\" line-rate=\"" << rate(MT.LinesCovered, MT.Lines)
-       << "\" branch-rate=\"" << rate(MT.BranchesCovered, MT.Branches) << "\" complexity=\""
-       << ML->complexity() << "\">\n";
-    writeLinesXml(OS, ML->Ls, 14);
-    OS << "            </method>\n";
-  }
-  OS << "          </methods>\n";
-  writeLinesXml(OS, ClassLines, 10);
-  OS << "        </class>\n";
-}
-
-/// What every report is made of: per document (its path; the assembly in block mode), per type,
-/// the methods by full name with their lines, the maps of one assembly merged.
-struct Collected {
-  // assembly -> (document, type) -> full name -> lines
-  using Classes = std::map<std::pair<std::string, std::string>, std::map<std::string, MethodLines>>;
-  std::map<std::string, Classes> Assemblies;
-  std::vector<std::string> Documents; // every document's path, for the common directory
-};
-
-Collected collect(ArrayRef<Map> Maps) {
-  Collected C;
-  for (const Map &M : Maps) {
-    bool BlockMode = !M.hasLines();
-    std::vector<std::string> DocNames =
-        BlockMode ? std::vector<std::string>{M.Assembly} : M.Documents;
-    if (!BlockMode)
-      C.Documents.insert(C.Documents.end(), DocNames.begin(), DocNames.end());
-    Collected::Classes &Classes = C.Assemblies[M.Assembly];
-    StatementLines Statements(M);
-    for (const Method &Me : M.Methods)
-      for (auto &[Doc, Ls] : methodLines(Me, BlockMode, Statements)) {
-        auto &Methods = Classes[{DocNames[Doc], Me.Type}];
-        auto [It, New] = Methods.try_emplace(Me.fullName(), MethodLines::of(Me, Ls));
-        if (!New)
-          It->second.addRun(Me, Ls);
-      }
-  }
-  llvm::sort(C.Documents);
-  C.Documents.erase(std::unique(C.Documents.begin(), C.Documents.end()), C.Documents.end());
-  return C;
-}
-
-/// Adds each document's lines, once whatever methods and classes hold them, to \p All and to
-/// its assembly's in \p PerAssembly, and each assembly's complexity to \p ComplexityOf; returns
-/// the complexity of all.
-uint64_t addTotals(const Collected &C, Totals &All, std::map<std::string, Totals> &PerAssembly,
-                   std::map<std::string, uint64_t> &ComplexityOf) {
-  uint64_t AllComplexity = 0;
-  for (const auto &[Assembly, Classes] : C.Assemblies) {
-    std::map<std::string, LineMap> Files;
-    for (const auto &[Key, Methods] : Classes)
-      for (const auto &[Name, ML] : Methods) {
-        for (const auto &[N, L] : ML.Ls)
-          Files[Key.first][N].merge(L);
-        ComplexityOf[Assembly] += ML.complexity();
-      }
-    for (const auto &[Doc, Ls] : Files) {
-      All.add(Ls);
-      PerAssembly[Assembly].add(Ls);
-    }
-    AllComplexity += ComplexityOf[Assembly];
-  }
-  return AllComplexity;
-}
-
-} // namespace
-
 ReportTotals reportTotals(ArrayRef<Map> Maps) {
-  Totals All;
-  std::map<std::string, Totals> PerAssembly;
-  std::map<std::string, uint64_t> ComplexityOf;
-  addTotals(collect(Maps), All, PerAssembly, ComplexityOf);
+  Figures All;
+  for (const ModuleResult &M : coverletResult(Maps))
+    All.add(figuresOf(M));
   return {All.Lines, All.LinesCovered, All.Branches, All.BranchesCovered};
 }
 
 namespace {
-
-void writeCobertura(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS) {
-  Collected C = collect(Maps);
-  std::string Source = commonDirectory(C.Documents);
-  auto FileName = [&](StringRef N) {
-    if (!Source.empty() && N.startswith(Source)) {
-      N = N.drop_front(Source.size());
-      if (!N.empty() && (N[0] == '/' || N[0] == '\\'))
-        N = N.drop_front();
-    }
-    return N.str();
-  };
-  // The totals: all lines per document, and per assembly.
-  Totals All;
-  std::map<std::string, Totals> PerAssembly;
-  std::map<std::string, uint64_t> ComplexityOf;
-  uint64_t AllComplexity = addTotals(C, All, PerAssembly, ComplexityOf);
-
-  OS << "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
-     << "<!DOCTYPE coverage SYSTEM \"http://cobertura.sourceforge.net/xml/coverage-04.dtd\">\n";
-  OS << "<coverage line-rate=\"" << rate(All.LinesCovered, All.Lines) << "\" branch-rate=\""
-     << rate(All.BranchesCovered, All.Branches) << "\" lines-covered=\"" << All.LinesCovered
-     << "\" lines-valid=\"" << All.Lines << "\" branches-covered=\"" << All.BranchesCovered
-     << "\" branches-valid=\"" << All.Branches << "\" complexity=\"" << AllComplexity
-     << "\" version=\"" << xmlText(O.Version) << "\" timestamp=\"" << O.Timestamp << "\">\n";
-  OS << "  <sources>\n";
-  if (!Source.empty())
-    OS << "    <source>" << xmlText(Source) << "</source>\n";
-  OS << "  </sources>\n  <packages>\n";
-  for (auto &[Assembly, Classes] : C.Assemblies) {
-    const Totals &P = PerAssembly[Assembly];
-    OS << "    <package name=\"" << xmlText(Assembly) << "\" line-rate=\""
-       << rate(P.LinesCovered, P.Lines) << "\" branch-rate=\""
-       << rate(P.BranchesCovered, P.Branches) << "\" complexity=\"" << ComplexityOf[Assembly]
-       << "\">\n      <classes>\n";
-    for (auto &[Key, ByName] : Classes)
-      writeClass(OS, FileName(Key.first), Key.second, ByName);
-    OS << "      </classes>\n    </package>\n";
-  }
-  OS << "  </packages>\n</coverage>\n";
-}
-
-void writeLcov(ArrayRef<Map> Maps, raw_ostream &OS) {
-  struct FileData {
-    LineMap Ls;
-    // line, name, entries, whether a line of it ran (coverlet's method coverage)
-    std::vector<std::tuple<uint32_t, std::string, uint64_t, bool>> Functions;
-  };
-  std::map<std::string, FileData> Files; // by name, for a stable order
-  Collected C = collect(Maps);
-  for (const auto &[Assembly, Classes] : C.Assemblies)
-    for (const auto &[Key, ByName] : Classes)
-      for (const auto &[Name, ML] : ByName) {
-        FileData &F = Files[Key.first];
-        bool Ran = llvm::any_of(ML.Ls, [](const auto &NL) { return NL.second.Hits != 0; });
-        F.Functions.emplace_back(ML.Ls.begin()->first, Name, ML.Entered, Ran);
-        for (const auto &[N, L] : ML.Ls)
-          F.Ls[N].merge(L);
-      }
-  // LCOV fields are separated by commas and lines; the names must hold neither line breaks.
-  auto Clean = [](std::string S) {
-    std::replace(S.begin(), S.end(), '\n', ' ');
-    std::replace(S.begin(), S.end(), '\r', ' ');
-    return S;
-  };
-  for (auto &[Name, F] : Files) {
-    llvm::stable_sort(F.Functions);
-    OS << "TN:\nSF:" << Clean(Name) << '\n';
-    unsigned Hit = 0;
-    for (const auto &[Line, Fn, Hits, Ran] : F.Functions)
-      OS << "FN:" << Line << ',' << Clean(Fn) << '\n';
-    for (const auto &[Line, Fn, Hits, Ran] : F.Functions) {
-      OS << "FNDA:" << Hits << ',' << Clean(Fn) << '\n';
-      Hit += Ran;
-    }
-    OS << "FNF:" << F.Functions.size() << "\nFNH:" << Hit << '\n';
-    Totals T;
-    T.add(F.Ls);
-    // As coverlet writes them: the branch instruction's offset as the block, the path as the
-    // branch, and the hits (0 rather than '-' when the line did not run).
-    for (const auto &[N, L] : F.Ls)
-      for (const BranchHit &B : L.Branches)
-        OS << "BRDA:" << N << ',' << B.Offset << ',' << B.Path << ',' << B.Hits << '\n';
-    OS << "BRF:" << T.Branches << "\nBRH:" << T.BranchesCovered << '\n';
-    for (const auto &[N, L] : F.Ls)
-      OS << "DA:" << N << ',' << L.Hits << '\n';
-    OS << "LF:" << T.Lines << "\nLH:" << T.LinesCovered << "\nend_of_record\n";
-  }
-}
 
 void writeText(const Map &M, raw_ostream &OS) {
   uint64_t Blocks = 0, Hit = 0;
@@ -608,7 +257,7 @@ void writeText(const Map &M, raw_ostream &OS) {
     }
   OS << M.Assembly << " (module " << M.Mvid << "): " << Hit << " of " << Blocks << " blocks run ("
      << format("%.1f", Blocks ? 100.0 * double(Hit) / double(Blocks) : 100.0) << "%), " << Covered
-     << " of " << Outcomes << " branch outcomes (" << percent(Covered, Outcomes) << "%)\n";
+     << " of " << Outcomes << " branch outcomes (" << coverletPercent(Covered, Outcomes) << "%)\n";
   for (const Method &Me : M.Methods) {
     unsigned MHit = unsigned(llvm::count_if(Me.Blocks, [](const Block &B) { return B.Hits != 0; }));
     OS << '\n'
@@ -653,6 +302,11 @@ void writeReport(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS) {
     break;
   }
 }
+
+namespace {
+/// The most lines one statement is counted on.
+constexpr uint32_t MaxStatementLines = 10000;
+} // namespace
 
 // The lines a statement spanning several lines does not count on: those of the statements of the
 // module strictly inside it (starting on a later line and ending on an earlier one: the arms of a

@@ -11,8 +11,10 @@
 // CoverageBranches.h), each on the line of its branch instruction (Cobertura condition-coverage
 // and conditions, LCOV BRDA); rates and totals per method, class, package and report as
 // coverlet's (covered outcomes / outcomes), a method's complexity max(1, its outcomes).
-// A method's hits are those of its first block. When the map has no lines at all (no PDB), the
-// reports list blocks instead: "line" N is the module's counter N-1, the file the assembly.
+// A method's hits are those of its first block. Which class and method hold each line and
+// outcome, and in which order, is coverlet's (CoverletFormats.h). When the map has no lines at
+// all (no PDB), the reports list blocks instead: "line" N is the module's counter N-1, the file
+// the assembly.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WEFT_WEAVER_COVERAGE_REPORT_H
@@ -138,6 +140,15 @@ llvm::Error addHits(Map &M, const Hits &H);
 /// Sets every branch point's hits from the hits of the blocks (addHits does).
 void setBranchHits(Map &M);
 
+/// The indexes of \p M's methods in the order coverlet instruments them: by Method::Order, then
+/// by row (a type's methods in the order it declares them).
+std::vector<size_t> instrumentationOrder(const Map &M);
+
+/// Covered/Valid as coverlet writes a rate, rounded down to four decimals ("0.6666", "1"), and as
+/// a percentage, rounded down to two ("66.66", "100"); Valid 0 is all covered.
+std::string coverletRate(uint64_t Covered, uint64_t Valid);
+std::string coverletPercent(uint64_t Covered, uint64_t Valid);
+
 /// OpenCover and Json (coverlet's) are written by CoverletFormats.h's writers.
 enum class Format { Cobertura, Lcov, Text, OpenCover, Json };
 
@@ -149,8 +160,9 @@ struct ReportOptions {
   std::string Version = "weft";
 };
 
-/// The totals a report states at its root (Cobertura's lines-valid, lines-covered, ...): each
-/// document's lines once, whatever methods hold them.
+/// The totals a report states at its root (Cobertura's lines-valid, lines-covered, ...), as
+/// coverlet's result holds them (CoverletFormats.h): each document's line once, and every branch
+/// outcome the result keeps, whether a line shows it or not.
 struct ReportTotals {
   uint64_t Lines = 0, LinesCovered = 0, Branches = 0, BranchesCovered = 0;
 };

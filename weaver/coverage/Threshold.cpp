@@ -1,93 +1,21 @@
 //===- weaver/coverage/Threshold.cpp - Coverage thresholds ----------------===//
 #include "weaver/coverage/Threshold.h"
 
+#include "weaver/coverage/CoverletFormats.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
-#include <map>
-#include <tuple>
+#include <set>
 
 using namespace llvm;
 
 namespace weft::coverage {
 
 namespace {
-
-/// One method's branch outcomes in one document, its runs in every map of the assembly added up.
-struct MethodBranches {
-  std::vector<uint64_t> Hits; // each outcome's, by ordinal
-  bool Seen = false;
-
-  void add(const std::vector<uint64_t> &More) {
-    // The same method built for another target framework: the same outcomes, taken more often;
-    // different code keeps the outcomes it had.
-    if (!Seen) {
-      Hits = More;
-      Seen = true;
-    } else if (Hits.size() == More.size()) {
-      for (size_t I = 0; I < More.size(); ++I)
-        Hits[I] += More[I];
-    }
-  }
-};
-
-/// A method as coverlet tells it apart in a module: type and name with signature.
-using MethodKey = std::pair<std::string, std::string>;
-
-/// One source line of a module, as coverlet holds it: once per document, belonging to the first
-/// method coverlet instrumented with a statement on it, run if any statement on it ran.
-struct LineRun {
-  std::pair<uint64_t, uint64_t> Rank{~uint64_t(0), ~uint64_t(0)}; // (Method::Order, row)
-  MethodKey Owner;
-  bool Run = false;
-};
-
-/// What a module's maps give the figures.
-struct ModuleRuns {
-  std::map<std::pair<std::string, uint32_t>, LineRun> Lines; // (document, line)
-  std::map<std::pair<std::string, MethodKey>, MethodBranches> Branches;
-};
-
-/// Adds method \p Me (the \p Row-th of its map) to \p Out: its lines, by document (without
-/// lines, its blocks as lines of the assembly), and its branch outcomes.
-void addMethod(const Map &M, const StatementLines &Statements, const Method &Me, uint64_t Row,
-               ModuleRuns &Out) {
-  bool BlockMode = !M.hasLines();
-  auto Doc = [&](uint32_t D) {
-    return BlockMode || D >= M.Documents.size() ? M.Assembly : M.Documents[D];
-  };
-  MethodKey Key{Me.Type, Me.fullName()};
-  std::pair<uint64_t, uint64_t> Rank{Me.Order ? *Me.Order : 0, Row};
-  auto Line = [&](const std::string &Document, uint32_t N, bool Run) {
-    LineRun &L = Out.Lines[{Document, N}];
-    if (Rank < L.Rank) {
-      L.Rank = Rank;
-      L.Owner = Key;
-    }
-    L.Run = L.Run || Run;
-  };
-  for (size_t K = 0; K < Me.Blocks.size(); ++K) {
-    const Block &B = Me.Blocks[K];
-    if (BlockMode) {
-      Line(M.Assembly, Me.FirstCounter + uint32_t(K) + 1, B.Hits != 0);
-      continue;
-    }
-    for (const SourceSpan &S : B.Lines)
-      Statements.forEach(S, [&](uint32_t N, bool Counts) {
-        Line(Doc(S.Document), N, Counts && B.Hits);
-      });
-  }
-  // Branch outcomes, by the document of their statement.
-  std::map<std::string, std::vector<uint64_t>> Outcomes;
-  for (const BranchPoint &P : Me.Branches)
-    if (!P.Coincides)
-      Outcomes[Doc(P.Document)].push_back(P.Hits);
-  for (auto &[Document, Hits] : Outcomes)
-    Out.Branches[{Document, Key}].add(Hits);
-}
 
 double floor2(double V) { return std::floor(V * 100) / 100; }
 
@@ -98,32 +26,22 @@ const char *metricName(Metric K) {
 } // namespace
 
 std::vector<ModuleFigures> moduleFigures(ArrayRef<Map> Maps) {
-  std::map<std::string, ModuleRuns> ByAssembly;
-  for (const Map &M : Maps) {
-    if (M.Methods.empty())
-      continue;
-    ModuleRuns &Runs = ByAssembly[M.Assembly];
-    StatementLines Statements(M);
-    for (size_t Row = 0; Row < M.Methods.size(); ++Row)
-      addMethod(M, Statements, M.Methods[Row], Row, Runs);
-  }
+  // A map with no method (a module the filters left out whole) is no module.
+  std::set<std::string> Measured;
+  for (const Map &M : Maps)
+    if (!M.Methods.empty())
+      Measured.insert(M.Assembly);
   std::vector<ModuleFigures> Out;
-  for (const auto &[Assembly, Runs] : ByAssembly) {
-    ModuleFigures F;
-    F.Assembly = Assembly;
-    // A method with lines of its own is covered when one of them ran.
-    std::map<MethodKey, bool> Methods;
-    for (const auto &[Where, L] : Runs.Lines) {
-      F.Lines.add({L.Run, 1});
-      bool &Covered = Methods[L.Owner];
-      Covered = Covered || L.Run;
-    }
-    for (const auto &[Method, Covered] : Methods)
-      F.Methods.add({Covered, 1});
-    for (const auto &[Where, B] : Runs.Branches)
-      F.Branches.add({uint64_t(llvm::count_if(B.Hits, [](uint64_t H) { return H != 0; })),
-                      B.Hits.size()});
-    Out.push_back(std::move(F));
+  for (const ModuleResult &M : coverletResult(Maps)) {
+    if (!Measured.count(M.Assembly))
+      continue;
+    Figures F = figuresOf(M);
+    ModuleFigures Module;
+    Module.Assembly = M.Assembly;
+    Module.Lines = {F.LinesCovered, F.Lines};
+    Module.Branches = {F.BranchesCovered, F.Branches};
+    Module.Methods = {F.MethodsCovered, F.Methods};
+    Out.push_back(std::move(Module));
   }
   return Out;
 }

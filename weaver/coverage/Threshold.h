@@ -1,14 +1,12 @@
 //===- weaver/coverage/Threshold.h - Coverage thresholds --------*- C++ -*-===//
 //
 // The figures coverlet checks its thresholds against, and the check (`weft coverage report
-// --threshold`, the package's WeftThreshold). As coverlet computes them, per module (an assembly,
-// its maps for several target frameworks merged):
+// --threshold`, the package's WeftThreshold). As coverlet computes them from its result (the
+// one the reports hold, CoverletFormats.h), per module (an assembly, its maps for several target
+// frameworks merged):
 //
-//  - line: each source line of a document once, covered when a statement on it ran; it belongs
-//    to the first method coverlet instruments with a statement on it (a lambda on its method's
-//    line is that method's line);
-//  - branch: the branch outcomes of each method (Method::Branches, those of a document's line and
-//    ordinal once), covered when taken;
+//  - line: each source line of a document once, covered when a statement on it ran;
+//  - branch: every branch outcome the result keeps, covered when taken;
 //  - method: the methods with lines of their own, covered when one of their lines ran.
 //
 // A percentage is covered/total floored to two decimals, 100 when there is nothing to count.

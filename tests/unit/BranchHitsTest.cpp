@@ -1,7 +1,9 @@
 // The hits of branch outcomes, from the blocks' counters of hand-made maps and hits: arrivals,
 // jumps counted when taken (less the arrivals left out, plus the runs added), a jump with a
 // counter of its own, and outcomes of two methods with one document, line and ordinal, which
-// coverlet counts as one: the method it instruments first keeps it.
+// coverlet counts as one: the method it instruments first keeps it; and the statements a taken
+// jump goes past, which do not count it.
+#include "weaver/coverage/CoverletFormats.h"
 #include "weaver/coverage/Report.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -71,6 +73,34 @@ TEST(BranchHits, ReportsOneOutcomeOfALineAndOrdinal) {
   EXPECT_NE(Lcov.find("BRDA:7,8,0,5\n"), std::string::npos) << Lcov;
   EXPECT_EQ(Lcov.find("BRDA:7,1,0"), std::string::npos) << Lcov; // G's, counted in F's
   EXPECT_NE(Lcov.find("BRF:5\n"), std::string::npos) << Lcov;
+}
+
+// `if (x) goto case A;` as a lone `br` (line 6, IL 3) that the taken jump at 2 leads through to
+// line 7 (IL 5), where code falls in too: 4 arrivals at the `br`, 3 of them the jump (its own
+// counter); coverlet's counter for the jump goes on to line 7, so line 6 counts 1.
+const char *const PastMap = R"map({
+  "format": "weft-coverage-map", "version": 1, "assembly": "A", "mvid": "m",
+  "methods": [
+    {"token": "0x06000001", "type": "N.T", "name": "F", "signature": "()", "counter": 0,
+     "blocks": [{"il": [0, 3], "lines": [[0, 5, 1, 5, 9]]},
+                {"il": [3, 5], "lines": [[0, 6, 1, 6, 9]]},
+                {"il": [5, 8], "lines": [[0, 7, 1, 7, 9]]}, {"il": []}],
+     "branches": [[2, 5, 1, 1, 0, 5, {"counter": 3}, {"past": [3]}]]}
+  ],
+  "counters": 4, "documents": ["/src/a.cs"]
+})map";
+
+TEST(BranchHits, AJumpGoesPastTheStatementsOfItsBrs) {
+  Expected<Map> M = readMap(PastMap);
+  ASSERT_TRUE(bool(M)) << toString(M.takeError());
+  Expected<Hits> H = readHits("weft-hits 1 m 4 A\n0 10\n1 4\n2 9\n3 3\n");
+  ASSERT_TRUE(bool(H)) << toString(H.takeError());
+  ASSERT_FALSE(bool(addHits(*M, *H)));
+  EXPECT_EQ(M->Methods[0].Branches[0].Hits, 3u);
+  EXPECT_EQ(M->Methods[0].Blocks[1].statementHits(), 1u);
+  std::vector<ModuleResult> R = coverletResult({*M});
+  const MethodResult &F = *R[0].Documents.find("/src/a.cs")->find("N.T")->find("N.T::F()");
+  EXPECT_EQ(F.Lines, (std::map<uint32_t, uint64_t>{{5, 10}, {6, 1}, {7, 9}}));
 }
 
 } // namespace

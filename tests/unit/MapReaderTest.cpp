@@ -13,7 +13,8 @@ namespace {
 
 // Two methods: three blocks (the second continues the first, lines in document 0) and one
 // block; branch points counted when taken: with the arrivals at the fall-through left out, with
-// more arrivals left out (and bypassing), with more runs added, and by a counter of its own.
+// more arrivals left out (and bypassing), with more runs added, and by a counter of its own; three
+// of them going past statements.
 const char *const Good = R"map({
   "format": "weft-coverage-map", "version": 1,
   "assembly": "A", "mvid": "m", "hits-file": "{assembly}.weft-hits", "pdb": null,
@@ -23,9 +24,9 @@ const char *const Good = R"map({
      "blocks": [{"il": [0, 4], "lines": [[0, 10, 5, 10, 20]]},
                 {"il": [4, 9], "continues": true},
                 {"il": []}],
-     "branches": [[2, 9, 0, 0, 0, 10, 4], [2, 4, 1, 1, 0, 10, [4, 6, 8], 1],
-                  [3, 4, 1, 2, 0, 10, 4, 0, [1, 2]], [3, 9, 0, 3, 0, 10],
-                  [5, 4, 2, 4, 0, 10, {"counter": 2}, 1]]},
+     "branches": [[2, 9, 0, 0, 0, 10, 4, {"past": [5]}], [2, 4, 1, 1, 0, 10, [4, 6, 8], 1],
+                  [3, 4, 1, 2, 0, 10, 4, 0, [1, 2], {"past": [6, 7]}], [3, 9, 0, 3, 0, 10],
+                  [5, 4, 2, 4, 0, 10, {"counter": 2}, 1, {"past": [8]}]]},
     {"token": "0x06000002", "type": "N.T", "name": "G", "signature": "()", "counter": 3,
      "blocks": [{"il": [0, 1]}]}
   ],
@@ -74,6 +75,10 @@ TEST(MapReader, ReadsEveryField) {
   EXPECT_TRUE(F.Branches[4].Taken);
   EXPECT_EQ(F.Branches[4].OwnCounter, 2u);
   EXPECT_TRUE(F.Branches[4].Bypasses);
+  EXPECT_EQ(F.Branches[0].Past, (std::vector<uint32_t>{5}));
+  EXPECT_TRUE(F.Branches[1].Past.empty());
+  EXPECT_EQ(F.Branches[2].Past, (std::vector<uint32_t>{6, 7}));
+  EXPECT_EQ(F.Branches[4].Past, (std::vector<uint32_t>{8}));
   EXPECT_EQ(M->Methods[1].FirstCounter, 3u);
   EXPECT_FALSE(M->Methods[1].Order.has_value());
 }
@@ -111,7 +116,9 @@ TEST(MapReader, NamesWhatIsWrongAndWhere) {
       {damaged("[4, 6, 8]", "[]"), "branches[1][6]: expected the arrivals left out"},
       {damaged("[1, 2]", "[]"), "branches[2][8]: expected the runs added"},
       {damaged("[1, 2]", "3"), "branches[2][8]: expected an array"},
-      {damaged("[1, 2]]", "[1, 2], 5]"), "expected [offset, end offset, path"},
+      {damaged("[1, 2], {", "[1, 2], 5, {"), "expected [offset, end offset, path"},
+      {damaged("[8]}]", "[8]}, 1]"), "branches[4][9]: expected [offset, end offset, path"},
+      {damaged("[6, 7]", "[]"), "branches[2][9].past: expected the statements it goes past"},
       {damaged("{\"counter\": 2}", "{\"counter\": 3}"),
        "methods[0].branches[4]: counter 3 of the method's 3"},
       {damaged("{\"counter\": 2}", "{\"count\": 2}"), "branches[4][6]: no \"counter\""},

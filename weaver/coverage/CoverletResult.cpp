@@ -96,7 +96,7 @@ void Instrumented::addStatement(const Method &Me, const Block &B, const SourceSp
     return;
   uint32_t Offset = B.IL ? B.IL->first : 0;
   Statements.forEach(S, [&](uint32_t N, bool Counts) {
-    addLine(Me, S.Document, N, Counts ? B.Hits : 0, Offset);
+    addLine(Me, S.Document, N, Counts ? B.statementHits() : 0, Offset);
   });
 }
 

@@ -358,18 +358,30 @@ Error readOwnCounter(Cursor &C, BranchPoint &BP) {
   return Have ? Error::success() : C.error("no \"counter\"");
 }
 
+/// {"past": [offsets]}: the statements a jump counted when taken goes past.
+Error readPast(Cursor &C, BranchPoint &BP) {
+  return C.object([&](StringRef Key) -> Error {
+    if (Key != "past")
+      return C.skip();
+    return readOffsets(C, BP.Past, "the statements it goes past");
+  });
+}
+
 /// [offset, end offset, path, ordinal, document, line(, counted when taken)]: counted when taken
 /// is the arrivals left out (an offset, or [offset, more...]), then optionally 1 if it bypasses
 /// (or 0), then optionally [offsets...] whose blocks' runs are added; or {"counter": K}, then
-/// optionally 1 if it bypasses.
+/// optionally 1 if it bypasses; last, optionally {"past": [offsets]}.
 Error readBranch(Cursor &C, BranchPoint &BP) {
   uint32_t F[8] = {};
   size_t N = 0;
+  bool HavePast = false;
   auto Shape = "expected [offset, end offset, path, ordinal, document, line] and optionally the "
-               "arrivals left out, 1 if it bypasses and the runs added";
+               "arrivals left out, 1 if it bypasses, the runs added and the statements passed";
   if (Error E = C.array([&](size_t I) -> Error {
-        if (I >= 9)
+        if (I >= 10 || HavePast)
           return C.error(Shape);
+        if (I >= 7 && C.next('{'))
+          return HavePast = true, readPast(C, BP);
         ++N;
         if (I == 6 && C.next('['))
           return readOffsets(C, BP.LessArrivals, "the arrivals left out");

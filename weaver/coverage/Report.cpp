@@ -121,6 +121,19 @@ uint64_t saturatingAdd(uint64_t A, uint64_t B) {
   return B > ~uint64_t(0) - A ? ~uint64_t(0) : A + B;
 }
 
+/// The arrivals at each block that coverlet's counters for taken jumps send past the block's
+/// statement (BranchPoint::Past), from those jumps' hits.
+void setPassedStatements(Method &Me, const BlockIndex &Index) {
+  for (Block &B : Me.Blocks)
+    B.Passed = 0;
+  for (const BranchPoint &BP : Me.Branches)
+    for (uint32_t Offset : BP.Past)
+      if (const Block *B = Index.at(Offset)) {
+        uint64_t &Passed = Me.Blocks[size_t(B - Me.Blocks.data())].Passed;
+        Passed = saturatingAdd(Passed, BP.Hits);
+      }
+}
+
 /// A method's outcomes' hits from its blocks' counters (BranchPoint says how).
 void setMethodBranchHits(Method &Me) {
   BlockIndex Index(Me);
@@ -156,6 +169,7 @@ void setMethodBranchHits(Method &Me) {
     uint64_t Arrivals = End ? End->Hits : 0, Past = Bypassing[BP.EndOffset];
     BP.Hits = Arrivals > Past ? Arrivals - Past : 0;
   }
+  setPassedStatements(Me, Index);
 }
 
 /// The method's row, from its token ("0x06000012").

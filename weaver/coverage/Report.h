@@ -49,6 +49,11 @@ struct Block {
   /// A segment that continues the block before it (it starts at a statement after code that may
   /// throw): its own counter, but no branch of its own.
   bool Continues = false;
+  /// Of Hits, the arrivals of jumps whose coverlet counter goes past the statement starting the
+  /// block (BranchPoint::Past): coverlet's statement counter does not see them.
+  uint64_t Passed = 0;
+  /// The runs coverlet counts for the block's statements.
+  uint64_t statementHits() const { return Hits > Passed ? Hits - Passed : 0; }
 };
 
 /// One outcome of a conditional branch instruction, as coverlet counts branches: each way a
@@ -76,6 +81,9 @@ struct BranchPoint {
   /// coverlet keeps one outcome of a document's line and ordinal, that of the method it
   /// instrumented first, and adds the hits of the others' to it: this is one of the others.
   bool Coincides = false;
+  /// A jump counted when taken that leads through `br`s starting statements of their own: their
+  /// offsets. coverlet's counter for it goes on past them, so they do not count it.
+  std::vector<uint32_t> Past;
 };
 
 struct Method {

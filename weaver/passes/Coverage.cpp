@@ -369,6 +369,9 @@ public:
         OS << '|';
         for (uint32_t R : O.MoreRuns)
           OS << ' ' << R;
+        OS << '|';
+        for (uint32_t P : O.Past)
+          OS << ' ' << P;
         OS << '\n';
       }
     }
@@ -1212,7 +1215,8 @@ private:
   /// The method's branch points, from the text runOnMethod left (one per line: offset, end
   /// offset, path, ordinal, PDB document row, line, fall-through offset + 1 or 0, bypasses), as
   /// "branches": [[offset, end offset, path, ordinal, document, line(, fall-through(, 1))]]: a
-  /// taken jump has its fall-through offset, and 1 if it bypasses the arrivals counted at its end.
+  /// taken jump has its fall-through offset, and 1 if it bypasses the arrivals counted at its end;
+  /// last, {"past": [offsets]} for the statements it goes past.
   void writeBranches(raw_ostream &OS, StringRef Text) {
     if (Text.empty())
       return;
@@ -1221,9 +1225,10 @@ private:
     while (!Text.empty()) {
       StringRef Line;
       std::tie(Line, Text) = Text.split('\n');
-      StringRef Arrivals, Runs;
+      StringRef Arrivals, Runs, Past;
       std::tie(Line, Arrivals) = Line.split('|');
       std::tie(Arrivals, Runs) = Arrivals.split('|');
+      std::tie(Runs, Past) = Runs.split('|');
       uint32_t F[8] = {};
       for (uint32_t &X : F) {
         StringRef Field;
@@ -1249,6 +1254,11 @@ private:
           OS << ',' << F[7] << ",[" << join(More, ",") << ']';
         else if (F[7])
           OS << ",1";
+      }
+      if (!Past.trim().empty()) {
+        SmallVector<StringRef, 2> Offsets;
+        Past.trim().split(Offsets, ' ', -1, false);
+        OS << ",{\"past\":[" << join(Offsets, ",") << "]}";
       }
       OS << ']';
       First = false;

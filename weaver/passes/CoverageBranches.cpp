@@ -551,6 +551,7 @@ private:
 
   // --- where outcomes lead and how they are counted ---
   uint32_t endOf(ptrdiff_t I) const;
+  std::vector<uint32_t> statementsPassed(ptrdiff_t I) const;
   const pdb::SequencePoint *closestPoint(uint32_t Offset) const;
   bool countable(ptrdiff_t I, bool AsyncMoveNext) const;
   bool inRegion(uint32_t Offset) const;
@@ -912,6 +913,22 @@ uint32_t Analysis::endOf(ptrdiff_t I) const {
   return C.offset(I);
 }
 
+std::vector<uint32_t> Analysis::statementsPassed(ptrdiff_t I) const {
+  // The `br`s endOf walks through, those a visible statement starts at.
+  std::vector<uint32_t> Out;
+  for (size_t Steps = 0; Steps <= C.size() && C.op(I) == Opcode::Br; ++Steps) {
+    ptrdiff_t T = C.indexOf(C.at(I).Target);
+    if (T < 0)
+      break;
+    if (is_contained(Out, C.offset(I)))
+      break; // a loop of `br`s (a broken body)
+    if (VisibleAt.count(C.offset(I)))
+      Out.push_back(C.offset(I));
+    I = T;
+  }
+  return Out;
+}
+
 const pdb::SequencePoint *Analysis::closestPoint(uint32_t Offset) const {
   if (Visible.empty())
     return nullptr;
@@ -1028,8 +1045,10 @@ std::vector<BranchOutcome> Analysis::run() {
       // A jump to where code also falls in, outside exception regions, gets a counter of its own
       // in coverlet (on the jump), so only the jumps count.
       O.Taken = Path > 0 && fallsIn(End) && !inRegion(O.Offset) && !inRegion(O.EndOffset);
-      if (O.Taken)
+      if (O.Taken) {
         countJumps(O);
+        O.Past = statementsPassed(To);
+      }
       Out.push_back(O);
     }
   }

@@ -26,6 +26,8 @@
 // CoverageJumps.h; where the counters cannot tell, OwnCounter: a counter on the jump). Where no
 // statement starts at the target, such jumps that come before any arrivals counter there go past
 // those counters in coverlet (Bypasses), and the outcomes counting arrivals there leave them out.
+// Such a jump also goes past the statements of the `br`s it leads through (Past): they are not
+// counted for it.
 //
 // The rules follow coverlet's documented behaviour and its CecilSymbolHelper and Instrumenter,
 // matched on the macro-free instruction forms coverlet looks at (it expands short forms first).
@@ -62,6 +64,10 @@ struct BranchOutcome {
   /// there: coverlet's counter for it goes straight to the instruction, past the counters of the
   /// outcomes that count arrivals there, which therefore do not count these jumps.
   bool Bypasses = false;
+  /// A taken jump through `br`s that start statements of their own (`goto case`, `continue;` or
+  /// `return;` reached by a conditional branch): their offsets. coverlet's counter for the jump
+  /// goes on to where the chain ends, past those statements' counters, which do not count it.
+  std::vector<uint32_t> Past;
 };
 
 /// Whether \p Parent (a MethodDef or TypeDef token) carries [CompilerGenerated] itself.

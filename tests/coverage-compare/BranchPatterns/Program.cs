@@ -9,6 +9,8 @@
 //   generic class.
 // - AsyncPatterns: `await using`, `await foreach`; Shapes: switch expressions with `when`, records
 //   with `with`; Queries: LINQ query syntax; GenericMethods: generic methods with lambdas.
+// - Jumps: `goto case`, `continue;` and `return;` that are a lone `br` a conditional branch
+//   reaches.
 // The output is the same at every run.
 namespace Weft.BranchPatterns;
 
@@ -24,6 +26,7 @@ public static class Program
         Console.WriteLine("shapes " + Shapes.Run());
         Console.WriteLine("queries " + Queries.Run());
         Console.WriteLine("generics " + GenericMethods.Run());
+        Console.WriteLine("jumps " + Jumps.Run());
         return 0;
     }
 }

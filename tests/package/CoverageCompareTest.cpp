@@ -41,6 +41,16 @@ std::map<std::string, uint64_t> lcovTotals(StringRef Lcov) {
   return T;
 }
 
+/// The outcomes of \p Lines (file suffix, line) taken in \p F.
+uint64_t coveredOn(const test::CoverageFigures &F,
+                   const std::set<std::pair<std::string, unsigned>> &Lines) {
+  uint64_t N = 0;
+  for (const auto &[K, Hits] : F.Branches)
+    for (const auto &[Suffix, Line] : Lines)
+      N += Hits != 0 && std::get<1>(K) == Line && StringRef(std::get<0>(K)).endswith(Suffix);
+  return N;
+}
+
 TEST(CoverageCompare, CorpusLinesAndBranchesAsCoverletCountsThem) {
   std::string Root = test::scratchDir("coverage-compare");
   SmallString<256> Project(test::sourceDir());
@@ -135,7 +145,9 @@ TEST(CoverageCompare, CorpusLinesAndBranchesAsCoverletCountsThem) {
   EXPECT_EQ(T["BRF"], Weft.BranchRecords);
   EXPECT_EQ(T["BRH"], Weft.BranchRecordsCovered);
   EXPECT_EQ(Weft.BranchRecords, Coverlet.BranchRecords);
-  EXPECT_EQ(Weft.BranchRecordsCovered, Coverlet.BranchRecordsCovered);
+  // Those taken, but for the unsettled lines' (each in one module), which either tool may take.
+  EXPECT_EQ(Weft.BranchRecordsCovered - coveredOn(Weft, Unsettled),
+            Coverlet.BranchRecordsCovered - coveredOn(Coverlet, Unsettled));
   outs() << "weft: " << Weft.Lines.size() << " lines (" << Weft.linesCovered() << " covered), "
          << Weft.Branches.size() << " branch outcomes (" << Weft.branchesCovered()
          << " covered); coverlet: " << Coverlet.Lines.size() << " lines ("

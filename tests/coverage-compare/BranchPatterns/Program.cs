@@ -10,7 +10,8 @@
 // - AsyncPatterns: `await using`, `await foreach`; Shapes: switch expressions with `when`, records
 //   with `with`; Queries: LINQ query syntax; GenericMethods: generic methods with lambdas.
 // - Jumps: `goto case`, `continue;` and `return;` that are a lone `br` a conditional branch
-//   reaches.
+//   reaches; Strings: switches on strings lowered to string.op_Equality, lambdas in a generic
+//   class.
 // The output is the same at every run.
 namespace Weft.BranchPatterns;
 
@@ -27,6 +28,7 @@ public static class Program
         Console.WriteLine("queries " + Queries.Run());
         Console.WriteLine("generics " + GenericMethods.Run());
         Console.WriteLine("jumps " + Jumps.Run());
+        Console.WriteLine("strings " + Strings.Run());
         return 0;
     }
 }

@@ -180,7 +180,10 @@ TEST(Coverage, KnownLinesOfSwitches) {
   // Dense(sel, acc) runs for sel = -2..99 in three rounds, then for 0, 9, ..., 99 once. As in
   // coverlet's LCOV, a function's count is its first line's hits (case 0's line: optimized, the
   // switch has no statement of its own).
-  EXPECT_EQ(L.Functions["Weft.Corpus.Switches.Program::Dense(int32, int32)"], 2u * 4);
+  // A function is named as coverlet names it (Cecil's full name).
+  EXPECT_EQ(
+      L.Functions["System.Int32 Weft.Corpus.Switches.Program::Dense(System.Int32,System.Int32)"],
+      2u * 4);
   EXPECT_EQ(L.Lines[119], 3u * 102 + 12); // return acc;
   // case 0: three rounds and the sample; two statements on the line (as coverlet adds them)
   EXPECT_EQ(L.Lines[21], 2u * 4);
@@ -201,7 +204,8 @@ TEST(Coverage, KnownLinesOfSwitches) {
   EXPECT_NE(Xml.find("<source>/_/corpus/Switches</source>"), std::string::npos);
   EXPECT_NE(Xml.find("<class name=\"Weft.Corpus.Switches.Program\" filename=\"Program.cs\""),
             std::string::npos);
-  EXPECT_NE(Xml.find("<method name=\"Dense\" signature=\"(int32, int32)\""), std::string::npos);
+  EXPECT_NE(Xml.find("<method name=\"Dense\" signature=\"(System.Int32,System.Int32)\""),
+            std::string::npos);
   EXPECT_NE(Xml.find("<line number=\"156\" hits=\"0\" branch=\"False\"/>"), std::string::npos);
   EXPECT_NE(Xml.find("<line number=\"119\" hits=\"318\" branch=\"False\"/>"), std::string::npos);
 
@@ -299,7 +303,9 @@ TEST(Coverage, WithoutLinesReportsBlocks) {
   EXPECT_EQ(L.Lines.size(), M->Counters);
   EXPECT_EQ(L.Totals["LF"], std::to_string(M->Counters));
   // Dense's first "line" is its first block: its entries.
-  EXPECT_EQ(L.Functions["Weft.Corpus.Switches.Program::Dense(int32, int32)"], 318u);
+  EXPECT_EQ(
+      L.Functions["System.Int32 Weft.Corpus.Switches.Program::Dense(System.Int32,System.Int32)"],
+      318u);
 }
 
 // The weave does not depend on the thread count.

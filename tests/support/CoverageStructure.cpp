@@ -115,15 +115,8 @@ const Node *member(const Node &N, StringRef Key) {
   return nullptr;
 }
 
-/// "M" of "System.Void Ns.T::M(System.Int32)" or of "Ns.T::M(int32)".
-std::string shortName(StringRef Full) {
-  size_t Colons = Full.find("::");
-  StringRef Rest = Colons == StringRef::npos ? Full : Full.drop_front(Colons + 2);
-  return Rest.take_until([](char C) { return C == '('; }).str();
-}
-
 std::string methodEntry(StringRef Name, const Node &M) {
-  std::string Out = shortName(Name) + " lines";
+  std::string Out = Name.str() + " lines";
   if (const Node *Lines = member(M, "Lines"))
     for (const auto &[Line, Hits] : Lines->Members)
       Out += " " + Line;
@@ -211,7 +204,7 @@ void CoberturaReader::line(StringRef L) {
   } else if (L == "</methods>") {
     InMethods = false;
   } else if (L.startswith("<method ")) {
-    Method = attribute(L, "name");
+    Method = attribute(L, "name") + " " + attribute(L, "signature");
     MethodLines.clear();
   } else if (L == "</method>") {
     S.Places[classPlace()].push_back("method " + Method + " lines " + join(MethodLines, ","));
@@ -225,7 +218,7 @@ void CoberturaReader::line(StringRef L) {
 std::string lcovEntry(StringRef Key, StringRef Value, bool Unsettled) {
   if (Key == "FN" || Key == "FNDA") {
     auto [Number, Name] = Value.split(','); // the name may hold commas
-    return Key.str() + " " + Number.str() + " " + shortName(Name);
+    return Key.str() + " " + Number.str() + " " + Name.str();
   }
   SmallVector<StringRef, 4> F;
   Value.split(F, ',');

@@ -5,9 +5,9 @@
 // shaped otherwise than coverlet's: for each document of each module its classes in their order,
 // and for each class its methods in their order, each with its lines and the branch outcomes it
 // holds (line, offset, path); for each Cobertura package its classes, for each class its methods
-// with their lines, and its lines each with the outcomes it shows (covered/total); for each
-// LCOV record its functions, lines, outcomes and figures. A method is named by its name alone
-// (weft's full names have no return type and write parameter types otherwise).
+// (name and signature) with their lines, and its lines each with the outcomes it shows
+// (covered/total); for each LCOV record its functions, lines, outcomes and figures. Methods are
+// named as the reports name them (coverlet's full names).
 //
 //===----------------------------------------------------------------------===//
 #ifndef WEFT_TESTS_SUPPORT_COVERAGESTRUCTURE_H

@@ -182,4 +182,32 @@ TEST(CoverletResult, TargetFrameworksAddUpAsCoverletMergesResults) {
   EXPECT_EQ(Opts.find("N.Opts::get_Formatter()")->Lines.at(63), 2u * 324);
 }
 
+TEST(CoverletResult, MethodsKeyedAndShownByCoverletsNames) {
+  Map M;
+  M.Assembly = "Names";
+  M.Mvid = "m";
+  M.Documents = {"/src/n.cs"};
+  // Two op_Explicit that differ only in what they return: one name of weft's, two of coverlet's.
+  Method ToInt = method("N.J", "op_Explicit", 0, 1, {{5, 2}});
+  ToInt.CoverletName = "System.Int32 N.J::op_Explicit(N.J)";
+  Method ToLong = method("N.J", "op_Explicit", 0, 2, {{9, 1}});
+  ToLong.CoverletName = "System.Int64 N.J::op_Explicit(N.J)";
+  Method In = method("N.J", "Read", 0, 3, {{12, 1}});
+  In.CoverletName = "System.Int32 N.J::Read(System.Int32& "
+                    "modreq(System.Runtime.InteropServices.InAttribute))";
+  M.Methods = {ToInt, ToLong, In};
+  std::vector<ModuleResult> R = coverletResult({M});
+  const ClassResult &J = *R[0].Documents.find("/src/n.cs")->find("N.J");
+  EXPECT_EQ(J.size(), 3u);
+  EXPECT_TRUE(J.find("System.Int64 N.J::op_Explicit(N.J)"));
+  // Cobertura's name and signature, cut from coverlet's name as coverlet cuts it (after the last
+  // '(' of a signature with a modifier).
+  std::string Xml = write(M, Format::Cobertura);
+  EXPECT_NE(Xml.find("<method name=\"op_Explicit\" signature=\"(N.J)\""), std::string::npos);
+  EXPECT_NE(Xml.find("<method name=\"Read\" "
+                     "signature=\"(System.Runtime.InteropServices.InAttribute))\""),
+            std::string::npos)
+      << Xml;
+}
+
 } // namespace

@@ -20,6 +20,7 @@ const char *const Good = R"map({
   "assembly": "A", "mvid": "m", "hits-file": "{assembly}.weft-hits", "pdb": null,
   "methods": [
     {"token": "0x06000001", "type": "N.T", "name": "F", "signature": "(int32)",
+     "coverletName": "System.Void N.T::F(System.Int32)",
      "complexity": 3, "order": 7, "counter": 0, "future": {"x": [1, 2.5e3, -1, true, null]},
      "blocks": [{"il": [0, 4], "lines": [[0, 10, 5, 10, 20]]},
                 {"il": [4, 9], "continues": true},
@@ -51,6 +52,8 @@ TEST(MapReader, ReadsEveryField) {
   ASSERT_EQ(M->Methods.size(), 2u);
   const Method &F = M->Methods[0];
   EXPECT_EQ(F.fullName(), "N.T::F(int32)");
+  EXPECT_EQ(F.reportName(), "System.Void N.T::F(System.Int32)");
+  EXPECT_EQ(M->Methods[1].reportName(), "N.T::G()") << "without coverlet's name, weft's";
   EXPECT_EQ(F.Complexity, 3u);
   ASSERT_EQ(F.Blocks.size(), 3u);
   EXPECT_EQ(F.Blocks[0].IL, std::make_pair(0u, 4u));

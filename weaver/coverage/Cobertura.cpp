@@ -97,8 +97,8 @@ void writeLine(raw_ostream &OS, const MethodResult &R, uint32_t N, uint64_t Hits
 void writeMethod(raw_ostream &OS, const MethodResult &R) {
   Figures F;
   F.add(R);
-  OS << "            <method name=\"" << xmlText(R.Name) << "\" signature=\""
-     << xmlText(R.Signature) << "\" " << rates(F) << " complexity=\"" << R.complexity()
+  OS << "            <method name=\"" << xmlText(R.CoberturaName) << "\" signature=\""
+     << xmlText(R.CoberturaSignature) << "\" " << rates(F) << " complexity=\"" << R.complexity()
      << "\">\n              <lines>\n";
   for (const auto &[N, Hits] : R.Lines)
     writeLine(OS, R, N, Hits, "                ");

@@ -66,6 +66,9 @@ private:
 /// One method in one document, the maps of its assembly (target frameworks) added up.
 struct MethodResult {
   std::string Name, Signature; // Method::Name, Method::Signature
+  /// The name and signature Cobertura gives the method: cut from coverlet's full name as coverlet
+  /// cuts it ("F", "(System.String)"), else Name and Signature.
+  std::string CoberturaName, CoberturaSignature;
   /// The lines the method holds (those coverlet gives it: see CoverletResult.cpp), each with the
   /// hits of every statement on it, whatever method; without lines, "line" N is counter N-1.
   std::map<uint32_t, uint64_t> Lines;
@@ -79,7 +82,7 @@ struct MethodResult {
   uint64_t complexity() const { return std::max<uint64_t>(1, Branches.size()); }
 };
 
-/// Method full name ("Type::Name(parameter types)") -> method.
+/// Method full name (coverlet's, Method::reportName) -> method.
 using ClassResult = InsertionMap<std::string, MethodResult>;
 /// Class (type name, "Outer/Inner" for nested types) -> methods.
 using DocumentResult = InsertionMap<std::string, ClassResult>;

@@ -126,11 +126,25 @@ void Instrumented::addBranches(const Method &Me) {
   }
 }
 
+/// Cobertura's name and signature of a method, cut from coverlet's full name \p Full as
+/// coverlet's CoberturaReporter cuts it: what follows the last ':', up to its first '(', and '('
+/// with what follows the last '('.
+std::pair<std::string, std::string> coberturaNames(StringRef Full) {
+  StringRef Last = Full.substr(Full.rfind(':') + 1); // all of it without ':'
+  size_t Open = Last.rfind('(');
+  StringRef Tail = Open == StringRef::npos ? Last : Last.substr(Open + 1);
+  return {Last.take_until([](char C) { return C == '('; }).str(), "(" + Tail.str()};
+}
+
 MethodResult &Instrumented::holder(DocumentResult &Doc, const Method &Me) const {
-  MethodResult &R = Doc[Me.Type][Me.fullName()];
+  MethodResult &R = Doc[Me.Type][Me.reportName()];
   if (R.Name.empty()) {
     R.Name = Me.Name;
     R.Signature = Me.Signature;
+    if (Me.CoverletName.empty())
+      R.CoberturaName = Me.Name, R.CoberturaSignature = Me.Signature;
+    else
+      std::tie(R.CoberturaName, R.CoberturaSignature) = coberturaNames(Me.CoverletName);
     R.Entered = Me.Blocks.empty() ? 0 : Me.Blocks[0].Hits;
   }
   return R;
@@ -176,7 +190,7 @@ std::set<std::string> lambdaOutcomeHolders(ArrayRef<Map> Maps) {
     for (const Method &Me : M.Methods)
       if (lambdaClass(Me.Type) &&
           llvm::any_of(Me.Branches, [](const BranchPoint &BP) { return !BP.Coincides; }))
-        Out.insert(Me.fullName());
+        Out.insert(Me.reportName());
   return Out;
 }
 

@@ -7,7 +7,7 @@
 // instruction's offset, the path, the hits: 0 rather than '-' when the line did not run); then
 // the document's figures as coverlet's CoverageSummary counts them: LF/LH, BRF/BRH (every outcome,
 // those of methods without lines too, which no BRDA shows) and FNF/FNH (methods with lines, and
-// those with a line run). A method is named Type::Name(parameter types).
+// those with a line run). A method is named as coverlet names it (Method::reportName).
 //
 //===----------------------------------------------------------------------===//
 #include "weaver/coverage/CoverletFormats.h"

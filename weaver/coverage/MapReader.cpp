@@ -421,6 +421,7 @@ Error readMethod(Cursor &C, Method &Me) {
                                 .Case("type", &Me.Type)
                                 .Case("name", &Me.Name)
                                 .Case("signature", &Me.Signature)
+                                .Case("coverletName", &Me.CoverletName)
                                 .Default(nullptr);
         if (Text) {
           Expected<std::string> S = C.string();

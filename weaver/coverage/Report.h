@@ -88,6 +88,9 @@ struct BranchPoint {
 
 struct Method {
   std::string Token, Type, Name, Signature;
+  /// The method's full name as coverlet keys it (Cecil's: "System.Int32 Ns.T::F(System.String)"),
+  /// or empty in maps that lack it.
+  std::string CoverletName;
   uint32_t FirstCounter = 0;
   /// Where coverlet instruments the method: its type as Cecil's GetTypes lists them (each type
   /// followed by those nested in it), times 2, plus 1 for a constructor (after the methods).
@@ -99,6 +102,8 @@ struct Method {
   std::vector<BranchPoint> Branches;
   /// "Type::Name(signature)".
   std::string fullName() const { return Type + "::" + Name + Signature; }
+  /// The name the reports key the method by: coverlet's, else fullName().
+  std::string reportName() const { return CoverletName.empty() ? fullName() : CoverletName; }
 };
 
 struct Map {

@@ -67,6 +67,7 @@
 #include "weaver/passes/Builtins.h"
 #include "weaver/passes/CoverageBranches.h"
 #include "weaver/passes/CoverageFilter.h"
+#include "weaver/passes/CoverletNames.h"
 #include "weaver/passes/Emit.h"
 #include "weaver/passes/InputPdb.h"
 
@@ -1138,8 +1139,11 @@ private:
       else
         TextOS << "<Module>";
     }
+    std::string TypeName = Text;
     OS << JsonString{Text} << ",\"name\":"
        << JsonString{M.getString(M.get(TableId::MethodDef, C.row(), MethodDefCol::Name))}
+       << ",\"coverletName\":"
+       << JsonString{coverletMethodName(M, C.declaringType(), TypeName, C.row(), C.signature())}
        << ",\"signature\":";
     Text.clear();
     {

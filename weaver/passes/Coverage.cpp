@@ -142,6 +142,11 @@ struct JsonString {
 
 raw_ostream &operator<<(raw_ostream &OS, JsonString J) {
   StringRef S = J.S;
+  // Most names are printable ASCII without quotes or backslashes: written as they are.
+  if (llvm::all_of(S, [](char C) {
+        return uint8_t(C) >= 0x20 && uint8_t(C) < 0x80 && C != '"' && C != '\\';
+      }))
+    return OS << '"' << S << '"';
   if (!json::isUTF8(S))
     return OS << JsonString{json::fixUTF8(S)};
   OS << '"';
@@ -265,99 +270,31 @@ public:
       C.skip("left out by the coverage filters");
       return Error::success();
     }
-    Filter.noteBody(C.row(), C.isConstructor(), C.body());
+    bool Constructor = C.isConstructor();
+    Filter.noteBody(C.row(), Constructor, C.body());
     // coverlet measures no constructor the compiler made (a record's copy constructor), which
     // would otherwise add the record's line.
-    if (C.isConstructor() && compilerGenerated(C.module(), C.token())) {
+    if (Constructor && compilerGenerated(C.module(), C.token())) {
       C.skip("a compiler-generated constructor");
       return Error::success();
     }
-    il::MethodBody &B = C.body();
-    std::vector<il::Instr *> &Order = B.instructions();
     std::vector<pdb::SequencePoint> Points = sequencePoints(C);
     // Branch points as coverlet counts them, found in the body as the compiler left it.
     std::vector<BranchOutcome> Branches;
     if (Pdb)
-      Branches = coverletBranches(C.module(), C.row(), C.declaringType(), B, Points);
+      Branches = coverletBranches(C.module(), C.row(), C.declaringType(), C.body(), Points);
     std::vector<CounterPlace> Places = counterPlaces(C, Points, Branches);
     if (Places.empty()) {
       C.skip("no code");
       return Error::success();
     }
-
-    // The thread's counters, once per call, found from where the thread's stack is (the address
-    // of a local of its own): every counter of the method adds to them.
-    uint32_t Local = C.addLocal({uint8_t(ElementType::I)});
-    uint32_t Here = C.addLocal({uint8_t(ElementType::I4)});
-    std::vector<il::Instr *> New;
-    New.reserve(Order.size() + 4 + Places.size() * IncrementLength);
-    B.reserveAdded(4 + Places.size() * IncrementLength);
-    il::Instr *Address = B.create(il::Opcode::Ldloca_S);
-    Address->Index = Here;
-    New.push_back(Address);
-    New.push_back(B.create(il::Opcode::Conv_U));
-    New.push_back(B.createToken(il::Opcode::Call, CountersMethod));
-    New.push_back(localInstr(B, il::Opcode::Stloc_0, il::Opcode::Stloc_S, Local));
-    DenseMap<il::Instr *, il::Instr *> CounterOf;
-    CounterOf.reserve(Places.size());
-    size_t Next = 0;
-    for (size_t P = 0; P < Order.size(); ++P) {
-      if (Next < Places.size() && Places[Next].Pos == P) {
-        size_t First = New.size();
-        il::Instr *Index = appendIncrement(B, New, Local);
-        // Only a block's first counter is where branches and regions lead; a segment is entered
-        // by falling into it.
-        if (!Places[Next].Continues)
-          CounterOf[Order[P]] = New[First];
-        C.Marks.push_back(Index);
-        C.Marks.push_back(firstOriginal(Order, Places, Next));
-        C.Marks.push_back(Places[Next].Continues ? Index : nullptr);
-        ++Next;
-      }
-      New.push_back(Order[P]);
-    }
-    Order = std::move(New);
-
-    // What led to a block now leads to its counter: branches, and regions (a start moved to the
-    // counter puts it inside the region, an end moved to it leaves it outside, as the block was).
-    auto Map = [&](il::Instr *&I) {
-      if (!I)
-        return;
-      auto It = CounterOf.find(I);
-      if (It != CounterOf.end())
-        I = It->second;
-    };
-    for (il::Instr *I : Order) {
-      Map(I->Target);
-      for (il::Instr *&T : I->Targets)
-        Map(T);
-    }
-    for (il::ExceptionRegion &R : B.Regions)
-      for (il::Instr **P : {&R.TryStart, &R.TryEnd, &R.HandlerStart, &R.HandlerEnd, &R.FilterStart})
-        Map(*P);
+    unsigned Complexity = complexity(C.body()); // of the body as it came (counters add none)
+    placeCounters(C, Places);
     C.Number = uint32_t(Places.size());
-    C.Text = mapHead(C);
-    if (!Pdb) {
-      // Without source lines nothing of the method's line but its first counter waits for the
-      // serial step: the blocks are written here, after a NUL (which JSON text never holds).
-      BlockRanges Ranges = blockRanges(C);
-      StringStream OS(C.Text);
-      OS << '\0';
-      writeBlocks(OS, Ranges, {});
-      OS << '}';
-    } else {
-      // The branch points wait for the serial step too, which numbers their documents.
-      StringStream OS(C.Text);
-      OS << '\0';
-      for (const BranchOutcome &O : Branches) {
-        OS << O.Offset << ' ' << O.EndOffset << ' ' << O.Path << ' ' << O.Ordinal << ' '
-           << O.Document << ' ' << O.Line << ' ' << (O.Taken ? O.FallThrough + 1 : 0) << ' '
-           << O.Bypasses;
-        for (uint32_t Arm : O.OtherArms)
-          OS << ' ' << Arm;
-        OS << '\n';
-      }
-    }
+    C.Text.clear();
+    StringStream OS(C.Text);
+    writeMapHead(OS, C, Complexity);
+    writeMapTail(OS, C, Branches);
     return Error::success();
   }
 
@@ -400,6 +337,90 @@ private:
       if (Order[I]->OriginalOffset != il::NoOffset)
         return Order[I];
     return nullptr;
+  }
+
+  /// Puts the counters before the instructions at \p Places, and at the method's start the
+  /// lookup of the thread's counters (ldloca HERE; conv.u; call Counters; stloc C). What led to
+  /// a block now leads to its counter. Leaves three marks per counter for blockRanges and
+  /// finishMethod.
+  void placeCounters(MethodContext &C, ArrayRef<CounterPlace> Places) {
+    il::MethodBody &B = C.body();
+    std::vector<il::Instr *> &Order = B.instructions();
+    // The thread's counters, once per call, found from where the thread's stack is (the address
+    // of a local of its own): every counter of the method adds to them.
+    uint32_t Local = C.addLocal({uint8_t(ElementType::I)});
+    uint32_t Here = C.addLocal({uint8_t(ElementType::I4)});
+    size_t Added = 4 + Places.size() * IncrementLength;
+    std::vector<il::Instr *> New;
+    New.reserve(Order.size() + Added);
+    B.reserveAdded(Added);
+    il::Instr *Address = B.create(il::Opcode::Ldloca_S);
+    Address->Index = Here;
+    New.push_back(Address);
+    New.push_back(B.create(il::Opcode::Conv_U));
+    New.push_back(B.createToken(il::Opcode::Call, CountersMethod));
+    New.push_back(localInstr(B, il::Opcode::Stloc_0, il::Opcode::Stloc_S, Local));
+    // By position in the body as it came: the counter a branch or region there now leads to.
+    std::vector<il::Instr *> CounterAt(Order.size());
+    C.Marks.reserve(3 * Places.size());
+    size_t Next = 0;
+    for (size_t P = 0; P < Order.size(); ++P) {
+      if (Next < Places.size() && Places[Next].Pos == P) {
+        size_t First = New.size();
+        il::Instr *Index = appendIncrement(B, New, Local);
+        // Only a block's first counter is where branches and regions lead; a segment is entered
+        // by falling into it.
+        if (!Places[Next].Continues)
+          CounterAt[P] = New[First];
+        C.Marks.push_back(Index);
+        C.Marks.push_back(firstOriginal(Order, Places, Next));
+        C.Marks.push_back(Places[Next].Continues ? Index : nullptr);
+        ++Next;
+      }
+      New.push_back(Order[P]);
+    }
+    leadToCounters(B, CounterAt);
+    Order = std::move(New);
+  }
+
+  /// What led to a block now leads to its counter (\p CounterAt, by position in the body's
+  /// order, which has no counter yet): branches, and regions (a start moved to the counter puts
+  /// it inside the region, an end moved to it leaves it outside, as the block was).
+  static void leadToCounters(il::MethodBody &B, ArrayRef<il::Instr *> CounterAt) {
+    uint32_t Stamp = B.number();
+    auto Map = [&](il::Instr *&I) {
+      if (il::MethodBody::numbered(I, Stamp) && CounterAt[I->Pos])
+        I = CounterAt[I->Pos];
+    };
+    for (il::Instr *I : B.instructions()) {
+      Map(I->Target);
+      for (il::Instr *&T : I->Targets)
+        Map(T);
+    }
+    for (il::ExceptionRegion &R : B.Regions)
+      for (il::Instr **P : {&R.TryStart, &R.TryEnd, &R.HandlerStart, &R.HandlerEnd, &R.FilterStart})
+        Map(*P);
+  }
+
+  /// The rest of the method's line of the map that can be made here, after a NUL (which JSON
+  /// text never holds): without source lines, its blocks and the closing brace (nothing but its
+  /// first counter waits for the serial step); with them, its branch points, which wait for the
+  /// serial step to number their documents.
+  void writeMapTail(raw_ostream &OS, MethodContext &C, ArrayRef<BranchOutcome> Branches) {
+    OS << '\0';
+    if (!Pdb) {
+      writeBlocks(OS, blockRanges(C), {});
+      OS << '}';
+      return;
+    }
+    for (const BranchOutcome &O : Branches) {
+      OS << O.Offset << ' ' << O.EndOffset << ' ' << O.Path << ' ' << O.Ordinal << ' '
+         << O.Document << ' ' << O.Line << ' ' << (O.Taken ? O.FallThrough + 1 : 0) << ' '
+         << O.Bypasses;
+      for (uint32_t Arm : O.OtherArms)
+        OS << ' ' << Arm;
+      OS << '\n';
+    }
   }
 
   /// The length of a counter's increment (appendIncrement).
@@ -449,9 +470,12 @@ private:
     addBranchEnds(Order, Branches, Leaders);
     std::vector<bool> Statement = statementStarts(C, Points);
     std::vector<CounterPlace> Places;
+    Places.reserve(Leaders.size());
     for (size_t K = 0; K < Leaders.size(); ++K) {
       size_t End = K + 1 < Leaders.size() ? Leaders[K + 1] : Order.size();
       Places.push_back({Leaders[K], false});
+      if (Statement.empty())
+        continue; // no statement to start a segment
       bool MayHaveThrown = false;
       for (size_t P = Leaders[K]; P < End; ++P) {
         if (MayHaveThrown && Statement[P] && P > Leaders[K] && !il::isTailCallReturn(Order, P)) {
@@ -468,15 +492,17 @@ private:
   }
 
   /// Whether each instruction of the method starts a statement: a visible sequence point of the
-  /// input's PDB is at its original offset. All false without a PDB (blocks are then all the map
-  /// has).
+  /// input's PDB is at its original offset. Empty when none does (without a PDB, blocks are all
+  /// the map has).
   std::vector<bool> statementStarts(MethodContext &C, ArrayRef<pdb::SequencePoint> Points) {
     const std::vector<il::Instr *> &Order = C.body().instructions();
-    std::vector<bool> Out(Order.size(), false);
     llvm::DenseSet<uint32_t> Offsets;
     for (const pdb::SequencePoint &P : Points)
       if (!P.isHidden())
         Offsets.insert(P.ILOffset);
+    if (Offsets.empty())
+      return {};
+    std::vector<bool> Out(Order.size(), false);
     for (size_t I = 0; I < Order.size(); ++I)
       Out[I] = Order[I]->OriginalOffset != il::NoOffset && Offsets.count(Order[I]->OriginalOffset);
     return Out;
@@ -1064,13 +1090,14 @@ private:
   }
 
   /// The start of the method's line of the map, up to its first counter's number: token, type,
-  /// name and signature, written as llvm::json::OStream would.
-  static std::string mapHead(MethodContext &C) {
+  /// name, signature and complexity, written as llvm::json::OStream would.
+  static void writeMapHead(raw_ostream &OS, MethodContext &C, unsigned Complexity) {
     const Module &M = C.module();
-    std::string Head, Text;
-    StringStream OS(Head);
-    OS << "{\"token\":\"0x" << format_hex_no_prefix(makeToken(TableId::MethodDef, C.row()), 8, true)
-       << "\",\"type\":";
+    OS << "{\"token\":\"0x";
+    for (int Shift = 28; Shift >= 0; Shift -= 4)
+      OS << hexdigit((C.token() >> Shift) & 15, /*LowerCase=*/false);
+    OS << "\",\"type\":";
+    std::string Text;
     {
       StringStream TextOS(Text);
       if (C.declaringType())
@@ -1086,9 +1113,7 @@ private:
       StringStream TextOS(Text);
       NamePrinter(M).paramTypes(TextOS, C.signature(), GenericContext{C.declaringType(), C.row()});
     }
-    OS << JsonString{Text} << ",\"complexity\":" << complexity(C.body()) << ",\"counter\":";
-    OS.flush();
-    return Head;
+    OS << JsonString{Text} << ",\"complexity\":" << Complexity << ",\"counter\":";
   }
 
   /// The method's cyclomatic complexity: one, and one more for each way control can take at a

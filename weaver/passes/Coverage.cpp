@@ -298,6 +298,9 @@ public:
     return Error::success();
   }
 
+  /// Every method's line of the map prints its parameter types.
+  bool usesSignatures() const override { return true; }
+
   void finishMethod(MethodContext &C) override {
     for (uint32_t K = 0; K < C.Number; ++K)
       setLdc(C.Marks[3 * K], int32_t((Header + Counters + K) * 8));

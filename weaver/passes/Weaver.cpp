@@ -180,8 +180,8 @@ struct Request {
 
 class OfflineMethodContext final : public MethodContext {
 public:
-  /// \p Head is the method's signature checked whole, its parameters not kept
-  /// (decodeMethodSigHead).
+  /// \p Head is the method's signature checked whole, its parameters kept (methodDefSig) or not
+  /// (methodDefSigHead).
   OfflineMethodContext(Shared &S, uint32_t MethodRow, il::MethodBody B, MethodSig Head)
       : S(S), OwnBody(std::move(B)), Head(std::move(Head)) {
     Row = MethodRow;
@@ -190,6 +190,8 @@ public:
   }
 
   const MethodSig &signature() const override {
+    if (Head.Params.size() == Head.ParamCount) // decoded whole, or without parameters
+      return Head;
     if (!Whole) {
       Expected<MethodSig> Sig = methodDefSig(S.M, Row);
       if (Sig) {
@@ -628,6 +630,8 @@ struct ModuleWeave::Impl {
       Team->forEachAsBefore(N, F, B.Taken);
   }
   uint32_t Rows;
+  /// A pass asks every method for its whole signature (Pass::usesSignatures).
+  bool WholeSignatures = false;
   uint32_t NextBatch = 1; // the first row of the next batch to weave
   bool Finished = false;
   /// The encoded bodies of the last batch woven: for row BatchBegin + K, Placed[K].
@@ -688,6 +692,7 @@ Error ModuleWeave::Impl::begin() {
   for (size_t P = 0; P < Passes.size(); ++P)
     if (Error Err = Passes[P]->beginModule(MC))
       return passFailed(P, std::move(Err));
+  WholeSignatures = llvm::any_of(Passes, [](const auto &P) { return P->usesSignatures(); });
 
   // After beginModule, which adds the references the method phases call through.
   S.Shapes.prepare([&](size_t N, function_ref<void(size_t)> Do) { forEach(N, Do); });
@@ -718,7 +723,7 @@ ModuleWeave::Impl::makeContext(uint32_t Row, const il::RawMethodBody &Raw) {
   if (Body)
     if (Error E = checkMethodBody(M, Raw, *Body))
       Body = std::move(E); // the input may have been read without its bodies (DecodedLater)
-  auto Sig = methodDefSigHead(M, Row);
+  auto Sig = WholeSignatures ? methodDefSig(M, Row) : methodDefSigHead(M, Row);
   // Both taken at once (success when there is none), each error consumed.
   Error BodyErr = Body.takeError(), SigErr = Sig.takeError();
   if (BodyErr) {
@@ -1061,6 +1066,7 @@ Expected<size_t> ModuleWeave::addPass(std::unique_ptr<Pass> P, std::string Name)
     I->Added.pop_back();
     return I->passFailed(N, std::move(Err));
   }
+  I->WholeSignatures |= I->Passes[N]->usesSignatures();
   return N;
 }
 

@@ -87,11 +87,13 @@ Editor::Table &Editor::materialize(TableId T) {
     return Tab;
   unsigned Cols = tableSpec(T).NumColumns;
   uint32_t Original = M.rowCount(T);
-  std::vector<uint32_t> Cells(size_t(Original) * Cols);
+  // Made its full size once: the module's rows, then those added so far.
+  std::vector<uint32_t> Cells;
+  Cells.reserve(size_t(Original) * Cols + Tab.Cells.size());
   for (uint32_t R = 1; R <= Original; ++R)
     for (unsigned C = 0; C < Cols; ++C)
-      Cells[size_t(R - 1) * Cols + C] = isCoded(T, C) ? M.getToken(T, R, C) : M.get(T, R, C);
-  Cells.insert(Cells.end(), Tab.Cells.begin(), Tab.Cells.end()); // the rows added so far
+      Cells.push_back(isCoded(T, C) ? M.getToken(T, R, C) : M.get(T, R, C));
+  Cells.insert(Cells.end(), Tab.Cells.begin(), Tab.Cells.end());
   Tab.Cells = std::move(Cells);
   Tab.Rows = Tab.Touched ? Tab.Rows : Original;
   Tab.Touched = true;
@@ -194,6 +196,7 @@ Token Editor::lookup(TableId T, const std::string &Key) {
   std::unique_ptr<ContentIndex> &Index = Lookups[unsigned(T)];
   if (!Index) {
     Index = std::make_unique<ContentIndex>();
+    Index->reserve(rowCount(T)); // made its size once, not doubled from 64
     for (uint32_t R = 1; R <= rowCount(T); ++R)
       indexRow(T, R); // the first of equal rows stays
   }

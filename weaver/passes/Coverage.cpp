@@ -171,6 +171,22 @@ raw_ostream &operator<<(raw_ostream &OS, JsonString J) {
   return OS << S.substr(Plain) << '"';
 }
 
+/// A number written in decimal, as raw_ostream writes it, without its general formatting (digit
+/// grouping, widths, hex), which took longer than the rest of a map line's numbers.
+struct Decimal {
+  uint64_t V;
+};
+
+raw_ostream &operator<<(raw_ostream &OS, Decimal D) {
+  char Digits[20];
+  char *P = std::end(Digits);
+  do {
+    *--P = char('0' + D.V % 10);
+    D.V /= 10;
+  } while (D.V);
+  return OS.write(P, size_t(std::end(Digits) - P));
+}
+
 /// Where a counter goes: before the instruction at Pos (the start of its prefixes).
 struct CounterPlace {
   size_t Pos;
@@ -308,7 +324,7 @@ public:
     OS << (MethodsWritten++ ? ",\n  " : "\n  ");
     StringRef Head, Blocks;
     std::tie(Head, Blocks) = StringRef(C.Text).split('\0');
-    OS << Head << Counters;
+    OS << Head << Decimal{Counters};
     if (!Pdb) {
       OS << Blocks;
     } else {
@@ -363,8 +379,10 @@ private:
     New.push_back(B.create(il::Opcode::Conv_U));
     New.push_back(B.createToken(il::Opcode::Call, CountersMethod));
     New.push_back(localInstr(B, il::Opcode::Stloc_0, il::Opcode::Stloc_S, Local));
-    // By position in the body as it came: the counter a branch or region there now leads to.
-    std::vector<il::Instr *> CounterAt(Order.size());
+    // By position in the body as it came: the counter a branch or region there now leads to
+    // (the thread's own, kept from method to method).
+    thread_local std::vector<il::Instr *> CounterAt;
+    CounterAt.assign(Order.size(), nullptr);
     C.Marks.reserve(3 * Places.size());
     size_t Next = 0;
     for (size_t P = 0; P < Order.size(); ++P) {
@@ -417,11 +435,11 @@ private:
       return;
     }
     for (const BranchOutcome &O : Branches) {
-      OS << O.Offset << ' ' << O.EndOffset << ' ' << O.Path << ' ' << O.Ordinal << ' '
-         << O.Document << ' ' << O.Line << ' ' << (O.Taken ? O.FallThrough + 1 : 0) << ' '
-         << O.Bypasses;
+      OS << Decimal{O.Offset} << ' ' << Decimal{O.EndOffset} << ' ' << Decimal{O.Path} << ' '
+         << Decimal{O.Ordinal} << ' ' << Decimal{O.Document} << ' ' << Decimal{O.Line} << ' '
+         << Decimal{O.Taken ? O.FallThrough + 1 : 0} << ' ' << Decimal{O.Bypasses};
       for (uint32_t Arm : O.OtherArms)
-        OS << ' ' << Arm;
+        OS << ' ' << Decimal{Arm};
       OS << '\n';
     }
   }
@@ -1116,7 +1134,7 @@ private:
       StringStream TextOS(Text);
       NamePrinter(M).paramTypes(TextOS, C.signature(), GenericContext{C.declaringType(), C.row()});
     }
-    OS << JsonString{Text} << ",\"complexity\":" << Complexity << ",\"counter\":";
+    OS << JsonString{Text} << ",\"complexity\":" << Decimal{Complexity} << ",\"counter\":";
   }
 
   /// The method's cyclomatic complexity: one, and one more for each way control can take at a
@@ -1134,6 +1152,8 @@ private:
   /// instruction again if the block is a segment that continues the one before it (or null).
   static BlockRanges blockRanges(MethodContext &C) {
     BlockRanges R;
+    R.IL.reserve(C.Number);
+    R.Continues.reserve(C.Number);
     for (uint32_t K = 0; K < C.Number; ++K) {
       uint32_t Start = C.Marks[3 * K + 1] ? C.Marks[3 * K + 1]->OriginalOffset : il::NoOffset;
       R.IL.push_back({Start, Start});
@@ -1159,7 +1179,7 @@ private:
     for (size_t K = 0; K < R.IL.size(); ++K) {
       OS << (K ? ",{\"il\":[" : "{\"il\":[");
       if (R.IL[K].first != il::NoOffset)
-        OS << R.IL[K].first << ',' << R.IL[K].second;
+        OS << Decimal{R.IL[K].first} << ',' << Decimal{R.IL[K].second};
       OS << ']';
       if (R.Continues[K])
         OS << ",\"continues\":true";
@@ -1167,8 +1187,9 @@ private:
         OS << ",\"lines\":[";
         for (size_t I = 0; I < Points[K].size(); ++I) {
           const pdb::SequencePoint &P = Points[K][I];
-          OS << (I ? ",[" : "[") << documentNumber(P.Document) << ',' << P.StartLine << ','
-             << P.StartColumn << ',' << P.EndLine << ',' << P.EndColumn << ']';
+          OS << (I ? ",[" : "[") << Decimal{documentNumber(P.Document)} << ','
+             << Decimal{P.StartLine} << ',' << Decimal{P.StartColumn} << ','
+             << Decimal{P.EndLine} << ',' << Decimal{P.EndColumn} << ']';
         }
         OS << ']';
       }
@@ -1195,14 +1216,14 @@ private:
         std::tie(Field, Line) = Line.split(' ');
         Field.getAsInteger(10, X);
       }
-      OS << (First ? "[" : ",[") << F[0] << ',' << F[1] << ',' << F[2] << ',' << F[3] << ','
-         << documentNumber(F[4]) << ',' << F[5];
+      OS << (First ? "[" : ",[") << Decimal{F[0]} << ',' << Decimal{F[1]} << ',' << Decimal{F[2]}
+         << ',' << Decimal{F[3]} << ',' << Decimal{documentNumber(F[4])} << ',' << Decimal{F[5]};
       if (F[6]) {
         // The fall-through alone, or with a switch's other arms: [fall-through, arm, ...].
         if (Line.empty())
-          OS << ',' << (F[6] - 1);
+          OS << ',' << Decimal{F[6] - 1};
         else
-          OS << ",[" << (F[6] - 1) << ',' << join(split(Line, ' '), ",") << ']';
+          OS << ",[" << Decimal{F[6] - 1} << ',' << join(split(Line, ' '), ",") << ']';
         OS << (F[7] ? ",1" : "");
       }
       OS << ']';

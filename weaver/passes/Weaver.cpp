@@ -313,6 +313,7 @@ public:
         Failure = toString(std::move(Err));
     }
     LocalTypes.insert(LocalTypes.end(), Type.begin(), Type.end());
+    LocalSignature.clear(); // made again with this one
     return OriginalLocals + AddedLocals++;
   }
   uint32_t localCount() const override {
@@ -376,14 +377,25 @@ public:
     HandedOut.clear();
     Index.clear();
     if (AddedLocals) {
-      std::vector<uint8_t> Blob{uint8_t(SigLocal)};
-      appendCompressed(Blob, OriginalLocals + AddedLocals);
-      Blob.insert(Blob.end(), LocalTypes.begin(), LocalTypes.end());
-      OwnBody.LocalVarSigToken = S.E.standAloneSig(Blob);
+      makeLocalSignature();
+      OwnBody.LocalVarSigToken = S.E.standAloneSig(LocalSignature);
+      LocalSignature = {};
       OriginalLocals += AddedLocals;
       AddedLocals = 0;
     }
     return Error::success();
+  }
+
+  /// The blob of the local signature with the locals added, made once they are all added: on
+  /// the method's own thread after the pass (runOne), so that the serial step (resolve) only
+  /// looks it up.
+  void makeLocalSignature() {
+    if (!AddedLocals || !LocalSignature.empty())
+      return;
+    LocalSignature.reserve(1 + 4 + LocalTypes.size());
+    LocalSignature.push_back(uint8_t(SigLocal));
+    appendCompressed(LocalSignature, OriginalLocals + AddedLocals);
+    LocalSignature.insert(LocalSignature.end(), LocalTypes.begin(), LocalTypes.end());
   }
 
   bool Skipped = false;
@@ -420,6 +432,7 @@ private:
   bool LocalsRead = false;
   uint32_t OriginalLocals = 0, AddedLocals = 0;
   std::vector<uint8_t> LocalTypes; // the encoded types of all locals, old and added
+  std::vector<uint8_t> LocalSignature; // made by makeLocalSignature
 };
 
 class OfflineModuleContext final : public ModuleContext {
@@ -808,6 +821,7 @@ void ModuleWeave::Impl::runOne(size_t P, size_t I, BatchState &B, bool Always) {
   B.Micros[I] =
       std::chrono::duration<float, std::micro>(std::chrono::steady_clock::now() - Start).count();
   B.Ran[I] = 1;
+  C.makeLocalSignature();
 }
 
 /// What follows pass \p P on a batch, serially in row order: failures and skips reported,

@@ -130,7 +130,7 @@ Expected<EncodedBody> encode(MethodBody &Body, const EncodeOptions &Opts) {
   uint16_t MaxStack = Body.MaxStack;
   if (Opts.Shapes) {
     thread_local analysis::StackInfo S; // its storage serves every body this thread encodes
-    analysis::analyzeStack(Body, *Opts.Shapes, Opts.ReturnsValue, S);
+    analysis::analyzeStack(Body, *Opts.Shapes, Opts.ReturnsValue, S, Stamp);
     uint32_t Computed = std::min<uint32_t>(S.MaxStack, 0xFFFF);
     MaxStack = Body.FromFile ? std::max<uint32_t>(Body.MaxStack, Computed) : Computed;
   }

@@ -224,6 +224,7 @@ public:
       return createStringError(inconvertibleErrorCode(),
                                "local signature " + hex(LT) + " is not a LOCAL_SIG");
     OriginalLocals = Count;
+    LocalTypes.reserve(Blob.size() + 16); // with room for the locals a pass adds
     LocalTypes.assign(Blob.begin() + 1 + N, Blob.end());
     return Error::success();
   }
@@ -312,6 +313,8 @@ public:
       if (Error Err = readLocals())
         Failure = toString(std::move(Err));
     }
+    if (LocalTypes.capacity() - LocalTypes.size() < Type.size())
+      LocalTypes.reserve(LocalTypes.size() + Type.size() + 16); // room for a few more
     LocalTypes.insert(LocalTypes.end(), Type.begin(), Type.end());
     LocalSignature.clear(); // made again with this one
     return OriginalLocals + AddedLocals++;

@@ -350,7 +350,7 @@ private:
   /// The first instruction of counter \p K's block or segment that came from the original body,
   /// or null.
   static il::Instr *firstOriginal(const std::vector<il::Instr *> &Order,
-                                  const std::vector<CounterPlace> &Places, size_t K) {
+                                  ArrayRef<CounterPlace> Places, size_t K) {
     size_t End = K + 1 < Places.size() ? Places[K + 1].Pos : Order.size();
     for (size_t I = Places[K].Pos; I < End; ++I)
       if (Order[I]->OriginalOffset != il::NoOffset)

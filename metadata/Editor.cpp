@@ -521,9 +521,8 @@ namespace {
 
 /// A row's sort key as encoded on disk (a coded index sorts by its encoded value): primary, then
 /// secondary (0 when the table has none).
-std::pair<uint32_t, uint32_t> sortKey(const SortKey &K,
-                                      function_ref<uint32_t(uint32_t Row, unsigned Col)> Get,
-                                      uint32_t Row) {
+std::pair<uint32_t, uint32_t>
+sortKey(const SortKey &K, function_ref<uint32_t(uint32_t Row, unsigned Col)> Get, uint32_t Row) {
   const TableSpec &Spec = tableSpec(K.Table);
   auto Encoded = [&](unsigned Col) -> uint32_t {
     uint32_t V = Get(Row, Col);
@@ -546,8 +545,8 @@ void Editor::sortTables() {
     materialize(K.Table);
     unsigned Cols = tableSpec(K.Table).NumColumns;
     auto Key = [&](uint32_t Row) {
-      return sortKey(K, [&](uint32_t R, unsigned C) { return Tab.Cells[size_t(R) * Cols + C]; },
-                     Row);
+      return sortKey(
+          K, [&](uint32_t R, unsigned C) { return Tab.Cells[size_t(R) * Cols + C]; }, Row);
     };
     std::vector<uint32_t> Order(Tab.Rows);
     std::iota(Order.begin(), Order.end(), 0);

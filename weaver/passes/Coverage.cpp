@@ -299,7 +299,7 @@ public:
     std::vector<BranchOutcome> Branches;
     if (Pdb)
       Branches = coverletBranches(C.module(), C.row(), C.declaringType(), C.body(), Points);
-    std::vector<CounterPlace> Places = counterPlaces(C, Points, Branches);
+    ArrayRef<CounterPlace> Places = counterPlaces(C, Points, Branches);
     if (Places.empty()) {
       C.skip("no code");
       return Error::success();
@@ -328,7 +328,8 @@ public:
     if (!Pdb) {
       OS << Blocks;
     } else {
-      BlockRanges Ranges = blockRanges(C);
+      thread_local BlockRanges Ranges; // kept from method to method
+      blockRanges(C, Ranges);
       writeBlocks(OS, Ranges, blockPoints(C.row(), Ranges));
       writeBranches(OS, Blocks);
       OS << '}';
@@ -430,7 +431,9 @@ private:
   void writeMapTail(raw_ostream &OS, MethodContext &C, ArrayRef<BranchOutcome> Branches) {
     OS << '\0';
     if (!Pdb) {
-      writeBlocks(OS, blockRanges(C), {});
+      thread_local BlockRanges Ranges; // kept from method to method
+      blockRanges(C, Ranges);
+      writeBlocks(OS, Ranges, {});
       OS << '}';
       return;
     }
@@ -483,15 +486,18 @@ private:
   /// Where the counters of a method go: before every basic block, and before every statement
   /// that follows, within its block, an instruction that may throw. Never between a tail call
   /// and its ret.
-  std::vector<CounterPlace> counterPlaces(MethodContext &C, ArrayRef<pdb::SequencePoint> Points,
-                                          ArrayRef<BranchOutcome> Branches) {
+  ArrayRef<CounterPlace> counterPlaces(MethodContext &C, ArrayRef<pdb::SequencePoint> Points,
+                                       ArrayRef<BranchOutcome> Branches) {
     const std::vector<il::Instr *> &Order = C.body().instructions();
-    std::vector<size_t> Leaders = analysis::blockLeaders(C.body());
+    // The thread's own vectors, kept from method to method: the places are valid until its next
+    // call.
+    thread_local std::vector<size_t> Leaders;
+    thread_local std::vector<CounterPlace> Places;
+    analysis::blockLeaders(C.body(), Leaders);
     llvm::erase_if(Leaders, [&](size_t P) { return il::isTailCallReturn(Order, P); });
     addBranchEnds(Order, Branches, Leaders);
     std::vector<bool> Statement = statementStarts(C, Points);
-    std::vector<CounterPlace> Places;
-    Places.reserve(Leaders.size());
+    Places.clear();
     for (size_t K = 0; K < Leaders.size(); ++K) {
       size_t End = K + 1 < Leaders.size() ? Leaders[K + 1] : Order.size();
       Places.push_back({Leaders[K], false});
@@ -1118,7 +1124,8 @@ private:
     for (int Shift = 28; Shift >= 0; Shift -= 4)
       OS << hexdigit((C.token() >> Shift) & 15, /*LowerCase=*/false);
     OS << "\",\"type\":";
-    std::string Text;
+    thread_local std::string Text; // kept from method to method
+    Text.clear();
     {
       StringStream TextOS(Text);
       if (C.declaringType())
@@ -1147,13 +1154,12 @@ private:
     return N;
   }
 
-  /// The blocks from the marks runOnMethod left: three per block, the counter's index
-  /// instruction, the first original instruction of the block (or null), and the index
-  /// instruction again if the block is a segment that continues the one before it (or null).
-  static BlockRanges blockRanges(MethodContext &C) {
-    BlockRanges R;
-    R.IL.reserve(C.Number);
-    R.Continues.reserve(C.Number);
+  /// The blocks from the marks runOnMethod left, into \p R: three marks per block, the
+  /// counter's index instruction, the first original instruction of the block (or null), and the
+  /// index instruction again if the block is a segment that continues the one before it (or null).
+  static void blockRanges(MethodContext &C, BlockRanges &R) {
+    R.IL.clear();
+    R.Continues.clear();
     for (uint32_t K = 0; K < C.Number; ++K) {
       uint32_t Start = C.Marks[3 * K + 1] ? C.Marks[3 * K + 1]->OriginalOffset : il::NoOffset;
       R.IL.push_back({Start, Start});
@@ -1167,7 +1173,6 @@ private:
       R.IL[K].second = std::max(End, R.IL[K].first);
       End = R.IL[K].first;
     }
-    return R;
   }
 
   /// The rest of a method's line of the map after its first counter: its blocks, with the
@@ -1188,8 +1193,8 @@ private:
         for (size_t I = 0; I < Points[K].size(); ++I) {
           const pdb::SequencePoint &P = Points[K][I];
           OS << (I ? ",[" : "[") << Decimal{documentNumber(P.Document)} << ','
-             << Decimal{P.StartLine} << ',' << Decimal{P.StartColumn} << ','
-             << Decimal{P.EndLine} << ',' << Decimal{P.EndColumn} << ']';
+             << Decimal{P.StartLine} << ',' << Decimal{P.StartColumn} << ',' << Decimal{P.EndLine}
+             << ',' << Decimal{P.EndColumn} << ']';
         }
         OS << ']';
       }

@@ -263,8 +263,7 @@ bool CoverageFilter::carriesAttribute(Token Parent, StringRef FullName) {
   return false;
 }
 
-bool CoverageFilter::carriesExcludeAttribute(Token Parent,
-                                             function_ref<bool()> IsStateMachine) {
+bool CoverageFilter::carriesExcludeAttribute(Token Parent, function_ref<bool()> IsStateMachine) {
   for (uint32_t CA : M->customAttributes(Parent)) {
     Token Ctor = M->getToken(TableId::CustomAttribute, CA, CustomAttributeCol::Type);
     if (!isExcludeAttribute(Ctor))
@@ -402,8 +401,7 @@ void CoverageFilter::prepare(const Module &Mod, StringRef Assembly, const Module
   Sections.clear();
 
   // The whole module: an attribute on the assembly, or the filters that choose modules.
-  if (M->rowCount(TableId::Assembly) &&
-      carriesExcludeAttribute(makeToken(TableId::Assembly, 1)))
+  if (M->rowCount(TableId::Assembly) && carriesExcludeAttribute(makeToken(TableId::Assembly, 1)))
     ModuleExcluded = true;
   std::vector<const TypeFilter *> ModuleIncludes;
   for (const TypeFilter &F : Include)

@@ -117,6 +117,16 @@ void setLdc(il::Instr *I, int32_t V) {
     I->Op = il::Opcode::Ldc_I4;
 }
 
+/// The element-type and calling-convention bytes of the hidden type's signatures.
+namespace sigbytes {
+constexpr uint8_t Default = SigDefault, This = SigHasThis, Void = uint8_t(ElementType::Void),
+                  Str = uint8_t(ElementType::String), Cls = uint8_t(ElementType::Class),
+                  I4 = uint8_t(ElementType::I4), I8 = uint8_t(ElementType::I8),
+                  Char = uint8_t(ElementType::Char), Bool = uint8_t(ElementType::Boolean),
+                  Obj = uint8_t(ElementType::Object), Arr = uint8_t(ElementType::SZArray),
+                  I = uint8_t(ElementType::I), U = uint8_t(ElementType::U);
+} // namespace sigbytes
+
 /// "Ns.Outer/Inner" as the source spells it: report tools show these names, unquoted.
 void writeTypeName(raw_ostream &OS, const Module &M, uint32_t Row) {
   uint32_t Chain[64];
@@ -579,8 +589,29 @@ private:
     return Error::success();
   }
 
+  /// The bodies of the hidden type's methods (at the end of the module: their counter count is
+  /// known then), in the order that gives their references and signatures the same rows.
   Error writeBodies(ModuleContext &MC) {
-    auto Fail = [](Error E) { return E; };
+    Expected<HelperTypes> T = helperTypes(MC);
+    if (!T)
+      return T.takeError();
+    for (Error (Coverage::*Write)(ModuleContext &, const HelperTypes &) :
+         {&Coverage::writeCctor, &Coverage::writeCounters, &Coverage::writeClaim,
+          &Coverage::writeJoin, &Coverage::writeOnExit, &Coverage::writeFlush})
+      if (Error E = (this->*Write)(MC, *T))
+        return E;
+    return Error::success();
+  }
+
+  /// The framework's types and members the helpers' bodies use, besides the hidden type's own.
+  struct HelperTypes {
+    Token AppDomain, Environment, File, Handler, Builder, String, Array, Interlocked, Marshal;
+    Token Addresses; // int64[]: the registry of the threads' blocks, their addresses
+    Token Alloc;     // Marshal.AllocHGlobal(native int)
+  };
+
+  static Expected<HelperTypes> helperTypes(ModuleContext &MC) {
+    using namespace sigbytes;
     Expected<Token> AppDomain = systemType(MC, "System", "AppDomain", "System.Runtime.Extensions");
     Expected<Token> Environment =
         systemType(MC, "System", "Environment", "System.Runtime.Extensions");
@@ -593,354 +624,348 @@ private:
                                                    "Interlocked"); // never in System.Runtime
     Expected<Token> Marshal = MC.frameworkType("System.Runtime.InteropServices",
                                                "System.Runtime.InteropServices", "Marshal");
-    for (Expected<Token> *T : {&AppDomain, &Environment, &File, &Handler, &Builder, &String, &Array,
+    for (Expected<Token> *X : {&AppDomain, &Environment, &File, &Handler, &Builder, &String, &Array,
                                &Interlocked, &Marshal})
-      if (!*T)
-        return Fail(T->takeError());
+      if (!*X)
+        return X->takeError();
+    HelperTypes T{*AppDomain, *Environment, *File,    *Handler, *Builder, *String,
+                  *Array,     *Interlocked, *Marshal, 0,        0};
+    T.Addresses = MC.typeSpec({Arr, I8});
+    T.Alloc = MC.memberRef(T.Marshal, "AllocHGlobal", {Default, 1, I, I4});
+    return T;
+  }
 
-    auto Sig = [](std::initializer_list<uint8_t> Head, Token Class = 0,
-                  std::initializer_list<uint8_t> Tail = {}) {
-      std::vector<uint8_t> S(Head);
-      if (Class)
-        appendTypeDefOrRefEncoded(S, Class);
-      S.insert(S.end(), Tail);
-      return S;
-    };
-    constexpr uint8_t Default = SigDefault, This = SigHasThis, Void = uint8_t(ElementType::Void),
-                      Str = uint8_t(ElementType::String), Cls = uint8_t(ElementType::Class),
-                      I4 = uint8_t(ElementType::I4), I8 = uint8_t(ElementType::I8),
-                      Char = uint8_t(ElementType::Char), Bool = uint8_t(ElementType::Boolean),
-                      Obj = uint8_t(ElementType::Object), Arr = uint8_t(ElementType::SZArray);
+  /// A signature: \p Head, then \p Class as a TypeDefOrRefEncoded if given, then \p Tail.
+  static std::vector<uint8_t> signature(std::initializer_list<uint8_t> Head, Token Class = 0,
+                                        std::initializer_list<uint8_t> Tail = {}) {
+    std::vector<uint8_t> S(Head);
+    if (Class)
+      appendTypeDefOrRefEncoded(S, Class);
+    S.insert(S.end(), Tail);
+    return S;
+  }
 
-    const uint8_t I = uint8_t(ElementType::I), U = uint8_t(ElementType::U);
-    // The registry of the threads' blocks: an int64[] of their addresses.
-    Token Addresses = MC.typeSpec({Arr, I8});
-    Token Alloc = MC.memberRef(*Marshal, "AllocHGlobal", {Default, 1, I, I4});
+  /// .cctor: All = new long[0]; Map = a block of MapEntries addresses, each that of a block of
+  /// no thread (an empty range); AppDomain.CurrentDomain.ProcessExit += OnExit;
+  Error writeCctor(ModuleContext &MC, const HelperTypes &T) {
+    using namespace sigbytes;
+    Token CurrentDomain =
+        MC.memberRef(T.AppDomain, "get_CurrentDomain", signature({Default, 0, Cls}, T.AppDomain));
+    Token AddProcessExit =
+        MC.memberRef(T.AppDomain, "add_ProcessExit", signature({This, 1, Void, Cls}, T.Handler));
+    Token HandlerCtor = MC.memberRef(
+        T.Handler, ".ctor", {This, 2, Void, uint8_t(ElementType::Object), uint8_t(ElementType::I)});
+    il::MethodBody B;
+    B.InitLocals = true;
+    B.LocalVarSigToken = MC.standAloneSig({SigLocal, 3, I, I, I4});
+    Emitter E(B, nullptr);
+    E.ldc(0);
+    E.tok(il::Opcode::Newarr, Int64Type);
+    E.tok(il::Opcode::Stsfld, AllField);
+    E.ldc(int32_t(Header * 8));
+    E.tok(il::Opcode::Call, T.Alloc);
+    E.stloc(0);
+    E.ldloc(0);
+    E.ldcI8(-1); // low: above every address
+    E.op(il::Opcode::Stind_I8);
+    E.ldloc(0);
+    E.ldc(8);
+    E.op(il::Opcode::Add);
+    E.ldcI8(0); // high
+    E.op(il::Opcode::Stind_I8);
+    E.ldc(MapEntries * 8);
+    E.tok(il::Opcode::Call, T.Alloc);
+    E.stloc(1);
+    E.ldc(0);
+    E.stloc(2);
+    il::Instr *Cond = B.create(il::Opcode::Ldloc_2);
+    E.branch(il::Opcode::Br, Cond);
+    il::Instr *Fill = E.ldloc(1);
+    E.ldloc(2);
+    E.ldc(8);
+    E.op(il::Opcode::Mul);
+    E.op(il::Opcode::Add);
+    E.ldloc(0);
+    E.op(il::Opcode::Stind_I);
+    E.ldloc(2);
+    E.ldc(1);
+    E.op(il::Opcode::Add);
+    E.stloc(2);
+    E.put(Cond); // ldloc.2
+    E.ldc(MapEntries);
+    E.branch(il::Opcode::Blt, Fill);
+    E.ldloc(1);
+    E.tok(il::Opcode::Stsfld, MapField);
+    E.tok(il::Opcode::Call, CurrentDomain);
+    E.op(il::Opcode::Ldnull);
+    E.tok(il::Opcode::Ldftn, ExitMethod);
+    E.tok(il::Opcode::Newobj, HandlerCtor);
+    E.tok(il::Opcode::Callvirt, AddProcessExit);
+    E.op(il::Opcode::Ret);
+    return MC.setBody(Cctor, std::move(B), false);
+  }
 
-    // .cctor: All = new long[0]; Map = a block of MapEntries addresses, each that of a block of
-    // no thread (an empty range); AppDomain.CurrentDomain.ProcessExit += OnExit;
-    {
-      Token CurrentDomain =
-          MC.memberRef(*AppDomain, "get_CurrentDomain", Sig({Default, 0, Cls}, *AppDomain));
-      Token AddProcessExit =
-          MC.memberRef(*AppDomain, "add_ProcessExit", Sig({This, 1, Void, Cls}, *Handler));
-      Token HandlerCtor =
-          MC.memberRef(*Handler, ".ctor",
-                       {This, 2, Void, uint8_t(ElementType::Object), uint8_t(ElementType::I)});
-      il::MethodBody B;
-      B.InitLocals = true;
-      B.LocalVarSigToken = MC.standAloneSig({SigLocal, 3, I, I, I4});
-      Emitter E(B, nullptr);
-      E.ldc(0);
-      E.tok(il::Opcode::Newarr, Int64Type);
-      E.tok(il::Opcode::Stsfld, AllField);
-      E.ldc(int32_t(Header * 8));
-      E.tok(il::Opcode::Call, Alloc);
-      E.stloc(0);
-      E.ldloc(0);
-      E.ldcI8(-1); // low: above every address
-      E.op(il::Opcode::Stind_I8);
-      E.ldloc(0);
-      E.ldc(8);
-      E.op(il::Opcode::Add);
-      E.ldcI8(0); // high
-      E.op(il::Opcode::Stind_I8);
-      E.ldc(MapEntries * 8);
-      E.tok(il::Opcode::Call, Alloc);
-      E.stloc(1);
-      E.ldc(0);
-      E.stloc(2);
-      il::Instr *Cond = B.create(il::Opcode::Ldloc_2);
-      E.branch(il::Opcode::Br, Cond);
-      il::Instr *Fill = E.ldloc(1);
-      E.ldloc(2);
-      E.ldc(8);
-      E.op(il::Opcode::Mul);
-      E.op(il::Opcode::Add);
-      E.ldloc(0);
-      E.op(il::Opcode::Stind_I);
-      E.ldloc(2);
-      E.ldc(1);
-      E.op(il::Opcode::Add);
-      E.stloc(2);
-      E.put(Cond); // ldloc.2
-      E.ldc(MapEntries);
-      E.branch(il::Opcode::Blt, Fill);
-      E.ldloc(1);
-      E.tok(il::Opcode::Stsfld, MapField);
-      E.tok(il::Opcode::Call, CurrentDomain);
-      E.op(il::Opcode::Ldnull);
-      E.tok(il::Opcode::Ldftn, ExitMethod);
-      E.tok(il::Opcode::Newobj, HandlerCtor);
-      E.tok(il::Opcode::Callvirt, AddProcessExit);
-      E.op(il::Opcode::Ret);
-      if (Error Err = MC.setBody(Cctor, std::move(B), false))
-        return Err;
-    }
+  /// Counters(sp): the block of the thread whose stack holds sp (the address of a local of the
+  /// caller), from the map if the entry's block is that thread's, else Claim's.
+  ///   nint b = *(nint*)(Map + ((int)(sp >> MapShift) & (MapEntries - 1)) * 8);
+  ///   if (sp < (nuint)b[1] && sp >= (nuint)b[0]) return b;
+  ///   return Claim(sp);
+  Error writeCounters(ModuleContext &MC, const HelperTypes &T) {
+    using namespace sigbytes;
+    il::MethodBody B;
+    B.InitLocals = true;
+    B.LocalVarSigToken = MC.standAloneSig({SigLocal, 1, I});
+    Emitter E(B, nullptr);
+    il::Instr *Slow = B.create(il::Opcode::Ldarg_0);
+    emitMapEntry(E);
+    E.op(il::Opcode::Ldind_I);
+    E.stloc(0);
+    E.ldarg(0);
+    E.ldloc(0);
+    E.ldc(8);
+    E.op(il::Opcode::Add);
+    E.op(il::Opcode::Ldind_I);
+    E.branch(il::Opcode::Bge_Un, Slow);
+    E.ldarg(0);
+    E.ldloc(0);
+    E.op(il::Opcode::Ldind_I);
+    E.branch(il::Opcode::Blt_Un, Slow);
+    E.ldloc(0);
+    E.op(il::Opcode::Ret);
+    E.put(Slow); // ldarg.0
+    E.tok(il::Opcode::Call, ClaimMethod);
+    E.op(il::Opcode::Ret);
+    return MC.setBody(CountersMethod, std::move(B), true);
+  }
 
-    // Counters(sp): the block of the thread whose stack holds sp (the address of a local of the
-    // caller), from the map if the entry's block is that thread's, else Claim's.
-    //   nint b = *(nint*)(Map + ((int)(sp >> MapShift) & (MapEntries - 1)) * 8);
-    //   if (sp < (nuint)b[1] && sp >= (nuint)b[0]) return b;
-    //   return Claim(sp);
-    {
-      il::MethodBody B;
-      B.InitLocals = true;
-      B.LocalVarSigToken = MC.standAloneSig({SigLocal, 1, I});
-      Emitter E(B, nullptr);
-      il::Instr *Slow = B.create(il::Opcode::Ldarg_0);
-      emitMapEntry(E);
-      E.op(il::Opcode::Ldind_I);
-      E.stloc(0);
-      E.ldarg(0);
-      E.ldloc(0);
-      E.ldc(8);
-      E.op(il::Opcode::Add);
-      E.op(il::Opcode::Ldind_I);
-      E.branch(il::Opcode::Bge_Un, Slow);
-      E.ldarg(0);
-      E.ldloc(0);
-      E.op(il::Opcode::Ldind_I);
-      E.branch(il::Opcode::Blt_Un, Slow);
-      E.ldloc(0);
-      E.op(il::Opcode::Ret);
-      E.put(Slow); // ldarg.0
-      E.tok(il::Opcode::Call, ClaimMethod);
-      E.op(il::Opcode::Ret);
-      if (Error Err = MC.setBody(CountersMethod, std::move(B), true))
-        return Err;
-    }
+  /// Claim(sp): the thread's block (Join's on its first call), whose range takes in sp's page,
+  /// and which takes sp's entry of the map.
+  ///   nint b = Mine; if (b == 0) b = Join(); nuint page = sp & ~4095;
+  ///   if (page < (nuint)b[0]) b[0] = page;
+  ///   if (page + 4096 > (nuint)b[1]) b[1] = page + 4096;
+  ///   *(nint*)(Map + ((int)(sp >> MapShift) & (MapEntries - 1)) * 8) = b; return b;
+  Error writeClaim(ModuleContext &MC, const HelperTypes &T) {
+    using namespace sigbytes;
+    il::MethodBody B;
+    B.InitLocals = true;
+    B.LocalVarSigToken = MC.standAloneSig({SigLocal, 2, I, U});
+    Emitter E(B, nullptr);
+    il::Instr *Have = B.create(il::Opcode::Stloc_0);
+    E.tok(il::Opcode::Ldsfld, MineField);
+    E.op(il::Opcode::Dup);
+    E.branch(il::Opcode::Brtrue_S, Have);
+    E.op(il::Opcode::Pop);
+    E.tok(il::Opcode::Call, JoinMethod);
+    E.put(Have);
+    E.ldarg(0);
+    E.ldc(-4096);
+    E.op(il::Opcode::Conv_I);
+    E.op(il::Opcode::And);
+    E.stloc(1);
+    il::Instr *LowDone = B.create(il::Opcode::Ldloc_1);
+    E.ldloc(1);
+    E.ldloc(0);
+    E.op(il::Opcode::Ldind_I);
+    E.branch(il::Opcode::Bge_Un, LowDone);
+    E.ldloc(0);
+    E.ldloc(1);
+    E.op(il::Opcode::Stind_I);
+    E.put(LowDone); // ldloc.1
+    il::Instr *HighDone = B.createToken(il::Opcode::Ldsfld, MapField);
+    E.ldc(4096);
+    E.op(il::Opcode::Add);
+    E.ldloc(0);
+    E.ldc(8);
+    E.op(il::Opcode::Add);
+    E.op(il::Opcode::Ldind_I);
+    E.branch(il::Opcode::Ble_Un, HighDone);
+    E.ldloc(0);
+    E.ldc(8);
+    E.op(il::Opcode::Add);
+    E.ldloc(1);
+    E.ldc(4096);
+    E.op(il::Opcode::Add);
+    E.op(il::Opcode::Stind_I);
+    E.put(HighDone); // ldsfld Map
+    emitMapOffset(E);
+    E.ldloc(0);
+    E.op(il::Opcode::Stind_I);
+    E.ldloc(0);
+    E.op(il::Opcode::Ret);
+    return MC.setBody(ClaimMethod, std::move(B), true);
+  }
 
-    // Claim(sp): the thread's block (Join's on its first call), whose range takes in sp's page,
-    // and which takes sp's entry of the map.
-    //   nint b = Mine; if (b == 0) b = Join(); nuint page = sp & ~4095;
-    //   if (page < (nuint)b[0]) b[0] = page;
-    //   if (page + 4096 > (nuint)b[1]) b[1] = page + 4096;
-    //   *(nint*)(Map + ((int)(sp >> MapShift) & (MapEntries - 1)) * 8) = b; return b;
-    {
-      il::MethodBody B;
-      B.InitLocals = true;
-      B.LocalVarSigToken = MC.standAloneSig({SigLocal, 2, I, U});
-      Emitter E(B, nullptr);
-      il::Instr *Have = B.create(il::Opcode::Stloc_0);
-      E.tok(il::Opcode::Ldsfld, MineField);
-      E.op(il::Opcode::Dup);
-      E.branch(il::Opcode::Brtrue_S, Have);
-      E.op(il::Opcode::Pop);
-      E.tok(il::Opcode::Call, JoinMethod);
-      E.put(Have);
-      E.ldarg(0);
-      E.ldc(-4096);
-      E.op(il::Opcode::Conv_I);
-      E.op(il::Opcode::And);
-      E.stloc(1);
-      il::Instr *LowDone = B.create(il::Opcode::Ldloc_1);
-      E.ldloc(1);
-      E.ldloc(0);
-      E.op(il::Opcode::Ldind_I);
-      E.branch(il::Opcode::Bge_Un, LowDone);
-      E.ldloc(0);
-      E.ldloc(1);
-      E.op(il::Opcode::Stind_I);
-      E.put(LowDone); // ldloc.1
-      il::Instr *HighDone = B.createToken(il::Opcode::Ldsfld, MapField);
-      E.ldc(4096);
-      E.op(il::Opcode::Add);
-      E.ldloc(0);
-      E.ldc(8);
-      E.op(il::Opcode::Add);
-      E.op(il::Opcode::Ldind_I);
-      E.branch(il::Opcode::Ble_Un, HighDone);
-      E.ldloc(0);
-      E.ldc(8);
-      E.op(il::Opcode::Add);
-      E.ldloc(1);
-      E.ldc(4096);
-      E.op(il::Opcode::Add);
-      E.op(il::Opcode::Stind_I);
-      E.put(HighDone); // ldsfld Map
-      emitMapOffset(E);
-      E.ldloc(0);
-      E.op(il::Opcode::Stind_I);
-      E.ldloc(0);
-      E.op(il::Opcode::Ret);
-      if (Error Err = MC.setBody(ClaimMethod, std::move(B), true))
-        return Err;
-    }
+  /// Join: a new block for the thread, zeroed, its address added to All (a copy with one more,
+  /// swapped in unless another thread swapped first), so that Flush sees it after the thread
+  /// ends too. Blocks are never freed.
+  ///   nint b = Marshal.AllocHGlobal(8 * (2 + N)); initblk(b, 0, 8 * (2 + N)); b[0] = -1;
+  ///   do { old = (long[])All; n = old.Length; grown = new long[n + 1];
+  ///        Array.Copy(old, grown, n); grown[n] = b; }
+  ///   while (Interlocked.CompareExchange(ref All, grown, old) != old);
+  ///   Mine = b; return b;
+  Error writeJoin(ModuleContext &MC, const HelperTypes &T) {
+    using namespace sigbytes;
+    std::vector<uint8_t> CopySig{Default, 3, Void, Cls}; // Copy(Array, Array, int32)
+    appendTypeDefOrRefEncoded(CopySig, T.Array);
+    CopySig.push_back(Cls);
+    appendTypeDefOrRefEncoded(CopySig, T.Array);
+    CopySig.push_back(I4);
+    Token Copy = MC.memberRef(T.Array, "Copy", CopySig);
+    Token Exchange = MC.memberRef(T.Interlocked, "CompareExchange",
+                                  {Default, 3, Obj, uint8_t(ElementType::ByRef), Obj, Obj, Obj});
+    il::MethodBody B;
+    B.InitLocals = true;
+    B.LocalVarSigToken = MC.standAloneSig({SigLocal, 4, I, Arr, I8, Arr, I8, I4});
+    Emitter E(B, nullptr);
+    int32_t Size = int32_t((Header + Counters) * 8);
+    E.ldc(Size);
+    E.tok(il::Opcode::Call, T.Alloc);
+    E.stloc(0);
+    E.ldloc(0);
+    E.ldc(0);
+    E.ldc(Size);
+    E.op(il::Opcode::Initblk);
+    E.ldloc(0);
+    E.ldcI8(-1); // no range yet: low above every address
+    E.op(il::Opcode::Stind_I8);
+    il::Instr *Again = E.tok(il::Opcode::Ldsfld, AllField);
+    E.tok(il::Opcode::Castclass, T.Addresses);
+    E.stloc(1);
+    E.ldloc(1);
+    E.op(il::Opcode::Ldlen);
+    E.op(il::Opcode::Conv_I4);
+    E.stloc(3);
+    E.ldloc(3);
+    E.ldc(1);
+    E.op(il::Opcode::Add);
+    E.tok(il::Opcode::Newarr, Int64Type);
+    E.stloc(2);
+    E.ldloc(1);
+    E.ldloc(2);
+    E.ldloc(3);
+    E.tok(il::Opcode::Call, Copy);
+    E.ldloc(2);
+    E.ldloc(3);
+    E.ldloc(0);
+    E.op(il::Opcode::Conv_I8);
+    E.op(il::Opcode::Stelem_I8);
+    E.tok(il::Opcode::Ldsflda, AllField);
+    E.ldloc(2);
+    E.ldloc(1);
+    E.tok(il::Opcode::Call, Exchange);
+    E.ldloc(1);
+    E.branch(il::Opcode::Bne_Un, Again);
+    E.ldloc(0);
+    E.tok(il::Opcode::Stsfld, MineField);
+    E.ldloc(0);
+    E.op(il::Opcode::Ret);
+    return MC.setBody(JoinMethod, std::move(B), true);
+  }
 
-    // Join: a new block for the thread, zeroed, its address added to All (a copy with one more,
-    // swapped in unless another thread swapped first), so that Flush sees it after the thread
-    // ends too. Blocks are never freed.
-    //   nint b = Marshal.AllocHGlobal(8 * (2 + N)); initblk(b, 0, 8 * (2 + N)); b[0] = -1;
-    //   do { old = (long[])All; n = old.Length; grown = new long[n + 1];
-    //        Array.Copy(old, grown, n); grown[n] = b; }
-    //   while (Interlocked.CompareExchange(ref All, grown, old) != old);
-    //   Mine = b; return b;
-    {
-      std::vector<uint8_t> CopySig{Default, 3, Void, Cls}; // Copy(Array, Array, int32)
-      appendTypeDefOrRefEncoded(CopySig, *Array);
-      CopySig.push_back(Cls);
-      appendTypeDefOrRefEncoded(CopySig, *Array);
-      CopySig.push_back(I4);
-      Token Copy = MC.memberRef(*Array, "Copy", CopySig);
-      Token Exchange = MC.memberRef(*Interlocked, "CompareExchange",
-                                    {Default, 3, Obj, uint8_t(ElementType::ByRef), Obj, Obj, Obj});
-      il::MethodBody B;
-      B.InitLocals = true;
-      B.LocalVarSigToken = MC.standAloneSig({SigLocal, 4, I, Arr, I8, Arr, I8, I4});
-      Emitter E(B, nullptr);
-      int32_t Size = int32_t((Header + Counters) * 8);
-      E.ldc(Size);
-      E.tok(il::Opcode::Call, Alloc);
-      E.stloc(0);
-      E.ldloc(0);
-      E.ldc(0);
-      E.ldc(Size);
-      E.op(il::Opcode::Initblk);
-      E.ldloc(0);
-      E.ldcI8(-1); // no range yet: low above every address
-      E.op(il::Opcode::Stind_I8);
-      il::Instr *Again = E.tok(il::Opcode::Ldsfld, AllField);
-      E.tok(il::Opcode::Castclass, Addresses);
-      E.stloc(1);
-      E.ldloc(1);
-      E.op(il::Opcode::Ldlen);
-      E.op(il::Opcode::Conv_I4);
-      E.stloc(3);
-      E.ldloc(3);
-      E.ldc(1);
-      E.op(il::Opcode::Add);
-      E.tok(il::Opcode::Newarr, Int64Type);
-      E.stloc(2);
-      E.ldloc(1);
-      E.ldloc(2);
-      E.ldloc(3);
-      E.tok(il::Opcode::Call, Copy);
-      E.ldloc(2);
-      E.ldloc(3);
-      E.ldloc(0);
-      E.op(il::Opcode::Conv_I8);
-      E.op(il::Opcode::Stelem_I8);
-      E.tok(il::Opcode::Ldsflda, AllField);
-      E.ldloc(2);
-      E.ldloc(1);
-      E.tok(il::Opcode::Call, Exchange);
-      E.ldloc(1);
-      E.branch(il::Opcode::Bne_Un, Again);
-      E.ldloc(0);
-      E.tok(il::Opcode::Stsfld, MineField);
-      E.ldloc(0);
-      E.op(il::Opcode::Ret);
-      if (Error Err = MC.setBody(JoinMethod, std::move(B), true))
-        return Err;
-    }
+  /// OnExit: try { Flush(); } catch object { } — a failed write must not change how the
+  /// program ends.
+  Error writeOnExit(ModuleContext &MC, const HelperTypes &T) {
+    using namespace sigbytes;
+    il::MethodBody B;
+    Emitter E(B, nullptr);
+    E.tok(il::Opcode::Call, FlushMethod);
+    dropExceptionsAndReturn(B, E.first(), ObjectType);
+    return MC.setBody(ExitMethod, std::move(B), false);
+  }
 
-    // OnExit: try { Flush(); } catch object { } — a failed write must not change how the
-    // program ends.
-    {
-      il::MethodBody B;
-      Emitter E(B, nullptr);
-      E.tok(il::Opcode::Call, FlushMethod);
-      dropExceptionsAndReturn(B, E.first(), ObjectType);
-      if (Error Err = MC.setBody(ExitMethod, std::move(B), false))
-        return Err;
-    }
+  /// Flush:
+  ///   long[] all = (long[])All; long[] hits = new long[N];
+  ///   for (int t = 0; t < all.Length; t++) { nint b = (nint)all[t];
+  ///     for (int i = 0; i < hits.Length; i++) hits[i] += *(long*)(b + 8 * (2 + i)); }
+  ///   string path = Environment.GetEnvironmentVariable(VAR);
+  ///   if (string.IsNullOrEmpty(path)) path = TEMPLATE;
+  ///   path = path.Replace("{assembly}", NAME);
+  ///   var sb = new StringBuilder(HEADER);
+  ///   for (int i = 0; i < hits.Length; i++) { long c = hits[i]; if (c != 0)
+  ///     sb.Append(i).Append(' ').Append(c).Append('\n'); }
+  ///   File.WriteAllText(path, sb.ToString());
+  Error writeFlush(ModuleContext &MC, const HelperTypes &T) {
+    using namespace sigbytes;
+    Token GetEnv = MC.memberRef(T.Environment, "GetEnvironmentVariable", {Default, 1, Str, Str});
+    Token IsNullOrEmpty = MC.memberRef(T.String, "IsNullOrEmpty", {Default, 1, Bool, Str});
+    Token Replace = MC.memberRef(T.String, "Replace", {This, 2, Str, Str, Str});
+    Token NewBuilder = MC.memberRef(T.Builder, ".ctor", {This, 1, Void, Str});
+    Token AppendI4 = MC.memberRef(T.Builder, "Append", signature({This, 1, Cls}, T.Builder, {I4}));
+    Token AppendI8 = MC.memberRef(T.Builder, "Append", signature({This, 1, Cls}, T.Builder, {I8}));
+    Token AppendChar =
+        MC.memberRef(T.Builder, "Append", signature({This, 1, Cls}, T.Builder, {Char}));
+    Token ToString = MC.memberRef(T.Builder, "ToString", {This, 0, Str});
+    Token WriteAllText = MC.memberRef(T.File, "WriteAllText", {Default, 2, Void, Str, Str});
+    std::string Header =
+        ("weft-hits 1 " + mvid(MC) + " " + Twine(Counters) + " " + MC.assemblyName() + "\n").str();
+    Expected<Token> VarName = MC.userString(HitsEnvironmentVariable);
+    Expected<Token> Template = MC.userString(HitsTemplate);
+    Expected<Token> Placeholder = MC.userString("{assembly}");
+    Expected<Token> Name = MC.userString(MC.assemblyName());
+    Expected<Token> HeaderText = MC.userString(Header);
+    for (Expected<Token> *X : {&VarName, &Template, &Placeholder, &Name, &HeaderText})
+      if (!*X)
+        return X->takeError();
 
-    // Flush:
-    //   long[] all = (long[])All; long[] hits = new long[N];
-    //   for (int t = 0; t < all.Length; t++) { nint b = (nint)all[t];
-    //     for (int i = 0; i < hits.Length; i++) hits[i] += *(long*)(b + 8 * (2 + i)); }
-    //   string path = Environment.GetEnvironmentVariable(VAR);
-    //   if (string.IsNullOrEmpty(path)) path = TEMPLATE;
-    //   path = path.Replace("{assembly}", NAME);
-    //   var sb = new StringBuilder(HEADER);
-    //   for (int i = 0; i < hits.Length; i++) { long c = hits[i]; if (c != 0)
-    //     sb.Append(i).Append(' ').Append(c).Append('\n'); }
-    //   File.WriteAllText(path, sb.ToString());
-    {
-      Token GetEnv = MC.memberRef(*Environment, "GetEnvironmentVariable", {Default, 1, Str, Str});
-      Token IsNullOrEmpty = MC.memberRef(*String, "IsNullOrEmpty", {Default, 1, Bool, Str});
-      Token Replace = MC.memberRef(*String, "Replace", {This, 2, Str, Str, Str});
-      Token NewBuilder = MC.memberRef(*Builder, ".ctor", {This, 1, Void, Str});
-      Token AppendI4 = MC.memberRef(*Builder, "Append", Sig({This, 1, Cls}, *Builder, {I4}));
-      Token AppendI8 = MC.memberRef(*Builder, "Append", Sig({This, 1, Cls}, *Builder, {I8}));
-      Token AppendChar = MC.memberRef(*Builder, "Append", Sig({This, 1, Cls}, *Builder, {Char}));
-      Token ToString = MC.memberRef(*Builder, "ToString", {This, 0, Str});
-      Token WriteAllText = MC.memberRef(*File, "WriteAllText", {Default, 2, Void, Str, Str});
-      std::string Header =
-          ("weft-hits 1 " + mvid(MC) + " " + Twine(Counters) + " " + MC.assemblyName() + "\n")
-              .str();
-      Expected<Token> VarName = MC.userString(HitsEnvironmentVariable);
-      Expected<Token> Template = MC.userString(HitsTemplate);
-      Expected<Token> Placeholder = MC.userString("{assembly}");
-      Expected<Token> Name = MC.userString(MC.assemblyName());
-      Expected<Token> HeaderText = MC.userString(Header);
-      for (Expected<Token> *T : {&VarName, &Template, &Placeholder, &Name, &HeaderText})
-        if (!*T)
-          return Fail(T->takeError());
-
-      il::MethodBody B;
-      B.InitLocals = true;
-      B.LocalVarSigToken = MC.standAloneSig(
-          Sig({SigLocal, 8, Str, Cls}, *Builder, {I4, I8, Arr, I8, Arr, I8, I4, I}));
-      Emitter E(B, nullptr);
-      emitSum(B, E, Addresses);
-      E.tok(il::Opcode::Ldstr, *VarName);
-      E.tok(il::Opcode::Call, GetEnv);
-      E.stloc(0);
-      E.ldloc(0);
-      E.tok(il::Opcode::Call, IsNullOrEmpty);
-      il::Instr *HavePath = B.create(il::Opcode::Ldloc_0);
-      E.branch(il::Opcode::Brfalse_S, HavePath);
-      E.tok(il::Opcode::Ldstr, *Template);
-      E.stloc(0);
-      B.insertBefore(nullptr, HavePath);
-      E.tok(il::Opcode::Ldstr, *Placeholder);
-      E.tok(il::Opcode::Ldstr, *Name);
-      E.tok(il::Opcode::Callvirt, Replace);
-      E.stloc(0);
-      E.tok(il::Opcode::Ldstr, *HeaderText);
-      E.tok(il::Opcode::Newobj, NewBuilder);
-      E.stloc(1);
-      E.ldc(0);
-      E.stloc(2);
-      il::Instr *Cond = B.create(il::Opcode::Ldloc_2);
-      E.branch(il::Opcode::Br, Cond);
-      il::Instr *Loop = E.ldloc(5);
-      E.ldloc(2);
-      E.op(il::Opcode::Ldelem_I8);
-      E.stloc(3);
-      E.ldloc(3);
-      il::Instr *Step = B.create(il::Opcode::Ldloc_2);
-      E.branch(il::Opcode::Brfalse, Step);
-      E.ldloc(1);
-      E.ldloc(2);
-      E.tok(il::Opcode::Callvirt, AppendI4);
-      E.ldc(' ');
-      E.tok(il::Opcode::Callvirt, AppendChar);
-      E.ldloc(3);
-      E.tok(il::Opcode::Callvirt, AppendI8);
-      E.ldc('\n');
-      E.tok(il::Opcode::Callvirt, AppendChar);
-      E.op(il::Opcode::Pop);
-      B.insertBefore(nullptr, Step);
-      E.ldc(1);
-      E.op(il::Opcode::Add);
-      E.stloc(2);
-      B.insertBefore(nullptr, Cond);
-      E.ldloc(5);
-      E.op(il::Opcode::Ldlen);
-      E.op(il::Opcode::Conv_I4);
-      E.branch(il::Opcode::Blt, Loop);
-      E.ldloc(0);
-      E.ldloc(1);
-      E.tok(il::Opcode::Callvirt, ToString);
-      E.tok(il::Opcode::Call, WriteAllText);
-      E.op(il::Opcode::Ret);
-      if (Error Err = MC.setBody(FlushMethod, std::move(B), false))
-        return Err;
-    }
-    return Error::success();
+    il::MethodBody B;
+    B.InitLocals = true;
+    B.LocalVarSigToken = MC.standAloneSig(
+        signature({SigLocal, 8, Str, Cls}, T.Builder, {I4, I8, Arr, I8, Arr, I8, I4, I}));
+    Emitter E(B, nullptr);
+    emitSum(B, E, T.Addresses);
+    E.tok(il::Opcode::Ldstr, *VarName);
+    E.tok(il::Opcode::Call, GetEnv);
+    E.stloc(0);
+    E.ldloc(0);
+    E.tok(il::Opcode::Call, IsNullOrEmpty);
+    il::Instr *HavePath = B.create(il::Opcode::Ldloc_0);
+    E.branch(il::Opcode::Brfalse_S, HavePath);
+    E.tok(il::Opcode::Ldstr, *Template);
+    E.stloc(0);
+    B.insertBefore(nullptr, HavePath);
+    E.tok(il::Opcode::Ldstr, *Placeholder);
+    E.tok(il::Opcode::Ldstr, *Name);
+    E.tok(il::Opcode::Callvirt, Replace);
+    E.stloc(0);
+    E.tok(il::Opcode::Ldstr, *HeaderText);
+    E.tok(il::Opcode::Newobj, NewBuilder);
+    E.stloc(1);
+    E.ldc(0);
+    E.stloc(2);
+    il::Instr *Cond = B.create(il::Opcode::Ldloc_2);
+    E.branch(il::Opcode::Br, Cond);
+    il::Instr *Loop = E.ldloc(5);
+    E.ldloc(2);
+    E.op(il::Opcode::Ldelem_I8);
+    E.stloc(3);
+    E.ldloc(3);
+    il::Instr *Step = B.create(il::Opcode::Ldloc_2);
+    E.branch(il::Opcode::Brfalse, Step);
+    E.ldloc(1);
+    E.ldloc(2);
+    E.tok(il::Opcode::Callvirt, AppendI4);
+    E.ldc(' ');
+    E.tok(il::Opcode::Callvirt, AppendChar);
+    E.ldloc(3);
+    E.tok(il::Opcode::Callvirt, AppendI8);
+    E.ldc('\n');
+    E.tok(il::Opcode::Callvirt, AppendChar);
+    E.op(il::Opcode::Pop);
+    B.insertBefore(nullptr, Step);
+    E.ldc(1);
+    E.op(il::Opcode::Add);
+    E.stloc(2);
+    B.insertBefore(nullptr, Cond);
+    E.ldloc(5);
+    E.op(il::Opcode::Ldlen);
+    E.op(il::Opcode::Conv_I4);
+    E.branch(il::Opcode::Blt, Loop);
+    E.ldloc(0);
+    E.ldloc(1);
+    E.tok(il::Opcode::Callvirt, ToString);
+    E.tok(il::Opcode::Call, WriteAllText);
+    E.op(il::Opcode::Ret);
+    return MC.setBody(FlushMethod, std::move(B), false);
   }
 
   /// The address of argument 0's entry of the map: Map + 8 * ((int)(sp >> MapShift) &

@@ -37,6 +37,7 @@ struct ReportArgs {
   std::string MessageFormat = "plain";
   // The build's path maps (the compiler's -pathmap: LOCAL=MAPPED,...), undone in the report.
   std::vector<std::string> PathMaps;
+  bool Summary = false; // --summary: one line saying where the reports are and their figures
 };
 
 /// One entry of a path map: the compiler wrote Mapped where the source's path began with Local.
@@ -86,6 +87,43 @@ int checkThresholds(const std::vector<coverage::Map> &Maps,
   return Below.empty() ? ExitOk : ExitError;
 }
 
+/// An error when no map holds a method: the filters left out every type of every assembly.
+Error checkSomethingMeasured(ArrayRef<coverage::Map> Maps) {
+  if (llvm::any_of(Maps, [](const coverage::Map &M) { return !M.Methods.empty(); }))
+    return Error::success();
+  std::vector<std::string> Names;
+  for (const coverage::Map &M : Maps)
+    if (!llvm::is_contained(Names, M.Assembly))
+      Names.push_back(M.Assembly);
+  return withCode(CodeNothingMeasured,
+                  createStringError(inconvertibleErrorCode(),
+                                    "nothing was measured: the filters leave out every method of " +
+                                        join(Names, ", ") + ", so there is no report to make"));
+}
+
+/// One line on standard output: the reports written and their figures, the lines and branch
+/// outcomes as the report's root states them and the methods as coverlet counts them,
+/// "coverage report: coverage.cobertura.xml (lines 80% 8/10, branches 50% 2/4, methods 100% 3/3)".
+void printSummary(ArrayRef<std::string> Paths, ArrayRef<coverage::Map> Maps) {
+  coverage::ReportTotals T = coverage::reportTotals(Maps);
+  coverage::Counts Methods;
+  for (const coverage::ModuleFigures &F : coverage::moduleFigures(Maps))
+    Methods.add(F.Methods);
+  auto Figure = [](StringRef Name, uint64_t Covered, uint64_t Total) {
+    return (Name + " " + coverage::percentText(coverage::percent({Covered, Total})) + " " +
+            Twine(Covered) + "/" + Twine(Total))
+        .str();
+  };
+  std::vector<std::string> Written;
+  for (const std::string &P : Paths)
+    Written.push_back(P.empty() ? "standard output" : P);
+  outs() << "coverage report: " << join(Written, ", ") << " ("
+         << Figure("lines", T.LinesCovered, T.Lines) << ", "
+         << Figure("branches", T.BranchesCovered, T.Branches) << ", "
+         << Figure("methods", Methods.Covered, Methods.Total) << ")\n";
+  outs().flush();
+}
+
 /// The folders of --data, locked while the report is made of what they hold: test projects that
 /// share a folder each make the report when their tests end, and the one that comes last then
 /// reads every project's hits (none reads the folder while another writes the report).
@@ -97,9 +135,9 @@ public:
       sys::Process::SafelyCloseFileDescriptor(FD);
     }
   }
-  /// Locks \p Dir and adds its maps (*.coverage.json) and hits files (*.weft-hits), in name
-  /// order, to \p Maps and \p Hits, and the path maps of the builds whose runs wrote them
-  /// (*.path-map, a map a line) to \p PathMap.
+  /// Locks \p Dir and adds the maps (*.coverage.json) and hits files (*.weft-hits) in it and in
+  /// the folders under it, in path order, to \p Maps and \p Hits, and the path maps of the
+  /// builds whose runs wrote them (*.path-map, a map a line) to \p PathMap.
   Error add(const std::string &Dir, std::vector<std::string> &Maps, std::vector<std::string> &Hits,
             std::vector<PathMapEntry> &PathMap) {
     if (!sys::fs::is_directory(Dir))
@@ -116,11 +154,8 @@ public:
       return createFileError(LockPath,
                              createStringError(EC, "cannot lock it: %s", EC.message().c_str()));
     std::vector<std::string> Found;
-    std::error_code EC;
-    for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
-      Found.push_back(It->path());
-    if (EC)
-      return createFileError(Dir, errorCodeToError(EC));
+    if (Error E = listFiles(Dir, MaxDepth, Found))
+      return E;
     llvm::sort(Found);
     for (const std::string &P : Found) {
       if (StringRef(P).endswith(".coverage.json"))
@@ -136,6 +171,30 @@ public:
 
 private:
   std::vector<int> Locks;
+  /// How deep the folders under a data folder are read: the package's targets write
+  /// weft-coverage/PROJECT/FRAMEWORK/; links are not followed.
+  static constexpr unsigned MaxDepth = 4;
+
+  /// The files in \p Dir and, \p Depth levels down, in the folders under it.
+  static Error listFiles(const std::string &Dir, unsigned Depth, std::vector<std::string> &Out) {
+    std::error_code EC;
+    for (sys::fs::directory_iterator It(Dir, EC, /*follow_symlinks=*/false), End; It != End && !EC;
+         It.increment(EC)) {
+      ErrorOr<sys::fs::basic_file_status> St = It->status();
+      if (!St)
+        return createFileError(It->path(), errorCodeToError(St.getError()));
+      if (St->type() == sys::fs::file_type::directory_file) {
+        if (Depth > 0)
+          if (Error E = listFiles(It->path(), Depth - 1, Out))
+            return E;
+      } else if (St->type() == sys::fs::file_type::regular_file) {
+        Out.push_back(It->path());
+      }
+    }
+    if (EC)
+      return createFileError(Dir, errorCodeToError(EC));
+    return Error::success();
+  }
 
   static Error addPathMap(const std::string &Path, std::vector<PathMapEntry> &PathMap) {
     auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
@@ -324,6 +383,9 @@ int report(const ReportArgs &A) {
       O.Timestamp = std::max<int64_t>(O.Timestamp, sys::toTimeT(St.getLastModificationTime()));
   }
   // A module the filters left out whole has no method: it is in no report (as in coverlet's).
+  // With none left there is nothing to report, which is no report of 0 %.
+  if (Error E = checkSomethingMeasured(Maps))
+    return reportError(std::move(E));
   llvm::erase_if(Maps, [](const coverage::Map &M) { return M.Methods.empty(); });
   undoPathMaps(Maps, *PathMap);
   // Every report made before any is written: a failure leaves none.
@@ -345,8 +407,10 @@ int report(const ReportArgs &A) {
       if (std::error_code EC = sys::fs::create_directories(Parent))
         return reportError(withCode(CodeOutput, createFileError(Parent, EC)));
     if (Error E = writeFileAtomically(Path, arrayRefFromStringRef(Reports[I])))
-      return reportError(std::move(E));
+      return reportError(withCode(CodeOutput, std::move(E)));
   }
+  if (A.Summary)
+    printSummary(*Paths, Maps);
   // As coverlet: the reports are written, then the thresholds fail the run.
   return checkThresholds(Maps, Limits, Stat);
 }
@@ -367,10 +431,10 @@ Runner addCoverageCommand(CLI::App &App) {
   Report->add_option("--hits", A->Hits,
                      "A hits file the woven program wrote (repeatable: the counts add up)");
   Report->add_option("--data", A->Data,
-                     "A folder whose maps (*.coverage.json) and hits files (*.weft-hits) are all "
-                     "read, locked while the report is made, with the path maps of *.path-map "
-                     "files (repeatable; the package's targets use it to merge test projects "
-                     "and earlier runs)");
+                     "A folder whose maps (*.coverage.json) and hits files (*.weft-hits), in it "
+                     "and in the folders under it, are all read, locked while the report is made, "
+                     "with the path maps of *.path-map files (repeatable; the package's targets "
+                     "use it to merge test projects and earlier runs)");
   Report->add_option("--format", A->Format,
                      "cobertura (default), lcov, opencover, json (coverlet's) or text; several "
                      "separated by commas");
@@ -392,6 +456,9 @@ Runner addCoverageCommand(CLI::App &App) {
                      "The build's path map, LOCAL=MAPPED pairs separated by commas as the "
                      "compiler's -pathmap takes them (repeatable): a source the PDB names "
                      "MAPPED... (a deterministic build's /_/...) is named LOCAL... in the report");
+  Report->add_flag("--summary", A->Summary,
+                   "Print one line saying where the reports went, with the line, branch and "
+                   "method figures of all modules together");
   Report
       ->add_option("--message-format", A->MessageFormat,
                    "How errors are printed: plain (default) or msbuild (\"weft: error "

@@ -36,6 +36,9 @@ enum DiagnosticCode : unsigned {
   CodeUsage = 5,  // the command line is wrong
   // 6 and 7 are the package targets' own (docs/cli.md)
   CodeThreshold = 8, // coverage below a threshold (weft coverage report --threshold)
+  // 9 to 11 are the package targets' own
+  CodeNothingMeasured = 12, // the coverage maps hold no method (the filters left out everything)
+  // 13 is the package targets' own (the tests wrote no hits)
   CodeWarning = 1000,
 };
 /// \p E, carrying \p Code for MSBuild diagnostics (its message is unchanged).

@@ -68,6 +68,7 @@ struct WeaveOptions {
   std::string MessageFormat = "plain";
   unsigned Threads = 0;
   bool InPlace = false;
+  bool Unsigned = false; // --unsigned: a strong-name signed input written unsigned, on purpose
   bool VerifyEach = false;
   bool Force = false;
   bool Verbose = false;
@@ -216,12 +217,13 @@ std::string outputPdbPath(const Job &J, StringRef InPdb) {
   return std::string(OutPdb);
 }
 
-/// Says what the written output is not (ReadyToRun code, signatures left out).
-void warnAboutOutput(const Job &J, const pe::BuildReport &Report, JobLog &Log) {
+/// Says what the written output is not (ReadyToRun code, signatures left out): a strong-name
+/// signature left out only when it was not asked for with --unsigned.
+void warnAboutOutput(const Job &J, const pe::BuildReport &Report, bool Unsigned, JobLog &Log) {
   if (Report.WasReadyToRun)
     Log.warn("'" + J.Input +
              "' is a ReadyToRun image: written as IL only (the runtime compiles it when it runs)");
-  if (Report.StrongNameRemoved)
+  if (Report.StrongNameRemoved && !Unsigned)
     Log.warn("'" + J.Input +
              "' is strong-name signed: the output is not signed (give --key to sign it)");
   if (Report.AuthenticodeRemoved)
@@ -326,7 +328,7 @@ Error weaveFile(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
       Write);
   if (!W)
     return withCode(CodeWeave, createFileError(J.Input, W.takeError()));
-  warnAboutOutput(J, W->Report, Log);
+  warnAboutOutput(J, W->Report, Run.Opt.Unsigned, Log);
   // A device, FIFO or socket takes the assembly alone: nothing goes beside it (into /dev, say).
   bool Beside = isRegularOutput(J.Output);
   if (Error E = writeFileAtomically(J.Output, W->Bytes))
@@ -566,6 +568,8 @@ std::optional<std::string> outputUsageError(const WeaveOptions &Opt,
            Folders.front() + "'";
   if (!Opt.SpecFile.empty() && !Opt.Passes.empty())
     return std::string("--spec and --pass exclude each other (name the passes in the spec)");
+  if (!Opt.KeyFile.empty() && Opt.Unsigned)
+    return std::string("--key and --unsigned exclude each other");
   return std::nullopt;
 }
 
@@ -863,6 +867,9 @@ Runner addWeaveCommand(CLI::App &App) {
   Sub->add_option("--key", Opt->KeyFile,
                   "Strong-name sign the output with this key pair (.snk); an assembly that has "
                   "a public key must have this key's");
+  Sub->add_flag("--unsigned", Opt->Unsigned,
+                "Write a strong-name signed input's output unsigned without a warning (the .NET "
+                "runtime does not check strong names: for copies a test run measures)");
   Sub->add_option("--pass", Opt->Passes,
                   "Apply a pass to every method with a body: NAME or NAME:key=value,... "
                   "(repeatable; `weft passes` lists them)")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes the NuGet package Weft from a built tree: weft and its profiler for each platform built
-# (tools/RID/), without their debug information, with build/Weft.props and build/Weft.targets
-# and the VSTest data collector (package/collector, built here), packed by `dotnet pack`.
+# (tools/RID/), without their debug information, with build/Weft.props and build/Weft.targets,
+# the VSTest data collector (package/collector) and the Microsoft.Testing.Platform extension
+# (package/testing-platform), both built here, packed by `dotnet pack`.
 #
 #   package/pack.sh BUILD_DIR [OUT_DIR]     (default OUT_DIR: BUILD_DIR/nupkg)
 #
@@ -50,11 +51,16 @@ done
 ((${#carried[@]})) || { echo "pack.sh: build weft first (missing $build/cli/weft)" >&2; exit 1; }
 echo "pack.sh: the package carries weft for ${carried[*]}" >&2
 
-# The VSTest data collector (C#), built for the package.
-dotnet build "$here/collector/Weft.Collector.csproj" -c Release --artifacts-path "$stage/collector" \
-  -nologo -v:q >"$stage/collector.log" 2>&1 || { cat "$stage/collector.log" >&2; exit 1; }
+# The VSTest data collector and the Microsoft.Testing.Platform extension (C#), built for the
+# package.
+for project in collector/Weft.Collector testing-platform/Weft.TestingPlatform; do
+  name=$(basename "$project")
+  dotnet build "$here/$project.csproj" -c Release --artifacts-path "$stage/$name" \
+    -nologo -v:q >"$stage/$name.log" 2>&1 || { cat "$stage/$name.log" >&2; exit 1; }
+done
 dotnet pack "$here/Weft.csproj" -o "$out" -p:WeftTools="$stage/tools" -p:Version="$version" \
-  -p:WeftCollector="$stage/collector/bin/Weft.Collector/release/Weft.Collector.dll" \
+  -p:WeftCollector="$stage/Weft.Collector/bin/Weft.Collector/release/Weft.Collector.dll" \
+  -p:WeftTestingPlatform="$stage/Weft.TestingPlatform/bin/Weft.TestingPlatform/release/Weft.TestingPlatform.dll" \
   --artifacts-path "$stage/artifacts" -nologo -v:q >"$stage/pack.log" 2>&1 ||
   { cat "$stage/pack.log" >&2; exit 1; }
 echo "$out/Weft.$version.nupkg"

@@ -25,6 +25,23 @@ bool hasEmbeddedPdb(const pe::Image &Img) {
   return false;
 }
 
+Expected<std::optional<std::vector<uint8_t>>>
+embeddedPdb(const pe::Image &Img, ArrayRef<pe::DebugEntry> Entries) {
+  for (const pe::DebugEntry &E : Entries)
+    if (E.Embedded) {
+      // A deflate stream can grow its input a thousandfold: the PDB of an assembly is bounded
+      // by the assembly's size.
+      Expected<std::vector<uint8_t>> Bytes =
+          inflateRaw(E.Embedded->Compressed, E.Embedded->UncompressedSize,
+                     64 * uint64_t(Img.bytes().size()) + (1 << 20), "embedded portable PDB",
+                     E.PointerToRawData + 8);
+      if (!Bytes)
+        return Bytes.takeError();
+      return std::optional<std::vector<uint8_t>>(std::move(*Bytes));
+    }
+  return std::nullopt;
+}
+
 std::optional<PdbUpdate> updatePdb(const pe::Image &Img, StringRef AssemblyPath, StringRef PdbPath,
                                    const std::map<uint32_t, metadata::pdb::BodyRemap> &Remaps,
                                    std::string &Warning) {
@@ -53,21 +70,15 @@ std::optional<PdbUpdate> updatePdb(const pe::Image &Img, StringRef AssemblyPath,
     if (!metadata::looksLikePortablePdb(Old))
       return NotUpdated("a Windows PDB");
   } else {
-    for (const pe::DebugEntry &E : *Entries)
-      if (E.Embedded) {
-        Where = ("'" + AssemblyPath + "' (embedded PDB)").str();
-        Expected<std::vector<uint8_t>> Bytes =
-            inflateRaw(E.Embedded->Compressed, E.Embedded->UncompressedSize,
-                       64 * uint64_t(Img.bytes().size()) + (1 << 20), "embedded portable PDB",
-                       E.PointerToRawData + 8);
-        if (!Bytes)
-          return NotUpdated(toString(Bytes.takeError()));
-        Inflated = std::move(*Bytes);
-        Old = Inflated;
-        Embedded = true;
-      }
-    if (!Embedded)
+    Where = ("'" + AssemblyPath + "' (embedded PDB)").str();
+    Expected<std::optional<std::vector<uint8_t>>> Bytes = embeddedPdb(Img, *Entries);
+    if (!Bytes)
+      return NotUpdated(toString(Bytes.takeError()));
+    if (!*Bytes)
       return std::nullopt;
+    Inflated = std::move(**Bytes);
+    Old = Inflated;
+    Embedded = true;
   }
   Expected<std::unique_ptr<metadata::Module>> Pdb = metadata::Module::create(Old, 0);
   if (!Pdb)

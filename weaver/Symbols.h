@@ -9,6 +9,7 @@
 #define WEFT_WEAVER_SYMBOLS_H
 
 #include "metadata/pdb/Rewrite.h"
+#include "pe/Image.h"
 #include "pe/Writer.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -26,6 +27,11 @@ class Image;
 namespace weft {
 
 bool hasEmbeddedPdb(const pe::Image &Img);
+
+/// The portable PDB embedded in \p Img's debug directory (\p Entries), inflated; none when it
+/// embeds none. Errors name the entry's offset.
+llvm::Expected<std::optional<std::vector<uint8_t>>>
+embeddedPdb(const pe::Image &Img, llvm::ArrayRef<pe::DebugEntry> Entries);
 
 /// Where the separate PDB of an assembly is: next to it with its name and `.pdb`, or else (if it
 /// embeds no PDB) next to it with the file name its CodeView entry gives (the path the compiler

@@ -199,16 +199,21 @@ Expected<std::unique_ptr<PortablePdb>> PortablePdb::open(StringRef Path) {
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!Buf)
     return createFileError(Path, errorCodeToError(Buf.getError()));
-  ArrayRef<uint8_t> Bytes = arrayRefFromStringRef((*Buf)->getBuffer());
+  return fromBuffer(std::move(*Buf), Path);
+}
+
+Expected<std::unique_ptr<PortablePdb>> PortablePdb::fromBuffer(std::unique_ptr<MemoryBuffer> Buffer,
+                                                               StringRef Name) {
+  ArrayRef<uint8_t> Bytes = arrayRefFromStringRef(Buffer->getBuffer());
   if (!looksLikePortablePdb(Bytes))
-    return createFileError(Path, plainError("not a portable PDB"));
+    return createFileError(Name, plainError("not a portable PDB"));
   Expected<std::unique_ptr<Module>> M = Module::create(Bytes, 0);
   if (!M)
-    return createFileError(Path, M.takeError());
+    return createFileError(Name, M.takeError());
   if (!(*M)->pdb())
-    return createFileError(Path, plainError("metadata without a #Pdb stream"));
+    return createFileError(Name, plainError("metadata without a #Pdb stream"));
   auto P = std::unique_ptr<PortablePdb>(new PortablePdb());
-  P->Buffer = std::move(*Buf);
+  P->Buffer = std::move(Buffer);
   P->M = std::move(*M);
   return std::move(P);
 }

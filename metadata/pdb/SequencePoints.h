@@ -64,6 +64,9 @@ class PortablePdb {
 public:
   /// Maps and reads \p Path; errors name the file.
   static llvm::Expected<std::unique_ptr<PortablePdb>> open(llvm::StringRef Path);
+  /// Reads the PDB in \p Buffer (an embedded one, inflated); errors name it \p Name.
+  static llvm::Expected<std::unique_ptr<PortablePdb>>
+  fromBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, llvm::StringRef Name);
   const Module &module() const { return *M; }
   /// The PDB id: the GUID and stamp that the assembly's CodeView debug entry repeats.
   const std::array<uint8_t, 20> &id() const { return M->pdb()->Id; }

@@ -1,23 +1,25 @@
 // weft's VSTest data collector: `dotnet test --collect "XPlat Code Coverage"` with the Weft
 // package in place of coverlet.collector.
 //
-// At the start of the test session, before the test host starts, the assemblies under test (the
-// test project's project references, which the package's targets list beside the test assembly
-// as NAME.weft-covered.txt) are kept aside and woven in place by the weft executable the package
-// carries, with `coverage` and the options of the run settings (coverlet.collector's names:
-// Include, Exclude, ExcludeByAttribute, ExcludeByFile, SkipAutoProps, IncludeTestAssembly,
+// At the start of the test session, before the test host starts, the assemblies under test of
+// each test assembly (its project references, which the package's targets list beside it in
+// NAME.weft-coverage.txt) are woven in place by the weft executable the package carries, with
+// `coverage` and the options of the run settings (coverlet.collector's names: Include, Exclude,
+// ExcludeByAttribute, ExcludeByFile, SkipAutoProps, IncludeTestAssembly, DeterministicReport,
 // Format). The woven code writes its hits into a folder of the collector's when the test host
 // exits. At the end of the session the collector waits for the test host to be gone, makes the
 // report with `weft coverage report`, puts the original assemblies back and hands the report to
 // the test platform as an attachment, which it copies to TestResults/<guid>/coverage.cobertura.xml.
 //
-// Nothing here throws into the test platform: a failure is a warning in the test run's output and
-// leaves the assemblies as they were.
+// Nothing here throws into the test platform: a session that measures nothing, writes no hits or
+// makes no report says why as an error in the test run's output, and leaves the assemblies as
+// they were.
 using System.ComponentModel;
 using System.Diagnostics;
 using System.Runtime.InteropServices;
 using System.Xml;
 using Microsoft.VisualStudio.TestPlatform.ObjectModel.DataCollection;
+using Weft.Coverage;
 
 namespace Weft.Collector;
 
@@ -31,6 +33,7 @@ public sealed class WeftCoverageCollector : DataCollector, ITestExecutionEnviron
     private DataCollectionContext? _context;
     private XmlElement? _configuration;
     private Session? _session;
+    private string? _folder; // the session's own, private: data and reports
     private readonly List<int> _testHosts = new();
 
     public override void Initialize(XmlElement? configurationElement, DataCollectionEvents events,
@@ -46,8 +49,6 @@ public sealed class WeftCoverageCollector : DataCollector, ITestExecutionEnviron
         events.SessionEnd += OnSessionEnd;
         events.TestHostLaunched += OnTestHostLaunched;
     }
-
-    /// The hits go to the session's folder whatever the environment the tests inherit says.
 
     /// The hits go where the woven assemblies say, whatever WEFT_COVERAGE_FILE the tests would
     /// inherit (an empty value is no value to them).
@@ -65,13 +66,41 @@ public sealed class WeftCoverageCollector : DataCollector, ITestExecutionEnviron
         try
         {
             var sources = e.GetPropertyValue<IEnumerable<string>>("TestSources") ?? Array.Empty<string>();
-            var settings = Settings.Read(_configuration);
-            _session = Session.Start(Weft(), sources, settings, Warn);
+            var ignored = new List<string>();
+            var settings = RunSettings.Read(_configuration, ignored);
+            if (ignored.Count > 0)
+                Warn("weft: these coverlet settings have no weft equivalent and are ignored: " +
+                     string.Join(", ", ignored));
+            _folder = Directory.CreateTempSubdirectory("weft-coverage-").FullName;
+            _session = new Session(WeftTool.Find(PackagedWeft()), settings, Path.Combine(_folder, "data"), Warn);
+            // A test assembly that cannot be measured is a warning while another can be.
+            var failures = new List<WeftException>();
+            int run = 0;
+            foreach (string source in sources)
+            {
+                try
+                {
+                    _session.Weave(TestAssembly.Read(source), (run++).ToString());
+                }
+                catch (WeftException ex)
+                {
+                    failures.Add(ex);
+                }
+            }
+            if (!_session.WoveAny && failures.Count == 1)
+                throw failures[0];
+            foreach (WeftException ex in failures)
+                Warn(ex.Diagnostic.Replace(" error WEFT", " warning WEFT"));
+            if (!_session.WoveAny)
+                throw new WeftException(WeftException.NothingToMeasure,
+                    "no test assembly of the run could be measured, so there is no coverage (see the warnings above)");
         }
         catch (Exception ex)
         {
-            Warn($"weft: coverage not measured: {ex.Message}");
+            Fail(ex);
+            _session?.Restore();
             _session = null;
+            DeleteFolder();
         }
     }
 
@@ -84,16 +113,21 @@ public sealed class WeftCoverageCollector : DataCollector, ITestExecutionEnviron
         try
         {
             WaitForTestHosts();
-            foreach (var report in session.Finish())
+            session.Restore();
+            session.CheckHits();
+            string reports = Path.Combine(_folder!, "reports") + Path.DirectorySeparatorChar;
+            session.Report(reports);
+            foreach (string report in Directory.GetFiles(reports))
                 Attach(report);
         }
         catch (Exception ex)
         {
-            Warn($"weft: no coverage report: {ex.Message}");
+            Fail(ex);
         }
         finally
         {
-            session.Restore(Warn);
+            session.Restore();
+            DeleteFolder();
         }
     }
 
@@ -148,37 +182,39 @@ public sealed class WeftCoverageCollector : DataCollector, ITestExecutionEnviron
             Console.Error.WriteLine(message);
     }
 
-    /// The weft executable of the package for this machine: tools/linux-x64/weft,
-    /// tools/linux-arm64/weft or tools/win-x64/weft.exe, two folders above this one
-    /// (build/collector/). WEFT_EXE names another (a weft built for a machine the package has
-    /// none for).
-    private static string Weft()
+    /// An error in the test run's output: coverage was asked for and is not there.
+    private void Fail(Exception ex)
     {
-        string? chosen = Environment.GetEnvironmentVariable("WEFT_EXE");
-        if (string.IsNullOrEmpty(chosen))
+        string line = ex is WeftException w ? w.Diagnostic
+            : new WeftException(WeftException.NotMeasured, ex.Message).Diagnostic;
+        if (_logger is not null && _context is not null)
+            _logger.LogError(_context, line);
+        else
+            Console.Error.WriteLine(line);
+    }
+
+    private void DeleteFolder()
+    {
+        try
         {
-            string? tools = RuntimeInformation.ProcessArchitecture switch
-            {
-                Architecture.X64 when OperatingSystem.IsLinux() => "linux-x64/weft",
-                Architecture.Arm64 when OperatingSystem.IsLinux() => "linux-arm64/weft",
-                Architecture.X64 or Architecture.Arm64 when OperatingSystem.IsWindows() => "win-x64/weft.exe",
-                _ => null,
-            };
-            if (tools is null)
-                throw new PlatformNotSupportedException(
-                    $"the Weft package has no weft for this machine ({RuntimeInformation.OSDescription} " +
-                    $"{RuntimeInformation.ProcessArchitecture}): set WEFT_EXE to a weft built for it, " +
-                    "or leave the weft data collector out");
-            string here = Path.GetDirectoryName(typeof(WeftCoverageCollector).Assembly.Location)!;
-            chosen = Path.Combine(here, "..", "..", "tools", tools);
+            if (_folder is not null)
+                Directory.Delete(_folder, true);
         }
-        string weft = Path.GetFullPath(chosen);
-        if (!File.Exists(weft))
-            throw new FileNotFoundException($"the weft executable is not at {weft}");
-        // NuGet does not keep the executable bit of the files it extracts.
-        if (!OperatingSystem.IsWindows())
-            File.SetUnixFileMode(weft, File.GetUnixFileMode(weft) | UnixFileMode.UserExecute);
-        return weft;
+        catch (Exception)
+        {
+            // A temporary folder left behind is no failure of the run.
+        }
+    }
+
+    /// The weft executable of the package for this machine, two folders above this one
+    /// (build/collector/ in the package: tools/linux-x64/weft, ...).
+    private static string? PackagedWeft()
+    {
+        string? tools = WeftTool.ToolsFolderEntry();
+        if (tools is null)
+            return null;
+        string here = Path.GetDirectoryName(typeof(WeftCoverageCollector).Assembly.Location)!;
+        return Path.Combine(here, "..", "..", "tools", tools);
     }
 
     protected override void Dispose(bool disposing)
@@ -190,7 +226,7 @@ public sealed class WeftCoverageCollector : DataCollector, ITestExecutionEnviron
             _events.TestHostLaunched -= OnTestHostLaunched;
             _events = null;
         }
-        _session?.Restore(Warn);
+        _session?.Restore();
         _session = null;
         base.Dispose(disposing);
     }

@@ -230,10 +230,65 @@ TEST(CoverageOptions, DataFoldersAreReadWhole) {
                                    S.W.Dir + "/./", "--format", "lcov"});
   ASSERT_EQ(Twice.ExitCode, 0) << Twice.Err;
   EXPECT_EQ(Twice.Out, ByFile.Out);
+  // Folders under the data folder are read too (the package's targets keep a folder a test
+  // project and target framework).
+  std::string Nested = test::scratchDir("coverage-options-nested");
+  ASSERT_FALSE(sys::fs::create_directories(Nested + "/Tests-1a2b/net10.0"));
+  ASSERT_FALSE(sys::fs::copy_file(S.W.Map, Nested + "/Tests-1a2b/net10.0/Switches.dll.coverage.json"));
+  ASSERT_FALSE(sys::fs::copy_file(S.Hits, Nested + "/Tests-1a2b/net10.0/Switches.weft-hits"));
+  test::CommandResult Under =
+      test::run(test::weftTool(), {"coverage", "report", "--data", Nested, "--format", "lcov"});
+  ASSERT_EQ(Under.ExitCode, 0) << Under.Err;
+  EXPECT_EQ(Under.Out, ByFile.Out);
   test::CommandResult Missing =
       test::run(test::weftTool(), {"coverage", "report", "--data", S.W.Dir + "/nothing"});
   EXPECT_EQ(Missing.ExitCode, 1);
   EXPECT_TRUE(StringRef(Missing.Err).contains("nothing': --data: no such folder")) << Missing.Err;
+}
+
+TEST(CoverageOptions, SummarySaysWhereTheReportsAreWithTheirFigures) {
+  Measured S = measureSwitches();
+  std::string Out = S.W.Dir + "/reports/";
+  test::CommandResult R =
+      test::run(test::weftTool(), {"coverage", "report", "--map", S.W.Map, "--hits", S.Hits,
+                                   "--format", "cobertura,lcov", "-o", Out, "--summary"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  Expected<coverage::Map> M = coverage::readMap(test::readFile(S.W.Map));
+  ASSERT_TRUE(bool(M));
+  Expected<coverage::Hits> H = coverage::readHits(test::readFile(S.Hits));
+  ASSERT_TRUE(bool(H));
+  ASSERT_FALSE(bool(coverage::addHits(*M, *H)));
+  // The lines and outcomes as the report's root states them, the methods as coverlet counts.
+  coverage::ModuleFigures F = coverage::moduleFigures({*M}).at(0);
+  coverage::ReportTotals T = coverage::reportTotals({*M});
+  std::string Xml = test::readFile(Out + "coverage.cobertura.xml");
+  EXPECT_TRUE(StringRef(Xml).contains(" lines-covered=\"" + std::to_string(T.LinesCovered) +
+                                      "\" lines-valid=\"" + std::to_string(T.Lines) + "\""))
+      << Xml.substr(0, 400);
+  auto Figure = [](StringRef Name, uint64_t Covered, uint64_t Total) {
+    return (Name + " " + coverage::percentText(coverage::percent({Covered, Total})) + " " +
+            Twine(Covered) + "/" + Twine(Total))
+        .str();
+  };
+  EXPECT_EQ(R.Out, "coverage report: " + Out + "coverage.cobertura.xml, " + Out +
+                       "coverage.info (" + Figure("lines", T.LinesCovered, T.Lines) + ", " +
+                       Figure("branches", T.BranchesCovered, T.Branches) + ", " +
+                       Figure("methods", F.Methods.Covered, F.Methods.Total) + ")\n");
+  EXPECT_GT(T.Branches, T.BranchesCovered);
+  EXPECT_TRUE(sys::fs::exists(Out + "coverage.info"));
+}
+
+TEST(CoverageOptions, NothingMeasuredIsAnErrorAndNoReport) {
+  Woven W = weave("Switches", "nothing", "coverage:exclude=[Switches]*");
+  ASSERT_EQ(W.Weave.ExitCode, 0) << W.Weave.Err;
+  std::string Out = W.Dir + "/coverage.xml";
+  test::CommandResult R =
+      test::run(test::weftTool(), {"coverage", "report", "--map", W.Map, "-o", Out,
+                                   "--message-format", "msbuild"});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_EQ(R.Err, "weft: error WEFT0012: nothing was measured: the filters leave out every "
+                   "method of Switches, so there is no report to make\n");
+  EXPECT_FALSE(sys::fs::exists(Out));
 }
 
 } // namespace

@@ -170,6 +170,21 @@ TEST_F(StrongName, WithoutAKeyTheOutputIsUnsignedAndSaysSo) {
   EXPECT_EQ(snCheck({"verify", Later}).ExitCode, 0);
 }
 
+TEST_F(StrongName, UnsignedOnPurposeSaysNothing) {
+  ASSERT_FALSE(Signed.empty());
+  std::string Out = Dir + "/unsigned-on-purpose.dll";
+  test::CommandResult R = weft({"weave", Signed, "-o", Out, "--unsigned"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_FALSE(contains(R.Err, "strong-name signed")) << R.Err;
+  EXPECT_TRUE(contains(snCheck({"verify", Out}).Out, ": unsigned"));
+  expectRuns(Out);
+  // A key and --unsigned ask for opposite things.
+  R = weft({"weave", Signed, "-o", Dir + "/both.dll", "--unsigned", "--key", Key1024});
+  EXPECT_EQ(R.ExitCode, 2);
+  EXPECT_TRUE(contains(R.Err, "--key and --unsigned exclude each other")) << R.Err;
+  EXPECT_FALSE(sys::fs::exists(Dir + "/both.dll"));
+}
+
 TEST_F(StrongName, AnotherKeyIsRefusedAndNothingIsWritten) {
   ASSERT_FALSE(Signed.empty());
   std::string Out = Dir + "/wrong-key.dll";

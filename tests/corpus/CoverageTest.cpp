@@ -23,6 +23,7 @@
 
 #include <gtest/gtest.h>
 #include <map>
+#include <set>
 
 using namespace llvm;
 using namespace weft;
@@ -420,6 +421,34 @@ TEST(Coverage, UnusablePdbIsAWarning) {
                                    "coverage:pdb=" + Dir + "/missing.pdb"});
   EXPECT_EQ(R.ExitCode, 1);
   EXPECT_NE(R.Err.find("missing.pdb' does not exist"), std::string::npos) << R.Err;
+}
+
+// An assembly woven before (a build's weave, say) has methods its PDB does not describe: the
+// added ones, at the end of the table. The PDB still gives the lines of the others.
+TEST(Coverage, AWovenAssemblyKeepsItsLines) {
+  Woven Alone = weave("Switches", "woven-alone");
+  ASSERT_EQ(Alone.Weave.ExitCode, 0) << Alone.Weave.Err;
+  Woven First = weave("Switches", "woven-twice-first", "trace");
+  ASSERT_EQ(First.Weave.ExitCode, 0) << First.Weave.Err;
+  std::string Dir = test::scratchDir("coverage-woven-twice");
+  std::string Out = Dir + "/Switches.dll";
+  test::CommandResult R = test::run(
+      test::weftTool(), {"weave", First.Dll, "-o", Out, "--pass", "coverage", "--force"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_EQ(R.Err.find("has debug information for"), std::string::npos) << R.Err;
+  Expected<coverage::Map> Once = coverage::readMap(test::readFile(Alone.Map));
+  Expected<coverage::Map> Twice = coverage::readMap(test::readFile(Out + ".coverage.json"));
+  ASSERT_TRUE(Once && Twice);
+  auto Lines = [](const coverage::Map &M) {
+    std::set<std::pair<std::string, uint32_t>> Out;
+    for (const coverage::Method &Me : M.Methods)
+      for (const coverage::Block &B : Me.Blocks)
+        for (const coverage::SourceSpan &S : B.Lines)
+          Out.insert({Me.Type + "::" + Me.Name, S.StartLine});
+    return Out;
+  };
+  EXPECT_GT(Lines(*Once).size(), 20u);
+  EXPECT_EQ(Lines(*Twice), Lines(*Once));
 }
 
 // Hits of another weave (or module) are refused by name.

@@ -1,5 +1,6 @@
-// Each corpus program's entry point, run once from a test (its output goes to the test's
-// console). The programs are referenced as projects, so both coverage tools measure them.
+// Each corpus program's and branch pattern program's entry point, run once from a test (its output
+// goes to the test's console). The programs are referenced as projects, so both coverage tools
+// measure them.
 using System.Reflection;
 using Xunit;
 
@@ -25,4 +26,7 @@ public class Programs
     [Fact] public void Linq() => Run("Linq");
     [Fact] public void FSharpPatterns() => Run("FSharpPatterns");
     [Fact] public void FSharpComputations() => Run("FSharpComputations");
+    [Fact] public void BranchPatterns() => Run("BranchPatterns");
+    [Fact] public void BranchPatternsOptimized() => Run("BranchPatternsOptimized");
+    [Fact] public void FSharpBranchPatterns() => Run("FSharpBranchPatterns");
 }

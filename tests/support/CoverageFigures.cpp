@@ -44,14 +44,19 @@ void addCoverletJson(CoverageFigures &F, StringRef Json) {
             for (const auto &[Line, Hits] : *Lines) {
               unsigned N = 0;
               StringRef(Line).getAsInteger(10, N);
-              F.Lines[{File, N}] += uint64_t(Hits.getAsInteger().getValueOr(0));
+              uint64_t H = uint64_t(Hits.getAsInteger().getValueOr(0));
+              F.Lines[{File, N}] += H;
+              ++F.LineRecords;
+              F.LineRecordsCovered += H != 0;
             }
           if (const json::Array *Branches = M->getArray("Branches"))
             for (const json::Value &B : *Branches) {
               const json::Object *O = B.getAsObject();
               auto Get = [&](StringRef K) { return unsigned(O->getInteger(K).getValueOr(0)); };
-              F.Branches[std::make_tuple(File, Get("Line"), Get("Offset"), Get("Path"))] +=
-                  uint64_t(O->getInteger("Hits").getValueOr(0));
+              uint64_t H = uint64_t(O->getInteger("Hits").getValueOr(0));
+              F.Branches[std::make_tuple(File, Get("Line"), Get("Offset"), Get("Path"))] += H;
+              ++F.BranchRecords;
+              F.BranchRecordsCovered += H != 0;
             }
         }
 }
@@ -72,6 +77,8 @@ void addWeftLcov(CoverageFigures &F, StringRef Lcov) {
       V[0].getAsInteger(10, Line);
       V[1].getAsInteger(10, Hits);
       F.Lines[{File, Line}] += Hits;
+      ++F.LineRecords;
+      F.LineRecordsCovered += Hits != 0;
     } else if (Key == "BRDA" && V.size() == 4) {
       unsigned Line = 0, Offset = 0, Path = 0;
       uint64_t Hits = 0;
@@ -80,6 +87,8 @@ void addWeftLcov(CoverageFigures &F, StringRef Lcov) {
       V[2].getAsInteger(10, Path);
       V[3].getAsInteger(10, Hits);
       F.Branches[std::make_tuple(File, Line, Offset, Path)] += Hits;
+      ++F.BranchRecords;
+      F.BranchRecordsCovered += Hits != 0;
     }
   }
 }

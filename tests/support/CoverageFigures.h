@@ -24,6 +24,9 @@ struct CoverageFigures {
   using BranchKey = std::tuple<std::string, unsigned, unsigned, unsigned>; // + offset, path
   std::map<LineKey, uint64_t> Lines;
   std::map<BranchKey, uint64_t> Branches;
+  /// The records read, and those with hits: lines and outcomes of several modules with one key
+  /// (a source file compiled into two assemblies) count once in the maps above, once each here.
+  uint64_t LineRecords = 0, LineRecordsCovered = 0, BranchRecords = 0, BranchRecordsCovered = 0;
   /// What the reader could not read (empty when all went well).
   std::string Error;
 

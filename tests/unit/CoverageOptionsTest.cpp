@@ -125,18 +125,24 @@ Map module(std::string Assembly, std::vector<Method> Methods) {
 }
 
 TEST(CoverageThreshold, FiguresAsCoverletCountsThem) {
-  // A: 3 of 4 lines, 1 of 2 methods, 1 of 4 branches; B: nothing run.
-  std::vector<Map> Maps = {
-      module("A", {method("A.T", "F", {1, 2, 0}, {5, 0, 0, 0}), method("A.T", "G", {0}, {}, 20)}),
-      module("B", {method("B.T", "F", {0, 0})})};
-  Maps[0].Methods[1].Blocks[0].Lines[0].StartLine = 12; // G shares line 12 with F: counted twice
-  Maps[0].Methods[1].Blocks[0].Lines[0].EndLine = 12;
-  Maps[0].Methods[0].Blocks[0].Lines[0].EndLine = 11; // F's first statement spans two lines
+  // A: F's lines 10, 11, 12 (its first statement spans two); G's one statement on F's line 12; a
+  // lambda of F's on lines 11 (ran) and 13 (did not). B: nothing run.
+  std::vector<Map> Maps = {module("A", {method("A.T", "F", {1, 2, 0}, {5, 0, 0, 0}),
+                                        method("A.T", "G", {0}, {}, 12),
+                                        method("A.T", "<F>b__0_0", {3, 0}, {}, 11)}),
+                           module("B", {method("B.T", "F", {0, 0})})};
+  Maps[0].Methods[0].Blocks[0].Lines[0].EndLine = 11;
+  Maps[0].Methods[2].Blocks[1].Lines[0].StartLine = 13;
+  Maps[0].Methods[2].Blocks[1].Lines[0].EndLine = 13;
   std::vector<ModuleFigures> F = moduleFigures(Maps);
   ASSERT_EQ(F.size(), 2u);
   EXPECT_EQ(F[0].Assembly, "A");
-  EXPECT_EQ(F[0].Lines.Covered, 2u); // lines 10, 11 (12 of F did not run)
-  EXPECT_EQ(F[0].Lines.Total, 4u);   // F: 10, 11, 12; G: 12
+  // Each line once, whichever methods have statements on it, as coverlet holds a document's
+  // lines: 10 and 11 ran, 12 and 13 did not.
+  EXPECT_EQ(F[0].Lines.Covered, 2u);
+  EXPECT_EQ(F[0].Lines.Total, 4u);
+  // A line is the first method's coverlet instruments with a statement on it (F, then G and the
+  // lambda): F (run) and the lambda (its own line 13 did not run) have lines; G has none.
   EXPECT_EQ(F[0].Methods.Covered, 1u);
   EXPECT_EQ(F[0].Methods.Total, 2u);
   EXPECT_EQ(F[0].Branches.Covered, 1u);

@@ -12,17 +12,20 @@ using namespace weft::coverage;
 namespace {
 
 // Two methods: three blocks (the second continues the first, lines in document 0) and one
-// block, a branch point with a fall-through and one with other arms.
+// block; branch points counted when taken: with the arrivals at the fall-through left out, with
+// more arrivals left out (and bypassing), with more runs added, and by a counter of its own.
 const char *const Good = R"map({
   "format": "weft-coverage-map", "version": 1,
   "assembly": "A", "mvid": "m", "hits-file": "{assembly}.weft-hits", "pdb": null,
   "methods": [
     {"token": "0x06000001", "type": "N.T", "name": "F", "signature": "(int32)",
-     "complexity": 3, "counter": 0, "future": {"x": [1, 2.5e3, -1, true, null]},
+     "complexity": 3, "order": 7, "counter": 0, "future": {"x": [1, 2.5e3, -1, true, null]},
      "blocks": [{"il": [0, 4], "lines": [[0, 10, 5, 10, 20]]},
                 {"il": [4, 9], "continues": true},
                 {"il": []}],
-     "branches": [[2, 9, 0, 0, 0, 10, 4], [2, 4, 1, 1, 0, 10, [4, 6, 8], 1]]},
+     "branches": [[2, 9, 0, 0, 0, 10, 4], [2, 4, 1, 1, 0, 10, [4, 6, 8], 1],
+                  [3, 4, 1, 2, 0, 10, 4, 0, [1, 2]], [3, 9, 0, 3, 0, 10],
+                  [5, 4, 2, 4, 0, 10, {"counter": 2}, 1]]},
     {"token": "0x06000002", "type": "N.T", "name": "G", "signature": "()", "counter": 3,
      "blocks": [{"il": [0, 1]}]}
   ],
@@ -55,13 +58,24 @@ TEST(MapReader, ReadsEveryField) {
   EXPECT_EQ(F.Blocks[0].Lines[0].EndColumn, 20u);
   EXPECT_TRUE(F.Blocks[1].Continues);
   EXPECT_FALSE(F.Blocks[2].IL.has_value());
-  ASSERT_EQ(F.Branches.size(), 2u);
-  EXPECT_EQ(F.Branches[0].FallThrough, 4u);
-  EXPECT_TRUE(F.Branches[0].OtherArms.empty());
-  EXPECT_EQ(F.Branches[1].FallThrough, 4u);
-  EXPECT_EQ(F.Branches[1].OtherArms, (std::vector<uint32_t>{6, 8}));
+  EXPECT_EQ(F.Order, 7u);
+  ASSERT_EQ(F.Branches.size(), 5u);
+  EXPECT_TRUE(F.Branches[0].Taken);
+  EXPECT_EQ(F.Branches[0].LessArrivals, (std::vector<uint32_t>{4}));
+  EXPECT_TRUE(F.Branches[0].MoreRuns.empty());
+  EXPECT_FALSE(F.Branches[0].Bypasses);
+  EXPECT_EQ(F.Branches[1].LessArrivals, (std::vector<uint32_t>{4, 6, 8}));
   EXPECT_TRUE(F.Branches[1].Bypasses);
+  EXPECT_EQ(F.Branches[2].LessArrivals, (std::vector<uint32_t>{4}));
+  EXPECT_EQ(F.Branches[2].MoreRuns, (std::vector<uint32_t>{1, 2}));
+  EXPECT_FALSE(F.Branches[2].Bypasses);
+  EXPECT_FALSE(F.Branches[3].Taken);
+  EXPECT_FALSE(F.Branches[0].OwnCounter.has_value());
+  EXPECT_TRUE(F.Branches[4].Taken);
+  EXPECT_EQ(F.Branches[4].OwnCounter, 2u);
+  EXPECT_TRUE(F.Branches[4].Bypasses);
   EXPECT_EQ(M->Methods[1].FirstCounter, 3u);
+  EXPECT_FALSE(M->Methods[1].Order.has_value());
 }
 
 TEST(MapReader, ReadsTheSameOnOneLine) {
@@ -94,7 +108,13 @@ TEST(MapReader, NamesWhatIsWrongAndWhere) {
       {damaged("[0, 10, 5, 10, 20]", "[0, 10, 5]"),
        "blocks[0].lines[0]: expected [document, line, column, end line, end column]"},
       {damaged("[[2, 9, 0", "[[\"x\", 9, 0"), "methods[0].branches[0][0]: expected an integer"},
-      {damaged("[4, 6, 8]", "[]"), "branches[1][6]: expected the fall-through offset"},
+      {damaged("[4, 6, 8]", "[]"), "branches[1][6]: expected the arrivals left out"},
+      {damaged("[1, 2]", "[]"), "branches[2][8]: expected the runs added"},
+      {damaged("[1, 2]", "3"), "branches[2][8]: expected an array"},
+      {damaged("[1, 2]]", "[1, 2], 5]"), "expected [offset, end offset, path"},
+      {damaged("{\"counter\": 2}", "{\"counter\": 3}"),
+       "methods[0].branches[4]: counter 3 of the method's 3"},
+      {damaged("{\"counter\": 2}", "{\"count\": 2}"), "branches[4][6]: no \"counter\""},
       {damaged("\"continues\": true", "\"continues\": 1"), "continues: expected true or false"},
       {damaged("{\"il\": [0, 4], ", "{\"continues\": true, \"il\": [0, 4], "),
        "methods[0].blocks[0]: the first block continues nothing"},

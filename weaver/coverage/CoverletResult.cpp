@@ -56,7 +56,7 @@ void addMethod(const Method &Me, const std::vector<std::string> &DocNames, bool 
     }
   }
   for (const BranchPoint &P : Me.Branches) {
-    if (P.Document >= DocNames.size() || BlockMode)
+    if (P.Document >= DocNames.size() || BlockMode || P.Coincides)
       continue;
     MethodResult &R = *Seen.try_emplace(P.Document, &Result(P.Document)).first->second;
     auto It = llvm::find_if(R.Branches, [&](const BranchPoint &Q) { return sameOutcome(P, Q); });

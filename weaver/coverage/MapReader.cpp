@@ -328,36 +328,61 @@ Error readBlock(Cursor &C, Block &B) {
   return HaveIL ? Error::success() : C.error("no \"il\": expected [start, end] or []");
 }
 
-/// [offset, end offset, path, ordinal, document, line(, fall-through or [fall-through, other
-/// arms...](, 1 if it bypasses))].
+/// An array of offsets, at least one.
+Error readOffsets(Cursor &C, std::vector<uint32_t> &Out, StringRef What) {
+  if (Error E = C.array([&](size_t) -> Error {
+        Expected<uint32_t> X = C.u32();
+        if (!X)
+          return X.takeError();
+        Out.push_back(*X);
+        return Error::success();
+      }))
+    return E;
+  return Out.empty() ? C.error("expected " + What) : Error::success();
+}
+
+/// {"counter": K}: a jump counted by a counter of its own, the method's K-th.
+Error readOwnCounter(Cursor &C, BranchPoint &BP) {
+  bool Have = false;
+  if (Error E = C.object([&](StringRef Key) -> Error {
+        if (Key != "counter")
+          return C.skip();
+        Expected<uint32_t> X = C.u32();
+        if (!X)
+          return X.takeError();
+        BP.OwnCounter = *X;
+        Have = true;
+        return Error::success();
+      }))
+    return E;
+  return Have ? Error::success() : C.error("no \"counter\"");
+}
+
+/// [offset, end offset, path, ordinal, document, line(, counted when taken)]: counted when taken
+/// is the arrivals left out (an offset, or [offset, more...]), then optionally 1 if it bypasses
+/// (or 0), then optionally [offsets...] whose blocks' runs are added; or {"counter": K}, then
+/// optionally 1 if it bypasses.
 Error readBranch(Cursor &C, BranchPoint &BP) {
   uint32_t F[8] = {};
   size_t N = 0;
   auto Shape = "expected [offset, end offset, path, ordinal, document, line] and optionally the "
-               "fall-through offset and 1 if it bypasses";
+               "arrivals left out, 1 if it bypasses and the runs added";
   if (Error E = C.array([&](size_t I) -> Error {
-        if (I >= 8)
+        if (I >= 9)
           return C.error(Shape);
         ++N;
-        if (I == 6 && C.next('[')) {
-          if (Error E = C.array([&](size_t) -> Error {
-                Expected<uint32_t> X = C.u32();
-                if (!X)
-                  return X.takeError();
-                BP.OtherArms.push_back(*X);
-                return Error::success();
-              }))
-            return E;
-          if (BP.OtherArms.empty())
-            return C.error("expected the fall-through offset and the other arms");
-          F[6] = BP.OtherArms.front();
-          BP.OtherArms.erase(BP.OtherArms.begin());
-          return Error::success();
-        }
+        if (I == 6 && C.next('['))
+          return readOffsets(C, BP.LessArrivals, "the arrivals left out");
+        if (I == 6 && C.next('{'))
+          return readOwnCounter(C, BP);
+        if (I == 8)
+          return readOffsets(C, BP.MoreRuns, "the runs added");
         Expected<uint32_t> X = C.u32();
         if (!X)
           return X.takeError();
         F[I] = *X;
+        if (I == 6)
+          BP.LessArrivals.push_back(*X);
         return Error::success();
       }))
     return E;
@@ -369,9 +394,10 @@ Error readBranch(Cursor &C, BranchPoint &BP) {
   BP.Ordinal = F[3];
   BP.Document = F[4];
   BP.Line = F[5];
-  if (N >= 7)
-    BP.FallThrough = F[6];
-  BP.Bypasses = N == 8 && F[7] == 1;
+  BP.Taken = N >= 7;
+  BP.Bypasses = N >= 8 && F[7] == 1;
+  if (BP.OwnCounter && N > 8)
+    return C.error(Shape);
   return Error::success();
 }
 
@@ -389,6 +415,13 @@ Error readMethod(Cursor &C, Method &Me) {
           if (!S)
             return S.takeError();
           *Text = std::move(*S);
+          return Error::success();
+        }
+        if (Key == "order") {
+          Expected<uint32_t> X = C.u32();
+          if (!X)
+            return X.takeError();
+          Me.Order = *X;
           return Error::success();
         }
         if (Key == "counter" || Key == "complexity") {
@@ -441,10 +474,16 @@ Error checkMethods(const Map &M) {
         if (uint32_t D = Me.Blocks[K].Lines[L].Document; D >= M.Documents.size())
           return mapError(Where + ".blocks[" + Twine(K) + "].lines[" + Twine(L) + "]",
                           "document " + Twine(D) + " of " + Twine(M.Documents.size()));
-    for (size_t K = 0; K < Me.Branches.size(); ++K)
-      if (uint32_t D = Me.Branches[K].Document; D >= M.Documents.size())
+    for (size_t K = 0; K < Me.Branches.size(); ++K) {
+      const BranchPoint &BP = Me.Branches[K];
+      if (BP.Document >= M.Documents.size())
         return mapError(Where + ".branches[" + Twine(K) + "]",
-                        "document " + Twine(D) + " of " + Twine(M.Documents.size()));
+                        "document " + Twine(BP.Document) + " of " + Twine(M.Documents.size()));
+      if (BP.OwnCounter && *BP.OwnCounter >= Me.Blocks.size())
+        return mapError(Where + ".branches[" + Twine(K) + "]", "counter " + Twine(*BP.OwnCounter) +
+                                                                   " of the method's " +
+                                                                   Twine(Me.Blocks.size()));
+    }
     Next += Me.Blocks.size();
     if (Next > M.Counters)
       return mapError(Where, "more blocks than the " + Twine(M.Counters) + " counters");

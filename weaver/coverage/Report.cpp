@@ -115,38 +115,84 @@ private:
 
 } // namespace
 
-void setBranchHits(Map &M) {
-  for (Method &Me : M.Methods) {
-    if (Me.Branches.empty())
+namespace {
+
+uint64_t saturatingAdd(uint64_t A, uint64_t B) {
+  return B > ~uint64_t(0) - A ? ~uint64_t(0) : A + B;
+}
+
+/// A method's outcomes' hits from its blocks' counters (BranchPoint says how).
+void setMethodBranchHits(Method &Me) {
+  BlockIndex Index(Me);
+  // Taken jumps first: runs less the times the branches went their other ways.
+  std::map<uint32_t, uint64_t> Bypassing; // end offset -> hits of jumps that bypass it
+  for (BranchPoint &BP : Me.Branches) {
+    if (!BP.Taken)
       continue;
-    BlockIndex Index(Me);
-    // Taken jumps first: the runs of the branch less its fall-throughs.
-    std::map<uint32_t, uint64_t> Bypassing; // end offset -> hits of jumps that bypass it
-    for (BranchPoint &BP : Me.Branches) {
-      if (!BP.FallThrough)
-        continue;
-      const Block *Branch = Index.holding(BP.Offset);
-      uint64_t Runs = Branch ? Branch->Hits : 0, Falls = 0;
-      auto Leave = [&](uint32_t Offset) {
-        if (const Block *B = Index.at(Offset))
-          Falls = B->Hits > ~uint64_t(0) - Falls ? ~uint64_t(0) : Falls + B->Hits;
-      };
-      Leave(*BP.FallThrough);
-      for (uint32_t Other : BP.OtherArms)
-        Leave(Other);
-      BP.Hits = Runs > Falls ? Runs - Falls : 0;
+    if (BP.OwnCounter) {
+      BP.Hits = *BP.OwnCounter < Me.Blocks.size() ? Me.Blocks[*BP.OwnCounter].Hits : 0;
       if (BP.Bypasses)
         Bypassing[BP.EndOffset] += BP.Hits;
+      continue;
     }
-    // Then the arrivals, less the jumps that go past coverlet's counters.
-    for (BranchPoint &BP : Me.Branches) {
-      if (BP.FallThrough)
-        continue;
-      const Block *End = Index.at(BP.EndOffset);
-      uint64_t Arrivals = End ? End->Hits : 0, Past = Bypassing[BP.EndOffset];
-      BP.Hits = Arrivals > Past ? Arrivals - Past : 0;
-    }
+    uint64_t Runs = 0, Falls = 0;
+    for (uint32_t Offset : BP.MoreRuns)
+      if (const Block *B = Index.holding(Offset))
+        Runs = saturatingAdd(Runs, B->Hits);
+    if (const Block *B = Index.holding(BP.Offset))
+      Runs = saturatingAdd(Runs, B->Hits);
+    for (uint32_t Offset : BP.LessArrivals)
+      if (const Block *B = Index.at(Offset))
+        Falls = saturatingAdd(Falls, B->Hits);
+    BP.Hits = Runs > Falls ? Runs - Falls : 0;
+    if (BP.Bypasses)
+      Bypassing[BP.EndOffset] += BP.Hits;
   }
+  // Then the arrivals, less the jumps that go past coverlet's counters.
+  for (BranchPoint &BP : Me.Branches) {
+    if (BP.Taken)
+      continue;
+    const Block *End = Index.at(BP.EndOffset);
+    uint64_t Arrivals = End ? End->Hits : 0, Past = Bypassing[BP.EndOffset];
+    BP.Hits = Arrivals > Past ? Arrivals - Past : 0;
+  }
+}
+
+/// The method's row, from its token ("0x06000012").
+uint32_t methodRow(const Method &Me) {
+  uint32_t Token = 0;
+  StringRef(Me.Token).getAsInteger(0, Token);
+  return Token & 0xFFFFFF;
+}
+
+/// coverlet keys a module's outcomes by document, line and ordinal: of outcomes of several
+/// methods with one key it keeps the first it instruments and adds the others' hits to it.
+void joinCoincidingOutcomes(Map &M) {
+  std::vector<Method *> Order;
+  for (Method &Me : M.Methods)
+    if (!Me.Branches.empty())
+      Order.push_back(&Me);
+  llvm::stable_sort(Order, [](const Method *A, const Method *B) {
+    return std::make_pair(A->Order.value_or(0), methodRow(*A)) <
+           std::make_pair(B->Order.value_or(0), methodRow(*B));
+  });
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, BranchPoint *> First;
+  for (Method *Me : Order)
+    for (BranchPoint &BP : Me->Branches) {
+      auto [It, New] = First.try_emplace({BP.Document, BP.Line, BP.Ordinal}, &BP);
+      BP.Coincides = !New;
+      if (!New)
+        It->second->Hits = saturatingAdd(It->second->Hits, BP.Hits);
+    }
+}
+
+} // namespace
+
+void setBranchHits(Map &M) {
+  for (Method &Me : M.Methods)
+    if (!Me.Branches.empty())
+      setMethodBranchHits(Me);
+  joinCoincidingOutcomes(M);
 }
 
 // --- the line model ---
@@ -161,10 +207,6 @@ struct BranchHit {
   uint32_t Offset = 0, Path = 0;
   uint64_t Hits = 0;
 };
-
-uint64_t saturatingAdd(uint64_t A, uint64_t B) {
-  return B > ~uint64_t(0) - A ? ~uint64_t(0) : A + B;
-}
 
 /// One source line (or, without lines, one block) as the reports show it.
 struct LineData {
@@ -221,6 +263,8 @@ LinesByDocument methodLines(const Method &M, bool BlockMode, const StatementLine
   if (BlockMode)
     return Out;
   for (const BranchPoint &BP : M.Branches) {
+    if (BP.Coincides)
+      continue;
     auto Doc = Out.find(BP.Document);
     if (Doc == Out.end())
       continue;
@@ -425,21 +469,11 @@ Collected collect(ArrayRef<Map> Maps) {
   return C;
 }
 
-void writeCobertura(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS) {
-  Collected C = collect(Maps);
-  std::string Source = commonDirectory(C.Documents);
-  auto FileName = [&](StringRef N) {
-    if (!Source.empty() && N.startswith(Source)) {
-      N = N.drop_front(Source.size());
-      if (!N.empty() && (N[0] == '/' || N[0] == '\\'))
-        N = N.drop_front();
-    }
-    return N.str();
-  };
-  // The totals: all lines per document, and per assembly.
-  Totals All;
-  std::map<std::string, Totals> PerAssembly;
-  std::map<std::string, uint64_t> ComplexityOf;
+/// Adds each document's lines, once whatever methods and classes hold them, to \p All and to
+/// its assembly's in \p PerAssembly, and each assembly's complexity to \p ComplexityOf; returns
+/// the complexity of all.
+uint64_t addTotals(const Collected &C, Totals &All, std::map<std::string, Totals> &PerAssembly,
+                   std::map<std::string, uint64_t> &ComplexityOf) {
   uint64_t AllComplexity = 0;
   for (const auto &[Assembly, Classes] : C.Assemblies) {
     std::map<std::string, LineMap> Files;
@@ -455,6 +489,37 @@ void writeCobertura(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS)
     }
     AllComplexity += ComplexityOf[Assembly];
   }
+  return AllComplexity;
+}
+
+} // namespace
+
+ReportTotals reportTotals(ArrayRef<Map> Maps) {
+  Totals All;
+  std::map<std::string, Totals> PerAssembly;
+  std::map<std::string, uint64_t> ComplexityOf;
+  addTotals(collect(Maps), All, PerAssembly, ComplexityOf);
+  return {All.Lines, All.LinesCovered, All.Branches, All.BranchesCovered};
+}
+
+namespace {
+
+void writeCobertura(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS) {
+  Collected C = collect(Maps);
+  std::string Source = commonDirectory(C.Documents);
+  auto FileName = [&](StringRef N) {
+    if (!Source.empty() && N.startswith(Source)) {
+      N = N.drop_front(Source.size());
+      if (!N.empty() && (N[0] == '/' || N[0] == '\\'))
+        N = N.drop_front();
+    }
+    return N.str();
+  };
+  // The totals: all lines per document, and per assembly.
+  Totals All;
+  std::map<std::string, Totals> PerAssembly;
+  std::map<std::string, uint64_t> ComplexityOf;
+  uint64_t AllComplexity = addTotals(C, All, PerAssembly, ComplexityOf);
 
   OS << "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
      << "<!DOCTYPE coverage SYSTEM \"http://cobertura.sourceforge.net/xml/coverage-04.dtd\">\n";
@@ -538,8 +603,8 @@ void writeText(const Map &M, raw_ostream &OS) {
   uint64_t Outcomes = 0, Covered = 0;
   for (const Method &Me : M.Methods)
     for (const BranchPoint &BP : Me.Branches) {
-      ++Outcomes;
-      Covered += BP.Hits != 0;
+      Outcomes += !BP.Coincides;
+      Covered += !BP.Coincides && BP.Hits != 0;
     }
   OS << M.Assembly << " (module " << M.Mvid << "): " << Hit << " of " << Blocks << " blocks run ("
      << format("%.1f", Blocks ? 100.0 * double(Hit) / double(Blocks) : 100.0) << "%), " << Covered
@@ -568,8 +633,9 @@ void writeText(const Map &M, raw_ostream &OS) {
     }
     for (const BranchPoint &BP : Me.Branches)
       OS << "  branch " << format("IL_%04x", BP.Offset) << " path " << BP.Path << " -> "
-         << format("IL_%04x", BP.EndOffset) << (BP.FallThrough ? " (taken)" : "") << ", line "
-         << BP.Line << format(" %12llu", (unsigned long long)BP.Hits) << '\n';
+         << format("IL_%04x", BP.EndOffset) << (BP.Taken ? " (taken)" : "")
+         << (BP.Coincides ? " (counted with an earlier method's)" : "") << ", line " << BP.Line
+         << format(" %12llu", (unsigned long long)BP.Hits) << '\n';
   }
 }
 

@@ -54,7 +54,8 @@ struct Block {
 /// Its hits are the entries into the instruction the outcome leads to (after a chain of
 /// unconditional branches), which always starts a block: that block's counter. A jump to where
 /// code also falls in (outside exception regions) counts only when taken, as coverlet counts it
-/// (FallThrough): the runs of the block holding the branch less the arrivals at FallThrough.
+/// (Taken): the runs of the block holding the branch and of those holding MoreRuns, less the
+/// arrivals at LessArrivals (the instruction after the branch first).
 struct BranchPoint {
   uint32_t Document = 0, Line = 0; // the statement holding the branch instruction
   uint32_t Offset = 0;             // the branch instruction's original IL offset
@@ -62,19 +63,25 @@ struct BranchPoint {
   uint32_t Path = 0;               // 0 falls through; 1.. the targets in order
   uint32_t Ordinal = 0;            // the outcome's number in its method
   uint64_t Hits = 0;
-  /// For a jump counted only when taken: the offset of the instruction after the branch.
-  std::optional<uint32_t> FallThrough;
-  /// For a switch arm counted only when taken: the targets of the switch's other arms, whose
-  /// arrivals are left out of the switch's runs as the fall-throughs are.
-  std::vector<uint32_t> OtherArms;
+  /// Counted only when the jump is taken, from the counters below.
+  bool Taken = false;
+  std::vector<uint32_t> LessArrivals, MoreRuns;
+  /// Or counted by a counter of its own on the jump: the method's block (counter) of this number.
+  std::optional<uint32_t> OwnCounter;
   /// A jump counted when taken that coverlet sends straight to its end, past the counters of the
   /// outcomes that count arrivals there (no statement starts there): they leave its hits out.
   bool Bypasses = false;
+  /// coverlet keeps one outcome of a document's line and ordinal, that of the method it
+  /// instrumented first, and adds the hits of the others' to it: this is one of the others.
+  bool Coincides = false;
 };
 
 struct Method {
   std::string Token, Type, Name, Signature;
   uint32_t FirstCounter = 0;
+  /// Where coverlet instruments the method: its type as Cecil's GetTypes lists them (each type
+  /// followed by those nested in it), times 2, plus 1 for a constructor (after the methods).
+  std::optional<uint32_t> Order;
   /// Cyclomatic complexity (decisions + 1), as the pass counted it; 0 in maps that lack it.
   uint32_t Complexity = 0;
   std::vector<Block> Blocks;
@@ -141,6 +148,13 @@ struct ReportOptions {
   /// Cobertura's version attribute.
   std::string Version = "weft";
 };
+
+/// The totals a report states at its root (Cobertura's lines-valid, lines-covered, ...): each
+/// document's lines once, whatever methods hold them.
+struct ReportTotals {
+  uint64_t Lines = 0, LinesCovered = 0, Branches = 0, BranchesCovered = 0;
+};
+ReportTotals reportTotals(llvm::ArrayRef<Map> Maps);
 
 /// Writes the report of \p Maps: several assemblies are several packages (Cobertura); maps of one
 /// assembly (its target frameworks) are merged, the runs of a method and line added up.

@@ -16,62 +16,77 @@ namespace weft::coverage {
 
 namespace {
 
-/// One method of one document, its runs in every map of the assembly added up.
-struct MethodRuns {
-  std::map<uint32_t, bool> Lines; // line -> run
-  std::vector<uint64_t> Branches; // each outcome's hits, by ordinal
-  bool HasBranches = false;
+/// One method's branch outcomes in one document, its runs in every map of the assembly added up.
+struct MethodBranches {
+  std::vector<uint64_t> Hits; // each outcome's, by ordinal
+  bool Seen = false;
 
-  void addBranches(const std::vector<uint64_t> &Hits) {
+  void add(const std::vector<uint64_t> &More) {
     // The same method built for another target framework: the same outcomes, taken more often;
     // different code keeps the outcomes it had.
-    if (!HasBranches) {
-      Branches = Hits;
-      HasBranches = true;
-    } else if (Branches.size() == Hits.size()) {
-      for (size_t I = 0; I < Hits.size(); ++I)
-        Branches[I] += Hits[I];
+    if (!Seen) {
+      Hits = More;
+      Seen = true;
+    } else if (Hits.size() == More.size()) {
+      for (size_t I = 0; I < More.size(); ++I)
+        Hits[I] += More[I];
     }
   }
 };
 
-using Key = std::tuple<std::string, std::string, std::string>; // document, type, method
+/// A method as coverlet tells it apart in a module: type and name with signature.
+using MethodKey = std::pair<std::string, std::string>;
 
-/// A method's runs per document path (without lines, its blocks as lines of the assembly).
-void addMethod(const Map &M, const StatementLines &Statements, const Method &Me,
-               std::map<Key, MethodRuns> &Out) {
+/// One source line of a module, as coverlet holds it: once per document, belonging to the first
+/// method coverlet instrumented with a statement on it, run if any statement on it ran.
+struct LineRun {
+  std::pair<uint64_t, uint64_t> Rank{~uint64_t(0), ~uint64_t(0)}; // (Method::Order, row)
+  MethodKey Owner;
+  bool Run = false;
+};
+
+/// What a module's maps give the figures.
+struct ModuleRuns {
+  std::map<std::pair<std::string, uint32_t>, LineRun> Lines; // (document, line)
+  std::map<std::pair<std::string, MethodKey>, MethodBranches> Branches;
+};
+
+/// Adds method \p Me (the \p Row-th of its map) to \p Out: its lines, by document (without
+/// lines, its blocks as lines of the assembly), and its branch outcomes.
+void addMethod(const Map &M, const StatementLines &Statements, const Method &Me, uint64_t Row,
+               ModuleRuns &Out) {
   bool BlockMode = !M.hasLines();
   auto Doc = [&](uint32_t D) {
     return BlockMode || D >= M.Documents.size() ? M.Assembly : M.Documents[D];
   };
-  std::map<std::string, MethodRuns *> Runs;
-  auto RunsIn = [&](const std::string &Document) -> MethodRuns & {
-    MethodRuns *&R = Runs[Document];
-    if (!R)
-      R = &Out[Key{Document, Me.Type, Me.fullName()}];
-    return *R;
+  MethodKey Key{Me.Type, Me.fullName()};
+  std::pair<uint64_t, uint64_t> Rank{Me.Order ? *Me.Order : 0, Row};
+  auto Line = [&](const std::string &Document, uint32_t N, bool Run) {
+    LineRun &L = Out.Lines[{Document, N}];
+    if (Rank < L.Rank) {
+      L.Rank = Rank;
+      L.Owner = Key;
+    }
+    L.Run = L.Run || Run;
   };
   for (size_t K = 0; K < Me.Blocks.size(); ++K) {
     const Block &B = Me.Blocks[K];
     if (BlockMode) {
-      bool &Run = RunsIn(M.Assembly).Lines[Me.FirstCounter + uint32_t(K) + 1];
-      Run = Run || B.Hits;
+      Line(M.Assembly, Me.FirstCounter + uint32_t(K) + 1, B.Hits != 0);
       continue;
     }
-    for (const SourceSpan &S : B.Lines) {
-      MethodRuns &R = RunsIn(Doc(S.Document));
+    for (const SourceSpan &S : B.Lines)
       Statements.forEach(S, [&](uint32_t N, bool Counts) {
-        bool &Run = R.Lines[N];
-        Run = Run || (Counts && B.Hits);
+        Line(Doc(S.Document), N, Counts && B.Hits);
       });
-    }
   }
   // Branch outcomes, by the document of their statement.
   std::map<std::string, std::vector<uint64_t>> Outcomes;
   for (const BranchPoint &P : Me.Branches)
-    Outcomes[Doc(P.Document)].push_back(P.Hits);
+    if (!P.Coincides)
+      Outcomes[Doc(P.Document)].push_back(P.Hits);
   for (auto &[Document, Hits] : Outcomes)
-    RunsIn(Document).addBranches(Hits);
+    Out.Branches[{Document, Key}].add(Hits);
 }
 
 double floor2(double V) { return std::floor(V * 100) / 100; }
@@ -80,7 +95,39 @@ const char *metricName(Metric K) {
   return K == Metric::Line ? "line" : K == Metric::Branch ? "branch" : "method";
 }
 
-/// A percentage as coverlet prints it: up to two decimals, no trailing zeros.
+} // namespace
+
+std::vector<ModuleFigures> moduleFigures(ArrayRef<Map> Maps) {
+  std::map<std::string, ModuleRuns> ByAssembly;
+  for (const Map &M : Maps) {
+    if (M.Methods.empty())
+      continue;
+    ModuleRuns &Runs = ByAssembly[M.Assembly];
+    StatementLines Statements(M);
+    for (size_t Row = 0; Row < M.Methods.size(); ++Row)
+      addMethod(M, Statements, M.Methods[Row], Row, Runs);
+  }
+  std::vector<ModuleFigures> Out;
+  for (const auto &[Assembly, Runs] : ByAssembly) {
+    ModuleFigures F;
+    F.Assembly = Assembly;
+    // A method with lines of its own is covered when one of them ran.
+    std::map<MethodKey, bool> Methods;
+    for (const auto &[Where, L] : Runs.Lines) {
+      F.Lines.add({L.Run, 1});
+      bool &Covered = Methods[L.Owner];
+      Covered = Covered || L.Run;
+    }
+    for (const auto &[Method, Covered] : Methods)
+      F.Methods.add({Covered, 1});
+    for (const auto &[Where, B] : Runs.Branches)
+      F.Branches.add({uint64_t(llvm::count_if(B.Hits, [](uint64_t H) { return H != 0; })),
+                      B.Hits.size()});
+    Out.push_back(std::move(F));
+  }
+  return Out;
+}
+
 std::string percentText(double P) {
   std::string S = formatv("{0:F2}", P).str();
   while (S.back() == '0')
@@ -88,35 +135,6 @@ std::string percentText(double P) {
   if (S.back() == '.')
     S.pop_back();
   return S + "%";
-}
-
-} // namespace
-
-std::vector<ModuleFigures> moduleFigures(ArrayRef<Map> Maps) {
-  std::map<std::string, std::map<Key, MethodRuns>> ByAssembly;
-  for (const Map &M : Maps) {
-    if (M.Methods.empty())
-      continue;
-    std::map<Key, MethodRuns> &Methods = ByAssembly[M.Assembly];
-    StatementLines Statements(M);
-    for (const Method &Me : M.Methods)
-      addMethod(M, Statements, Me, Methods);
-  }
-  std::vector<ModuleFigures> Out;
-  for (const auto &[Assembly, Methods] : ByAssembly) {
-    ModuleFigures F;
-    F.Assembly = Assembly;
-    for (const auto &[K, R] : Methods) {
-      unsigned Run = unsigned(llvm::count_if(R.Lines, [](const auto &L) { return L.second; }));
-      F.Lines.add({Run, R.Lines.size()});
-      F.Branches.add({uint64_t(llvm::count_if(R.Branches, [](uint64_t H) { return H != 0; })),
-                      R.Branches.size()});
-      if (!R.Lines.empty())
-        F.Methods.add({Run != 0, 1});
-    }
-    Out.push_back(std::move(F));
-  }
-  return Out;
 }
 
 double percent(const Counts &C) {

@@ -4,10 +4,12 @@
 // --threshold`, the package's WeftThreshold). As coverlet computes them, per module (an assembly,
 // its maps for several target frameworks merged):
 //
-//  - line: the lines of each method (a line shared by two methods counts in each), covered when
-//    run at least once;
-//  - branch: the branch outcomes of each method (Method::Branches), covered when taken;
-//  - method: the methods with at least one line, covered when one of their lines ran.
+//  - line: each source line of a document once, covered when a statement on it ran; it belongs
+//    to the first method coverlet instruments with a statement on it (a lambda on its method's
+//    line is that method's line);
+//  - branch: the branch outcomes of each method (Method::Branches, those of a document's line and
+//    ordinal once), covered when taken;
+//  - method: the methods with lines of their own, covered when one of their lines ran.
 //
 // A percentage is covered/total floored to two decimals, 100 when there is nothing to count.
 // The statistic compares each module (minimum), all modules counted together (total), or the
@@ -52,6 +54,8 @@ std::vector<ModuleFigures> moduleFigures(llvm::ArrayRef<Map> Maps);
 
 /// coverlet's percentage: covered/total floored to two decimals; 100 for nothing to count.
 double percent(const Counts &C);
+/// \p P as coverlet prints a percentage: "57.14%", "80%".
+std::string percentText(double P);
 
 struct Threshold {
   Metric Kind;

@@ -43,9 +43,12 @@
 // blocks (counter numbers, original IL ranges, "continues": true for a segment that continues the
 // block before it) and, when the input's portable PDB is found, the sequence points that fall in
 // each block and the method's branch points as coverlet counts them (CoverageBranches.h):
-// "branches": [[offset, end offset, path, ordinal, document, line(, fall-through offset or
-// [fall-through offset, other arms' targets...](, 1 if it bypasses))]], read from the block
-// counters (a block starts at every end offset), at no cost at run time.
+// "branches": [[offset, end offset, path, ordinal, document, line(, how a jump counted when
+// taken is counted)]], read from the block counters (a block starts at every end offset), at no
+// cost at run time; only a jump the counters cannot tell from another way of its branch to the
+// same place (two arms of a switch with one target) gets a counter of its own, on a stub after
+// the method's code (addJumpCounters). Each method also says where coverlet instruments it
+// ("order"), which decides whose outcome a document's line and ordinal is.
 // `weft coverage report` joins the map and a hits file.
 //
 // The hits file (text): "weft-hits 1 <mvid> <counters> <assembly>", then "index count" for every
@@ -284,6 +287,7 @@ public:
 
     if (Error E = openPdb(MC))
       return E;
+    TypeOrder = coverletTypeOrder(MC.module());
     Filter.prepare(MC.module(), MC.assemblyName(), Pdb ? &Pdb->module() : nullptr);
     if (Error E = startMap(MC))
       return E;
@@ -315,8 +319,8 @@ public:
       return Error::success();
     }
     unsigned Complexity = complexity(C.body()); // of the body as it came (counters add none)
-    placeCounters(C, Places);
-    C.Number = uint32_t(Places.size());
+    uint32_t Jumps = placeCounters(C, Places, Branches);
+    C.Number = uint32_t(Places.size()) + Jumps;
     C.Text.clear();
     StringStream OS(C.Text);
     writeMapHead(OS, C, Complexity);
@@ -370,10 +374,12 @@ private:
   }
 
   /// Puts the counters before the instructions at \p Places, and at the method's start the
-  /// lookup of the thread's counters (ldloca HERE; conv.u; call Counters; stloc C). What led to
-  /// a block now leads to its counter. Leaves three marks per counter for blockRanges and
-  /// finishMethod.
-  void placeCounters(MethodContext &C, ArrayRef<CounterPlace> Places) {
+  /// lookup of the thread's counters (ldloca HERE; conv.u; call Counters; stloc C), and gives the
+  /// jumps of \p Branches that need one a counter of their own (addJumpCounters). What led to a
+  /// block now leads to its counter. Leaves three marks per counter for blockRanges and
+  /// finishMethod. Returns how many jumps got a counter.
+  uint32_t placeCounters(MethodContext &C, ArrayRef<CounterPlace> Places,
+                         std::vector<BranchOutcome> &Branches) {
     il::MethodBody &B = C.body();
     std::vector<il::Instr *> &Order = B.instructions();
     // The thread's counters, once per call, found from where the thread's stack is (the address
@@ -411,20 +417,27 @@ private:
       }
       New.push_back(Order[P]);
     }
-    leadToCounters(B, CounterAt);
+    std::vector<std::pair<il::Instr **, il::Instr *>> Jumps =
+        addJumpCounters(C, Branches, New, Local, uint32_t(Places.size()));
+    leadToCounters(B, New, CounterAt);
+    for (auto [Slot, Stub] : Jumps)
+      *Slot = Stub;
     Order = std::move(New);
+    return uint32_t(Jumps.size());
   }
 
   /// What led to a block now leads to its counter (\p CounterAt, by position in the body's
-  /// order, which has no counter yet): branches, and regions (a start moved to the counter puts
-  /// it inside the region, an end moved to it leaves it outside, as the block was).
-  static void leadToCounters(il::MethodBody &B, ArrayRef<il::Instr *> CounterAt) {
+  /// order, which has no counter yet): the branches of \p New (the body with its counters and
+  /// jump stubs), and regions (a start moved to the counter puts it inside the region, an end
+  /// moved to it leaves it outside, as the block was).
+  static void leadToCounters(il::MethodBody &B, ArrayRef<il::Instr *> New,
+                             ArrayRef<il::Instr *> CounterAt) {
     uint32_t Stamp = B.number();
     auto Map = [&](il::Instr *&I) {
       if (il::MethodBody::numbered(I, Stamp) && CounterAt[I->Pos])
         I = CounterAt[I->Pos];
     };
-    for (il::Instr *I : B.instructions()) {
+    for (il::Instr *I : New) {
       Map(I->Target);
       for (il::Instr *&T : I->Targets)
         Map(T);
@@ -450,11 +463,59 @@ private:
     for (const BranchOutcome &O : Branches) {
       OS << Decimal{O.Offset} << ' ' << Decimal{O.EndOffset} << ' ' << Decimal{O.Path} << ' '
          << Decimal{O.Ordinal} << ' ' << Decimal{O.Document} << ' ' << Decimal{O.Line} << ' '
-         << Decimal{O.Taken ? O.FallThrough + 1 : 0} << ' ' << Decimal{O.Bypasses};
-      for (uint32_t Arm : O.OtherArms)
-        OS << ' ' << Decimal{Arm};
+         << Decimal{O.OwnCounter ? 2u : unsigned(O.Taken && !O.LessArrivals.empty())} << ' '
+         << Decimal{O.Bypasses} << '|';
+      if (O.OwnCounter)
+        OS << ' ' << Decimal{O.Counter};
+      for (uint32_t A : O.LessArrivals)
+        OS << ' ' << Decimal{A};
+      OS << '|';
+      for (uint32_t R : O.MoreRuns)
+        OS << ' ' << Decimal{R};
       OS << '\n';
     }
+  }
+
+  /// Gives each taken jump that needs one (BranchOutcome::OwnCounter) a counter of its own, as
+  /// coverlet does: after the method's code (which ends in no fall-through), `counter; br T`, T
+  /// the jump's target (which the branches are sent to the blocks' counters with). Returns the
+  /// jumps' target slots with their stubs, to point them there once that is done; the counters
+  /// are numbered from \p First.
+  std::vector<std::pair<il::Instr **, il::Instr *>>
+  addJumpCounters(MethodContext &C, std::vector<BranchOutcome> &Branches,
+                  std::vector<il::Instr *> &New, uint32_t Local, uint32_t First) {
+    std::vector<std::pair<il::Instr **, il::Instr *>> Out;
+    il::MethodBody &B = C.body();
+    DenseMap<uint32_t, il::Instr *> Original;
+    for (BranchOutcome &O : Branches) {
+      if (!O.OwnCounter)
+        continue;
+      if (Original.empty())
+        for (il::Instr *I : New)
+          if (I->OriginalOffset != il::NoOffset)
+            Original[I->OriginalOffset] = I;
+      il::Instr *Branch = Original.lookup(O.Offset);
+      il::Instr **Slot = !Branch                            ? nullptr
+                         : Branch->Op == il::Opcode::Switch ? Branch->Targets.begin() + O.Path - 1
+                                                            : &Branch->Target;
+      if (!Slot || !*Slot) {
+        O.OwnCounter = false; // not the compiler's branch: counted as its arrivals
+        continue;
+      }
+      size_t Start = New.size();
+      C.Marks.push_back(appendIncrement(B, New, Local));
+      C.Marks.push_back(nullptr); // no original code
+      C.Marks.push_back(nullptr);
+      New.push_back(B.createBranch(il::Opcode::Br, *Slot));
+      O.Counter = First + uint32_t(Out.size());
+      Out.push_back({Slot, New[Start]});
+    }
+    // A region that reached the end of the code ends where the stubs start.
+    for (il::ExceptionRegion &R : B.Regions)
+      for (il::Instr **End : {&R.TryEnd, &R.HandlerEnd})
+        if (!Out.empty() && !*End)
+          *End = Out.front().second;
+    return Out;
   }
 
   /// The length of a counter's increment (appendIncrement).
@@ -1142,8 +1203,9 @@ private:
   }
 
   /// The start of the method's line of the map, up to its first counter's number: token, type,
-  /// name, signature and complexity, written as llvm::json::OStream would.
-  static void writeMapHead(raw_ostream &OS, MethodContext &C, unsigned Complexity) {
+  /// name, signature, complexity and where coverlet instruments it, written as
+  /// llvm::json::OStream would.
+  void writeMapHead(raw_ostream &OS, MethodContext &C, unsigned Complexity) const {
     const Module &M = C.module();
     OS << "{\"token\":\"0x";
     for (int Shift = 28; Shift >= 0; Shift -= 4)
@@ -1166,7 +1228,10 @@ private:
       StringStream TextOS(Text);
       NamePrinter(M).paramTypes(TextOS, C.signature(), GenericContext{C.declaringType(), C.row()});
     }
-    OS << JsonString{Text} << ",\"complexity\":" << Decimal{Complexity} << ",\"counter\":";
+    uint32_t Type = C.declaringType();
+    OS << JsonString{Text} << ",\"complexity\":" << Decimal{Complexity} << ",\"order\":"
+       << Decimal{(Type < TypeOrder.size() ? TypeOrder[Type] : 0) * 2 + C.isConstructor()}
+       << ",\"counter\":";
   }
 
   /// The method's cyclomatic complexity: one, and one more for each way control can take at a
@@ -1229,9 +1294,10 @@ private:
   }
 
   /// The method's branch points, from the text runOnMethod left (one per line: offset, end
-  /// offset, path, ordinal, PDB document row, line, fall-through offset + 1 or 0, bypasses), as
-  /// "branches": [[offset, end offset, path, ordinal, document, line(, fall-through(, 1))]]: a
-  /// taken jump has its fall-through offset, and 1 if it bypasses the arrivals counted at its end.
+  /// offset, path, ordinal, PDB document row, line, how it is counted (0 by its end's arrivals,
+  /// 1 when taken, 2 by a counter of its own), bypasses; then after '|' its counter or the
+  /// arrivals it leaves out, after another '|' the runs it adds), as "branches": [[offset, end
+  /// offset, path, ordinal, document, line(, arrivals or {"counter": K}(, 1 or 0(, [runs])))]].
   void writeBranches(raw_ostream &OS, StringRef Text) {
     if (Text.empty())
       return;
@@ -1240,6 +1306,9 @@ private:
     while (!Text.empty()) {
       StringRef Line;
       std::tie(Line, Text) = Text.split('\n');
+      StringRef Arrivals, Runs;
+      std::tie(Line, Arrivals) = Line.split('|');
+      std::tie(Arrivals, Runs) = Arrivals.split('|');
       uint32_t F[8] = {};
       for (uint32_t &X : F) {
         StringRef Field;
@@ -1248,13 +1317,23 @@ private:
       }
       OS << (First ? "[" : ",[") << Decimal{F[0]} << ',' << Decimal{F[1]} << ',' << Decimal{F[2]}
          << ',' << Decimal{F[3]} << ',' << Decimal{documentNumber(F[4])} << ',' << Decimal{F[5]};
-      if (F[6]) {
-        // The fall-through alone, or with a switch's other arms: [fall-through, arm, ...].
-        if (Line.empty())
-          OS << ',' << Decimal{F[6] - 1};
+      if (F[6] == 2) {
+        // Counted on the jump, by a counter of its own (the method's K-th).
+        OS << ",{\"counter\":" << Arrivals.trim() << '}' << (F[7] ? ",1" : "");
+      } else if (F[6]) {
+        // Counted when taken: the arrivals it leaves out (one alone, or [first, more...]), 1 if
+        // it bypasses, and the runs it adds beside its branch's ([...], after 0 or 1).
+        SmallVector<StringRef, 4> Less, More;
+        Arrivals.trim().split(Less, ' ', -1, false);
+        Runs.trim().split(More, ' ', -1, false);
+        if (Less.size() == 1)
+          OS << ',' << Less[0];
         else
-          OS << ",[" << Decimal{F[6] - 1} << ',' << join(split(Line, ' '), ",") << ']';
-        OS << (F[7] ? ",1" : "");
+          OS << ",[" << join(Less, ",") << ']';
+        if (!More.empty())
+          OS << ',' << Decimal{F[7]} << ",[" << join(More, ",") << ']';
+        else if (F[7])
+          OS << ",1";
       }
       OS << ']';
       First = false;
@@ -1292,6 +1371,7 @@ private:
         Cctor = 0;
   std::unique_ptr<pdb::PortablePdb> Pdb;
   std::string PdbPath;
+  std::vector<uint32_t> TypeOrder; // coverletTypeOrder: where coverlet instruments each type
   // Filled serially by finishMethod.
   uint32_t Counters = 0;
   bool Overflow = false;

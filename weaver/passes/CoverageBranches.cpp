@@ -3,6 +3,7 @@
 
 #include "metadata/CustomAttribute.h"
 #include "metadata/Signature.h"
+#include "weaver/passes/CoverageJumps.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -554,6 +555,8 @@ private:
   bool countable(ptrdiff_t I, bool AsyncMoveNext) const;
   bool inRegion(uint32_t Offset) const;
   void markBypasses(std::vector<BranchOutcome> &Out) const;
+  /// Makes a taken jump's hits a sum of counters (CoverageJumps.h).
+  void countJumps(BranchOutcome &O) const;
   /// Whether control falls into instruction \p I from the one before it.
   bool fallsIn(ptrdiff_t I) const {
     if (I <= 0)
@@ -561,39 +564,16 @@ private:
     il::FlowKind F = C.at(I - 1).info().Flow;
     return F != il::FlowKind::Branch && F != il::FlowKind::Return && F != il::FlowKind::Throw;
   }
-  /// How many ways lead into instruction \p I: falling in, each branch or switch target naming
-  /// it; an exception region's boundary counts as many.
-  unsigned predecessors(ptrdiff_t I) {
-    if (Refs.empty()) {
-      Refs.assign(C.size(), 0);
-      auto Ref = [&](const il::Instr *T, unsigned N) {
-        ptrdiff_t J = T ? C.indexOf(T) : -1;
-        if (J >= 0)
-          Refs[size_t(J)] += N;
-      };
-      for (size_t J = 0; J < C.size(); ++J) {
-        Ref(C.at(ptrdiff_t(J)).Target, 1);
-        for (const il::Instr *T : C.at(ptrdiff_t(J)).Targets)
-          Ref(T, 1);
-      }
-      for (const il::ExceptionRegion &R : B.Regions)
-        for (const il::Instr *T :
-             {R.TryStart, R.TryEnd, R.HandlerStart, R.HandlerEnd, R.FilterStart})
-          Ref(T, 100);
-    }
-    return Refs[size_t(I)] + fallsIn(I);
-  }
-
   const Module &M;
   Names N;
   uint32_t MethodRow, TypeRow;
   const il::MethodBody &B;
   Code C;
+  mutable std::optional<JumpCounts> Jumps; // made for the first jump counted when taken
   std::vector<const pdb::SequencePoint *> Visible;
   DenseMap<uint32_t, bool> AnyPoint;  // offsets with a point, hidden or not
   DenseMap<uint32_t, bool> VisibleAt; // offsets with a visible point
   std::optional<std::vector<uint32_t>> CatchBranches;
-  std::vector<unsigned> Refs; // branch and switch targets naming each instruction
   bool CatchBranchesFault = false;
 };
 
@@ -1038,7 +1018,6 @@ std::vector<BranchOutcome> Analysis::run() {
       O.EndOffset = endOf(To);
       O.Path = Path;
       O.Ordinal = Ordinal++;
-      O.FallThrough = C.offset(I + 1);
       // Without a line (no visible point), or leading where coverlet counts nothing, the outcome
       // is no branch point (its ordinal is used all the same).
       ptrdiff_t End = C.atOffset(O.EndOffset);
@@ -1047,24 +1026,28 @@ std::vector<BranchOutcome> Analysis::run() {
       O.Document = Point->Document;
       O.Line = Point->StartLine;
       // A jump to where code also falls in, outside exception regions, gets a counter of its own
-      // in coverlet (on the jump), so only the jumps count. A switch arm's jumps are the
-      // switch's runs less its other ways out, when each of those is the only way into its
-      // target; otherwise weft counts the arm's arrivals.
+      // in coverlet (on the jump), so only the jumps count.
       O.Taken = Path > 0 && fallsIn(End) && !inRegion(O.Offset) && !inRegion(O.EndOffset);
-      if (O.Taken && IsSwitch) {
-        for (auto [Other, OtherTo] : Paths)
-          if (Other != Path && Other != 0)
-            O.OtherArms.push_back(C.offset(OtherTo));
-        O.Taken = llvm::all_of(
-            Paths, [&](auto &P) { return P.first == Path || predecessors(P.second) == 1; });
-        if (!O.Taken)
-          O.OtherArms.clear();
-      }
+      if (O.Taken)
+        countJumps(O);
       Out.push_back(O);
     }
   }
   markBypasses(Out);
   return Out;
+}
+
+void Analysis::countJumps(BranchOutcome &O) const {
+  if (!Jumps)
+    Jumps.emplace(B);
+  if (std::optional<EdgeCount> Count = Jumps->taken(O.Offset, O.Path)) {
+    // The first run is the branch's own, which the outcome's offset names.
+    O.MoreRuns.assign(Count->Runs.begin() + 1, Count->Runs.end());
+    O.LessArrivals = std::move(Count->Arrivals);
+    return;
+  }
+  // The counters cannot tell (another arm of a switch jumps there too): a counter on the jump.
+  O.OwnCounter = true;
 }
 
 void Analysis::markBypasses(std::vector<BranchOutcome> &Out) const {
@@ -1086,6 +1069,31 @@ void Analysis::markBypasses(std::vector<BranchOutcome> &Out) const {
 } // namespace
 
 bool compilerGenerated(const Module &M, Token Parent) { return Names(M).markedGenerated(Parent); }
+
+std::vector<uint32_t> coverletTypeOrder(const Module &M) {
+  uint32_t Rows = M.rowCount(TableId::TypeDef);
+  std::vector<std::vector<uint32_t>> Nested(Rows + 1);
+  std::vector<uint32_t> Stack;
+  for (uint32_t Row = Rows; Row >= 1; --Row) {
+    uint32_t Outer = M.enclosingType(Row);
+    if (Outer && Outer <= Rows && Outer != Row)
+      Nested[Outer].push_back(Row); // in reverse row order, as the stack wants them
+    else
+      Stack.push_back(Row);
+  }
+  std::vector<uint32_t> Order(Rows + 1, 0);
+  std::vector<bool> Seen(Rows + 1, false);
+  for (uint32_t Next = 0; !Stack.empty();) {
+    uint32_t Row = Stack.back();
+    Stack.pop_back();
+    if (Seen[Row])
+      continue; // a cycle of nesting (a broken file): once is enough
+    Seen[Row] = true;
+    Order[Row] = Next++;
+    Stack.insert(Stack.end(), Nested[Row].begin(), Nested[Row].end());
+  }
+  return Order;
+}
 
 std::vector<BranchOutcome> coverletBranches(const Module &M, uint32_t MethodRow, uint32_t TypeRow,
                                             const il::MethodBody &B,

@@ -11,20 +11,21 @@
 //   one of the method when none is before it); a method without visible points has none.
 // - branches the compiler made for its own machinery are left out: the state dispatch of
 //   iterators and async state machines, their awaiter checks, cached lambda and method-group
-//   delegates, `catch` and `throw;` bookkeeping in async methods, `await foreach` and
-//   `await using` checks, async iterators' dispose checks, combined cancellation tokens,
-//   exception filters, `finally` blocks without a visible statement, expression-breakpoint
-//   guards and the constant-false arm of relational `and` patterns.
+//   delegates (in a non-generic class: coverlet counts those of a generic one), `catch` and
+//   `throw;` bookkeeping in async methods, `await foreach` and `await using` checks, async
+//   iterators' dispose checks, combined cancellation tokens, exception filters, `finally` blocks
+//   without a visible statement, expression-breakpoint guards and the constant-false arm of
+//   relational `and` patterns.
 // - an outcome leading to an instruction coverlet does not count (code after
 //   ExceptionDispatchInfo.Throw() in an async method) is no branch point.
 //
 // An outcome's hits are the arrivals at the instruction at its EndOffset, except for a jump whose
 // target can also be reached by falling into it, outside exception regions: coverlet counts
-// those only when the jump is taken (Taken: the runs of the branch's block less its
-// fall-throughs, the arrivals at FallThrough, and for a switch arm less the arrivals at the other
-// arms' targets, when each of those is reached only from the switch). Where no statement starts
-// at the target, such jumps that come before any arrivals counter there go past those counters
-// in coverlet (Bypasses), and the outcomes counting arrivals there leave them out.
+// those only when the jump is taken (Taken: the runs of the branch less the times it went its
+// other ways, each the arrivals where that way leads less whatever else arrives there:
+// CoverageJumps.h; where the counters cannot tell, OwnCounter: a counter on the jump). Where no
+// statement starts at the target, such jumps that come before any arrivals counter there go past
+// those counters in coverlet (Bypasses), and the outcomes counting arrivals there leave them out.
 //
 // The rules follow coverlet's documented behaviour and its CecilSymbolHelper and Instrumenter,
 // matched on the macro-free instruction forms coverlet looks at (it expands short forms first).
@@ -47,13 +48,16 @@ namespace weft::passes {
 struct BranchOutcome {
   uint32_t Offset = 0, EndOffset = 0, Path = 0, Ordinal = 0;
   uint32_t Document = 0, Line = 0; // a Document row of the PDB, and the line
-  /// Counted only when the jump is taken: hits = runs of the block holding Offset less the
-  /// arrivals at FallThrough (the instruction after the branch).
+  /// Counted only when the jump is taken (coverlet's counter on the jump): hits = the runs of the
+  /// block holding Offset and of those holding MoreRuns, less the arrivals at LessArrivals (the
+  /// instruction after the branch first; CoverageJumps.h).
   bool Taken = false;
-  uint32_t FallThrough = 0;
-  /// A switch arm counted when taken: the targets of the switch's other arms, whose arrivals
-  /// (theirs alone: no other code reaches them) are left out of the runs too.
-  std::vector<uint32_t> OtherArms;
+  std::vector<uint32_t> LessArrivals, MoreRuns;
+  /// A taken jump the counters cannot tell from the branch's other ways to the same instruction
+  /// (two arms of a switch with one target): the coverage pass gives it a counter of its own on
+  /// the jump, as coverlet does, the method's counter number Counter.
+  bool OwnCounter = false;
+  uint32_t Counter = 0;
   /// A taken jump to an instruction where no statement starts, placed before any other outcome
   /// there: coverlet's counter for it goes straight to the instruction, past the counters of the
   /// outcomes that count arrivals there, which therefore do not count these jumps.
@@ -62,6 +66,11 @@ struct BranchOutcome {
 
 /// Whether \p Parent (a MethodDef or TypeDef token) carries [CompilerGenerated] itself.
 bool compilerGenerated(const metadata::Module &M, metadata::Token Parent);
+
+/// The position of each TypeDef row (the vector's index) in the order coverlet instruments types,
+/// Cecil's ModuleDefinition.GetTypes: each top-level type in row order, followed by the types
+/// nested in it (theirs after each, in row order).
+std::vector<uint32_t> coverletTypeOrder(const metadata::Module &M);
 
 /// The branch points of the method \p MethodRow (declared by \p TypeRow) of \p M, from its body
 /// \p B before any counter is placed (instructions without an original offset are ignored) and

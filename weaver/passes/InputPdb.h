@@ -1,8 +1,9 @@
 //===- weaver/passes/InputPdb.h - The input's portable PDB ------*- C++ -*-===//
 //
 // Passes that report source lines (coverage, span) read the input's portable PDB: the pass's
-// option `pdb` names it (empty: none wanted), else the input's name with .pdb. A PDB that was not
-// built with the input is a warning, not an error: the pass then works without lines.
+// option `pdb` names it (empty: none wanted), else the input's name with .pdb, else the PDB
+// embedded in the input (DebugType=embedded). A PDB that was not built with the input is a
+// warning, not an error: the pass then works without lines.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WEFT_WEAVER_PASSES_INPUTPDB_H

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# dotnet test with coverage by coverlet and by weft on a test project of one's own (a library's
+# own tests), side by side in one run: two copies of the project, one as it is with coverlet and
+# one switched to the Weft package (package added, properties renamed), both built. Runs
+# `dotnet test --no-build` without coverage, with coverlet and with weft, taking turns, N times,
+# and prints the median wall time of each, and what coverage costs each tool: for VSTest the time
+# of its instrumenting and report targets in MSBuild's performance summary; for
+# Microsoft.Testing.Platform (--mtp; coverlet.MTP's --coverlet beside -p:WeftCoverage=true) the
+# run's time over the run without coverage.
+#
+#   bench/dotnet-test.sh [--mtp] [--runs N] COVERLET_PROJECT WEFT_PROJECT [-- dotnet test options]
+#
+# The coverlet copy runs with -p:CollectCoverage=true (or --coverlet), the weft copy with
+# -p:WeftCoverage=true; the options after -- go to every run (-c Release, a filter, the restore
+# properties the copies were built with).
+set -euo pipefail
+runs=5 mtp=false
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --mtp) mtp=true; shift ;;
+    --runs) runs=$2; shift 2 ;;
+    *) break ;;
+  esac
+done
+coverlet_project=${1:?usage: bench/dotnet-test.sh [--mtp] [--runs N] COVERLET_PROJECT WEFT_PROJECT [-- options]}
+weft_project=${2:?usage: bench/dotnet-test.sh [--mtp] [--runs N] COVERLET_PROJECT WEFT_PROJECT [-- options]}
+shift 2
+[[ ${1:-} == -- ]] && shift
+options=("$@")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+ms() { date +%s%N; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# The milliseconds MSBuild's performance summary gives the targets whose names match $2.
+targets_ms() {
+  awk -v pat="^($2)\$" '/Target Performance Summary/ {on=1; next}
+                   /Task Performance Summary/ {on=0}
+                   on && $2 == "ms" && $3 ~ pat {sum += $1} END {printf "%d", sum}' "$1"
+}
+# dotnet test of project $2 with the options after it, once; its milliseconds appended to
+# $work/$1.times and its output kept in $work/$1.log (a failed run stops the benchmark).
+run() {
+  local name=$1 project=$2 s e
+  shift 2
+  local target=("$project")
+  $mtp && target=(--project "$project")
+  s=$(ms)
+  if ! dotnet test "${target[@]}" --no-build "${options[@]}" "$@" >"$work/$name.log" 2>&1; then
+    echo "dotnet-test.sh: the $name run failed:" >&2
+    tail -n 30 "$work/$name.log" >&2
+    exit 1
+  fi
+  e=$(ms)
+  echo $(((e - s) / 1000000)) >>"$work/$name.times"
+}
+
+if $mtp; then
+  coverlet=(--coverlet)
+else
+  coverlet=(-p:CollectCoverage=true -p:CoverletOutputFormat=cobertura)
+fi
+weft=(-p:WeftCoverage=true)
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $(dotnet --version) SDK; $runs runs each, taking turns"
+for ((i = 0; i < runs; i++)); do
+  run none "$weft_project"
+  run coverlet "$coverlet_project" "${coverlet[@]}"
+  run weft "$weft_project" "${weft[@]}"
+done
+none=$(median <"$work/none.times")
+c=$(median <"$work/coverlet.times")
+w=$(median <"$work/weft.times")
+echo "dotnet test --no-build (median): without coverage $none ms, coverlet $c ms, weft $w ms"
+if $mtp; then
+  echo "what coverage adds to the run: coverlet.MTP $((c - none)) ms, weft $((w - none)) ms"
+else
+  run coverlet-summary "$coverlet_project" "${coverlet[@]}" -v:n -clp:PerformanceSummary
+  run weft-summary "$weft_project" "${weft[@]}" -v:n -clp:PerformanceSummary
+  echo "instrumenting: coverlet.msbuild $(targets_ms "$work/coverlet-summary.log" 'InstrumentModules') ms," \
+    "weft $(targets_ms "$work/weft-summary.log" 'WeftCoverageBeforeTest') ms; the report: coverlet.msbuild" \
+    "$(targets_ms "$work/coverlet-summary.log" 'GenerateCoverageResult') ms," \
+    "weft $(targets_ms "$work/weft-summary.log" 'WeftCoverageReport') ms"
+fi

@@ -498,8 +498,10 @@ private:
       il::Instr **Slot = !Branch                            ? nullptr
                          : Branch->Op == il::Opcode::Switch ? Branch->Targets.begin() + O.Path - 1
                                                             : &Branch->Target;
-      if (!Slot || !*Slot) {
-        O.OwnCounter = false; // not the compiler's branch: counted as its arrivals
+      // A stub after the code is outside every exception region: a jump in one keeps being
+      // counted as its arrivals (a branch may not leave a region).
+      if (!Slot || !*Slot || inRegion(B, New, Branch)) {
+        O.OwnCounter = false; // or not the compiler's branch: counted as its arrivals
         continue;
       }
       size_t Start = New.size();
@@ -516,6 +518,23 @@ private:
         if (!Out.empty() && !*End)
           *End = Out.front().second;
     return Out;
+  }
+
+  /// Whether \p I, in \p Order, is inside a try block, a handler or a filter of \p B.
+  static bool inRegion(const il::MethodBody &B, ArrayRef<il::Instr *> Order, const il::Instr *I) {
+    if (B.Regions.empty())
+      return false;
+    auto Pos = [&](const il::Instr *X) -> size_t {
+      return X ? size_t(llvm::find(Order, X) - Order.begin()) : Order.size();
+    };
+    size_t At = Pos(I);
+    auto Within = [&](const il::Instr *Start, const il::Instr *End) {
+      return Start && Pos(Start) <= At && At < Pos(End);
+    };
+    return llvm::any_of(B.Regions, [&](const il::ExceptionRegion &R) {
+      return Within(R.TryStart, R.TryEnd) || Within(R.HandlerStart, R.HandlerEnd) ||
+             Within(R.FilterStart, R.HandlerStart);
+    });
   }
 
   /// The length of a counter's increment (appendIncrement).

@@ -23,6 +23,7 @@
 #include "metadata/pdb/Rewrite.h"
 #include "metadata/pdb/SequencePoints.h"
 #include "pe/Image.h"
+#include "support/Allocator.h"
 #include "support/AtomicFile.h"
 #include "support/WorkerTeam.h"
 #include "weaver/ModuleWriter.h"
@@ -228,6 +229,7 @@ void weaveOne(const std::string &Path, const std::string &PassName, const std::s
   Write.AfterOriginalBodies = [&](pe::DebugDataOverrides &Data) -> Error {
     if (Error E = W8.finish())
       return E;
+    releaseFreeMemory(); // as the CLI does after a large input's weave
     auto Start = std::chrono::steady_clock::now();
     const passes::WeaveOutcome &Woven = W8.outcome();
     if (!Woven.Remaps.empty()) {

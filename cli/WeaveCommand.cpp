@@ -19,6 +19,7 @@
 #include "metadata/Editor.h"
 #include "metadata/Resolver.h"
 #include "pe/StrongName.h"
+#include "support/Allocator.h"
 #include "support/RegularFile.h"
 #include "support/WorkerTeam.h"
 #include "weaver/ModuleWriter.h"
@@ -299,6 +300,11 @@ Error weaveFile(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
       return Error::success();
     if (Error E = Weave->finish())
       return E;
+    // A large input, woven alone on the team: its batches' memory goes back before its
+    // metadata and image are made (support/Allocator.h). Small ones woven side by side would
+    // fault the same pages in again, one after another.
+    if (Team)
+      releaseFreeMemory();
     Woven = &Weave->outcome();
     reportWeave(J, *Woven, Run, Log);
     if (Woven->Remaps.empty())

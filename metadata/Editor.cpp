@@ -74,11 +74,40 @@ uint32_t Editor::rowCount(TableId T) const {
   return Tab.Touched ? Tab.Rows : M.rowCount(T);
 }
 
+uint32_t Editor::moduleRow(const Table &Tab, uint32_t Row, uint32_t &Held) {
+  if (!Tab.Touched)
+    return Row;
+  if (Tab.MergeAt.empty()) {
+    Held = Row - Tab.First;
+    return Row < Tab.First ? Row : 0;
+  }
+  // Added row I is row MergeAt[I] + I + 1. The first of them at or after Row: Row itself, or
+  // the module row after the I added rows before it.
+  const std::vector<uint32_t> &At = Tab.MergeAt;
+  size_t I = 0, End = At.size();
+  while (I < End) {
+    size_t Mid = (I + End) / 2;
+    if (At[Mid] + Mid + 1 < Row)
+      I = Mid + 1;
+    else
+      End = Mid;
+  }
+  if (I < At.size() && At[I] + I + 1 == Row) {
+    Held = uint32_t(I);
+    return 0;
+  }
+  return Row - uint32_t(I);
+}
+
 uint32_t Editor::get(TableId T, uint32_t Row, unsigned Col) const {
   const Table &Tab = Tables[unsigned(T)];
-  if (Tab.Touched && Row >= Tab.First)
-    return Tab.Cells[size_t(Row - Tab.First) * tableSpec(T).NumColumns + Col];
-  return isCoded(T, Col) ? M.getToken(T, Row, Col) : M.get(T, Row, Col);
+  uint32_t Held = 0;
+  uint32_t Own = moduleRow(Tab, Row, Held);
+  if (!Own)
+    return Tab.Cells[size_t(Held) * tableSpec(T).NumColumns + Col];
+  if (int(Col) == Tab.SetColumn && Own - 1 < Tab.SetCells.size())
+    return Tab.SetCells[Own - 1];
+  return isCoded(T, Col) ? M.getToken(T, Own, Col) : M.get(T, Own, Col);
 }
 
 Editor::Table &Editor::materialize(TableId T) {
@@ -86,26 +115,29 @@ Editor::Table &Editor::materialize(TableId T) {
   if (Tab.holdsAll())
     return Tab;
   unsigned Cols = tableSpec(T).NumColumns;
-  uint32_t Original = M.rowCount(T);
-  std::vector<uint32_t> Cells(size_t(Original) * Cols);
-  for (uint32_t R = 1; R <= Original; ++R)
+  uint32_t Rows = rowCount(T);
+  // Made its full size once, with room for a few rows more.
+  std::vector<uint32_t> Cells;
+  Cells.reserve((size_t(Rows) + 16) * Cols);
+  for (uint32_t R = 1; R <= Rows; ++R)
     for (unsigned C = 0; C < Cols; ++C)
-      Cells[size_t(R - 1) * Cols + C] = isCoded(T, C) ? M.getToken(T, R, C) : M.get(T, R, C);
-  Cells.insert(Cells.end(), Tab.Cells.begin(), Tab.Cells.end()); // the rows added so far
+      Cells.push_back(get(T, R, C));
   Tab.Cells = std::move(Cells);
-  Tab.Rows = Tab.Touched ? Tab.Rows : Original;
+  Tab.Rows = Rows;
   Tab.Touched = true;
   Tab.First = 1;
+  Tab.SetColumn = -1;
+  Tab.SetCells = {};
+  Tab.MergeAt = {};
   return Tab;
 }
 
 Editor::Table &Editor::extend(TableId T) {
   Table &Tab = Tables[unsigned(T)];
+  if (!Tab.MergeAt.empty()) // merged already: what is added now goes among every row
+    return materialize(T);
   if (Tab.Touched)
     return Tab;
-  bool Sorted = llvm::any_of(sortKeys(), [&](const SortKey &K) { return K.Table == T; });
-  if (Sorted)
-    return materialize(T);
   Tab.Touched = true;
   Tab.Rows = M.rowCount(T);
   Tab.First = Tab.Rows + 1;
@@ -120,10 +152,26 @@ void Editor::materializeAll() {
 }
 
 void Editor::set(TableId T, uint32_t Row, unsigned Col, uint32_t Value) {
-  Table &Tab = materialize(T);
+  Table &Tab = Tables[unsigned(T)];
   Lookups[unsigned(T)].reset(); // the row's key may have changed
-  Tab.Cells[size_t(Row - 1) * tableSpec(T).NumColumns + Col] = Value; // every row held
   Modified = true;
+  unsigned Cols = tableSpec(T).NumColumns;
+  if (Tab.MergeAt.empty() && Tab.Touched && Row >= Tab.First) { // a row held
+    Tab.Cells[size_t(Row - Tab.First) * Cols + Col] = Value;
+    return;
+  }
+  if (Tab.MergeAt.empty() && Row >= 1 && Row <= M.rowCount(T) &&
+      (Tab.SetColumn < 0 || Tab.SetColumn == int(Col))) { // a module row's cell
+    if (Tab.SetColumn < 0) {
+      Tab.SetCells.resize(M.rowCount(T));
+      for (uint32_t R = 1; R <= M.rowCount(T); ++R)
+        Tab.SetCells[R - 1] = isCoded(T, Col) ? M.getToken(T, R, Col) : M.get(T, R, Col);
+      Tab.SetColumn = int(Col);
+    }
+    Tab.SetCells[Row - 1] = Value;
+    return;
+  }
+  materialize(T).Cells[size_t(Row - 1) * Cols + Col] = Value; // every row held
 }
 
 uint32_t Editor::addRow(TableId T, ArrayRef<uint32_t> Values) {
@@ -194,6 +242,7 @@ Token Editor::lookup(TableId T, const std::string &Key) {
   std::unique_ptr<ContentIndex> &Index = Lookups[unsigned(T)];
   if (!Index) {
     Index = std::make_unique<ContentIndex>();
+    Index->reserve(rowCount(T)); // made its size once, not doubled from 64
     for (uint32_t R = 1; R <= rowCount(T); ++R)
       indexRow(T, R); // the first of equal rows stays
   }
@@ -468,31 +517,41 @@ void Editor::addCustomAttribute(Token Parent, Token Constructor, ArrayRef<uint8_
 
 // --- sorting ---
 
+namespace {
+
+/// A row's sort key as encoded on disk (a coded index sorts by its encoded value): primary, then
+/// secondary (0 when the table has none).
+std::pair<uint32_t, uint32_t>
+sortKey(const SortKey &K, function_ref<uint32_t(uint32_t Row, unsigned Col)> Get, uint32_t Row) {
+  const TableSpec &Spec = tableSpec(K.Table);
+  auto Encoded = [&](unsigned Col) -> uint32_t {
+    uint32_t V = Get(Row, Col);
+    if (Spec.Columns[Col].Kind != ColumnKind::Coded)
+      return V;
+    uint32_t E = 0;
+    encodeCodedIndex(CodedIndex(Spec.Columns[Col].Arg), V, E);
+    return E;
+  };
+  return {Encoded(K.Primary), K.Secondary >= 0 ? Encoded(unsigned(K.Secondary)) : 0};
+}
+
+} // namespace
+
 void Editor::sortTables() {
   for (const SortKey &K : sortKeys()) {
     Table &Tab = Tables[unsigned(K.Table)];
-    if (!Tab.Appended)
+    if (!Tab.Appended || (!Tab.holdsAll() && mergeAdded(K)))
       continue;
-    const TableSpec &Spec = tableSpec(K.Table);
-    unsigned Cols = Spec.NumColumns;
-    // Sort by the key as encoded on disk (a coded index sorts by its encoded value).
-    auto Encoded = [&](uint32_t Row, unsigned Col) -> uint32_t {
-      uint32_t V = Tab.Cells[size_t(Row) * Cols + Col];
-      if (Spec.Columns[Col].Kind != ColumnKind::Coded)
-        return V;
-      uint32_t E = 0;
-      encodeCodedIndex(CodedIndex(Spec.Columns[Col].Arg), V, E);
-      return E;
+    materialize(K.Table);
+    unsigned Cols = tableSpec(K.Table).NumColumns;
+    auto Key = [&](uint32_t Row) {
+      return sortKey(
+          K, [&](uint32_t R, unsigned C) { return Tab.Cells[size_t(R) * Cols + C]; }, Row);
     };
     std::vector<uint32_t> Order(Tab.Rows);
     std::iota(Order.begin(), Order.end(), 0);
-    std::stable_sort(Order.begin(), Order.end(), [&](uint32_t A, uint32_t B) {
-      uint32_t KA = Encoded(A, K.Primary), KB = Encoded(B, K.Primary);
-      if (KA != KB)
-        return KA < KB;
-      return K.Secondary >= 0 &&
-             Encoded(A, unsigned(K.Secondary)) < Encoded(B, unsigned(K.Secondary));
-    });
+    std::stable_sort(Order.begin(), Order.end(),
+                     [&](uint32_t A, uint32_t B) { return Key(A) < Key(B); });
     bool Identity = true;
     for (uint32_t I = 0; I < Order.size(); ++I)
       Identity = Identity && Order[I] == I;
@@ -506,28 +565,88 @@ void Editor::sortTables() {
       NewRow[Order[I] + 1] = I + 1;
     }
     Tab.Cells = std::move(Cells);
-    // Whatever refers to rows of this table follows them.
-    for (unsigned T = 0; T < MaxTables; ++T) {
-      const TableSpec &S = tableSpec(T);
-      for (unsigned C = 0; C < S.NumColumns; ++C) {
-        const ColumnSpec &Col = S.Columns[C];
-        bool Refers = Col.Kind == ColumnKind::Idx && TableId(Col.Arg) == K.Table;
-        if (Col.Kind == ColumnKind::Coded) {
-          const CodedIndexSpec &CS = codedIndexSpec(CodedIndex(Col.Arg));
-          for (unsigned Tag = 0; Tag < CS.NumTags; ++Tag)
-            Refers = Refers || CS.Tables[Tag] == K.Table;
-        }
-        if (!Refers || !rowCount(TableId(T)))
-          continue;
-        Table &Other = materialize(TableId(T));
-        for (uint32_t R = 0; R < Other.Rows; ++R) {
-          uint32_t &V = Other.Cells[size_t(R) * S.NumColumns + C];
-          if (Col.Kind == ColumnKind::Idx && V && V < NewRow.size())
-            V = NewRow[V];
-          else if (Col.Kind == ColumnKind::Coded && tokenTable(V) == K.Table && tokenRow(V) &&
-                   tokenRow(V) < NewRow.size())
-            V = makeToken(K.Table, NewRow[tokenRow(V)]);
-        }
+    renumberReferences(K.Table, NewRow);
+  }
+}
+
+bool Editor::mergeAdded(const SortKey &K) {
+  Table &Tab = Tables[unsigned(K.Table)];
+  if (!Tab.MergeAt.empty()) // merged before, and nothing added since (extend)
+    return true;
+  uint32_t Own = Tab.First - 1, Added = Tab.Rows - Own;
+  unsigned Cols = tableSpec(K.Table).NumColumns;
+  auto Get = [&](uint32_t Row, unsigned Col) { return get(K.Table, Row, Col); };
+  std::pair<uint32_t, uint32_t> Previous = Own ? sortKey(K, Get, 1) : std::make_pair(0u, 0u);
+  for (uint32_t R = 2; R <= Own; ++R) {
+    std::pair<uint32_t, uint32_t> Key = sortKey(K, Get, R);
+    if (Key < Previous)
+      return false;
+    Previous = Key;
+  }
+  // A stable sort of every row: the added rows in key order, each after the module rows whose
+  // keys are not greater.
+  std::vector<uint32_t> Order(Added);
+  std::iota(Order.begin(), Order.end(), Own + 1);
+  std::stable_sort(Order.begin(), Order.end(),
+                   [&](uint32_t A, uint32_t B) { return sortKey(K, Get, A) < sortKey(K, Get, B); });
+  std::vector<uint32_t> MergeAt(Added);
+  for (uint32_t I = 0; I < Added; ++I) {
+    std::pair<uint32_t, uint32_t> Of = sortKey(K, Get, Order[I]);
+    uint32_t Lo = 0, Hi = Own; // the module rows not after it: [1, Lo]
+    while (Lo < Hi) {
+      uint32_t Mid = (Lo + Hi + 1) / 2;
+      if (Of < sortKey(K, Get, Mid))
+        Hi = Mid - 1;
+      else
+        Lo = Mid;
+    }
+    MergeAt[I] = Lo;
+  }
+  bool Identity = true;
+  for (uint32_t I = 0; I < Added; ++I)
+    Identity = Identity && Order[I] == Own + 1 + I && MergeAt[I] == Own;
+  if (Identity)
+    return true;
+  std::vector<uint32_t> Cells(Tab.Cells.size());
+  for (uint32_t I = 0; I < Added; ++I)
+    std::copy_n(Tab.Cells.begin() + size_t(Order[I] - Tab.First) * Cols, Cols,
+                Cells.begin() + size_t(I) * Cols);
+  // Where every row goes: a module row after the added rows merged before it.
+  std::vector<uint32_t> NewRow(Tab.Rows + 1, 0);
+  for (uint32_t R = 1, I = 0; R <= Own; ++R) {
+    while (I < Added && MergeAt[I] < R)
+      ++I;
+    NewRow[R] = R + I;
+  }
+  for (uint32_t I = 0; I < Added; ++I)
+    NewRow[Order[I]] = MergeAt[I] + I + 1;
+  Tab.Cells = std::move(Cells);
+  Tab.MergeAt = std::move(MergeAt);
+  renumberReferences(K.Table, NewRow);
+  return true;
+}
+
+void Editor::renumberReferences(TableId Target, ArrayRef<uint32_t> NewRow) {
+  for (unsigned T = 0; T < MaxTables; ++T) {
+    const TableSpec &S = tableSpec(T);
+    for (unsigned C = 0; C < S.NumColumns; ++C) {
+      const ColumnSpec &Col = S.Columns[C];
+      bool Refers = Col.Kind == ColumnKind::Idx && TableId(Col.Arg) == Target;
+      if (Col.Kind == ColumnKind::Coded) {
+        const CodedIndexSpec &CS = codedIndexSpec(CodedIndex(Col.Arg));
+        for (unsigned Tag = 0; Tag < CS.NumTags; ++Tag)
+          Refers = Refers || CS.Tables[Tag] == Target;
+      }
+      if (!Refers || !rowCount(TableId(T)))
+        continue;
+      Table &Other = materialize(TableId(T));
+      for (uint32_t R = 0; R < Other.Rows; ++R) {
+        uint32_t &V = Other.Cells[size_t(R) * S.NumColumns + C];
+        if (Col.Kind == ColumnKind::Idx && V && V < NewRow.size())
+          V = NewRow[V];
+        else if (Col.Kind == ColumnKind::Coded && tokenTable(V) == Target && tokenRow(V) &&
+                 tokenRow(V) < NewRow.size())
+          V = makeToken(Target, NewRow[tokenRow(V)]);
       }
     }
   }
@@ -625,25 +744,51 @@ Error Editor::serializeInto(std::vector<uint8_t> &Out) {
       bool SameWidths = true;
       for (unsigned C = 0; C < Spec.NumColumns; ++C)
         SameWidths = SameWidths && W.Width[T][C] == M.columnWidth(TableId(T), C);
-      // The module's rows as they are when their widths stay; the others cell by cell.
-      uint32_t Copied = !SameWidths ? 0 : Tab.Touched ? Tab.First - 1 : Rows[T];
-      for (uint32_t R = 1; R <= Copied; ++R) {
-        ArrayRef<uint8_t> Row = M.rowBytes(TableId(T), R);
-        TS.insert(TS.end(), Row.begin(), Row.end());
-      }
-      for (uint32_t R = Copied + 1; R <= Rows[T]; ++R)
-        for (unsigned C = 0; C < Spec.NumColumns; ++C) {
-          uint32_t V = get(TableId(T), R, C);
-          if (Spec.Columns[C].Kind == ColumnKind::Coded) {
-            uint32_t E = 0;
-            if (!encodeCodedIndex(CodedIndex(Spec.Columns[C].Arg), V, E))
-              return plainError(Twine("table ") + tableName(T) + " row " + Twine(R) +
-                                " column " + Spec.Columns[C].Name + ": " +
-                                tableName(tokenTable(V)) + " cannot be named by this coded index");
-            V = E;
+      // The module's rows as they are when their widths stay (a column set in them written
+      // over); the others cell by cell.
+      auto Cell = [&](uint32_t R, unsigned C, uint32_t &V) -> Error {
+        V = get(TableId(T), R, C);
+        if (Spec.Columns[C].Kind != ColumnKind::Coded)
+          return Error::success();
+        uint32_t E = 0;
+        if (!encodeCodedIndex(CodedIndex(Spec.Columns[C].Arg), V, E))
+          return plainError(Twine("table ") + tableName(T) + " row " + Twine(R) + " column " +
+                            Spec.Columns[C].Name + ": " + tableName(tokenTable(V)) +
+                            " cannot be named by this coded index");
+        V = E;
+        return Error::success();
+      };
+      size_t SetAt = 0; // the set column's place in a row
+      for (int C = 0; C < Tab.SetColumn; ++C)
+        SetAt += W.Width[T][C];
+      for (uint32_t R = 1; R <= Rows[T];) {
+        uint32_t Held = 0, Own = moduleRow(Tab, R, Held);
+        if (!SameWidths || !Own) {
+          for (unsigned C = 0; C < Spec.NumColumns; ++C) {
+            uint32_t V = 0;
+            if (Error E = Cell(R, C, V))
+              return E;
+            put(TS, V, W.Width[T][C]);
           }
-          put(TS, V, W.Width[T][C]);
+          ++R;
+          continue;
         }
+        // The run of module rows that stay together, copied at once.
+        uint32_t N = 1;
+        while (R + N <= Rows[T] && moduleRow(Tab, R + N, Held) == Own + N)
+          ++N;
+        size_t RowSize = M.rowSize(TableId(T)), At = TS.size();
+        const uint8_t *Bytes = M.rowBytes(TableId(T), Own).data();
+        TS.insert(TS.end(), Bytes, Bytes + N * RowSize);
+        for (uint32_t K = 0; Tab.SetColumn >= 0 && K < N; ++K) {
+          uint32_t V = 0;
+          if (Error E = Cell(R + K, unsigned(Tab.SetColumn), V))
+            return E;
+          for (unsigned B = 0; B < W.Width[T][Tab.SetColumn]; ++B)
+            TS[At + K * RowSize + SetAt + B] = uint8_t(V >> (8 * B));
+        }
+        R += N;
+      }
     }
     TS.insert(TS.end(), Trailing.begin(), Trailing.end());
     pad4(TS);

@@ -118,22 +118,38 @@ public:
   void setObserver(EditObserver *O) { Observer = O; }
 
 private:
-  /// A table's rows as edited. Untouched, it is read from the module. Rows added to a table that
-  /// needs no sorting are held alone after the module's (First is the first added row), so that
-  /// adding a method to a large module copies nothing; set, and adding to a sorted table, hold
-  /// every row (First is 1).
+  /// A table's rows as edited. Untouched, it is read from the module. Rows added are held alone
+  /// after the module's (First is the first added row), so that adding a method to a large module
+  /// copies nothing; in a sorted table whose own rows are in order they are sorted among them
+  /// when it is written (MergeAt) without copying those either. One column of the module's rows
+  /// may be set cell by cell (the RVA the writer gives every method) and held on its own. Other
+  /// changes hold every row (First is 1).
   struct Table {
     bool Touched = false;  // Rows and Cells say what the table holds
     bool Appended = false; // rows were added (sorted tables are sorted again)
     uint32_t Rows = 0;
     uint32_t First = 1; // the row of Cells' first
     std::vector<uint32_t> Cells;
+    /// The column set cell by cell in the module's rows (-1: none), and its values by row - 1.
+    int SetColumn = -1;
+    std::vector<uint32_t> SetCells;
+    /// Once a sorted table's added rows (Cells, in key order) are merged among the module's: the
+    /// number of module rows before each. Empty: they follow the module's rows.
+    std::vector<uint32_t> MergeAt;
     bool holdsAll() const { return Touched && First == 1; }
   };
   /// Every row of \p T held in its cells.
   Table &materialize(TableId T);
-  /// \p T ready for a new row: every row held if the table is sorted, else only the new ones.
+  /// \p T ready for a new row: the module's rows left where they are.
   Table &extend(TableId T);
+  /// The module row that is row \p Row of \p Tab as edited, or 0 for a row held in Cells (its
+  /// index there in \p Held).
+  static uint32_t moduleRow(const Table &Tab, uint32_t Row, uint32_t &Held);
+  /// Sorts the added rows of sorted table \p K.Table among the module's, whose rows must be in
+  /// key order (false, and nothing changed, if they are not).
+  bool mergeAdded(const SortKey &K);
+  /// The rows of every table that refer to rows of \p T follow them to \p NewRow[old row].
+  void renumberReferences(TableId T, llvm::ArrayRef<uint32_t> NewRow);
   /// Reference lookups: per table, the rows by a key of the cells that make two rows equal (heap
   /// entries by content), the first of equal rows kept; built on first use, kept up to date by
   /// addRow. The index holds hashes and rows; keys are made again to compare them.

@@ -8,6 +8,7 @@
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
+#include <bitset>
 #include <charconv>
 #include <cstring>
 #include <vector>
@@ -34,6 +35,19 @@ const std::vector<StringRef> &keywords() {
   return K;
 }
 
+/// The characters the keywords are made of: a name with any other is not one of them (most
+/// names, having capitals), and needs no search.
+const std::bitset<256> &keywordChars() {
+  static const std::bitset<256> Chars = [] {
+    std::bitset<256> B;
+    for (StringRef K : keywords())
+      for (char C : K)
+        B.set(uint8_t(C));
+    return B;
+  }();
+  return Chars;
+}
+
 bool isIdStart(char C) {
   return isAlpha(C) || C == '_' || C == '$' || C == '@' || C == '`' || C == '?';
 }
@@ -47,6 +61,8 @@ bool needsQuotes(StringRef Name) {
   if (Name == ".ctor" || Name == ".cctor")
     return false;
   // Every dot-separated part must be an identifier.
+  const std::bitset<256> &KeywordChars = keywordChars();
+  bool MayBeKeyword = true;
   size_t Start = 0;
   while (true) {
     size_t Dot = Name.find('.', Start);
@@ -56,11 +72,13 @@ bool needsQuotes(StringRef Name) {
     for (char C : Part.drop_front())
       if (!isIdChar(C))
         return true;
+    for (char C : Part)
+      MayBeKeyword = MayBeKeyword && KeywordChars[uint8_t(C)];
     if (Dot == StringRef::npos)
       break;
     Start = Dot + 1;
   }
-  return std::binary_search(keywords().begin(), keywords().end(), Name);
+  return MayBeKeyword && std::binary_search(keywords().begin(), keywords().end(), Name);
 }
 
 static void writeEscapedChar(raw_ostream &OS, unsigned char C, char Quote) {

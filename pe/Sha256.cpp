@@ -4,8 +4,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 
-#include <memory>
-#include <openssl/evp.h>
+// SHA256_Init and its siblings, which OpenSSL 3 deprecates in favour of EVP (see Hasher).
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
 #include <optional>
 #include <vector>
 
@@ -15,29 +16,26 @@ namespace weft::pe {
 
 namespace {
 
-struct ContextFree {
-  void operator()(EVP_MD_CTX *C) const { EVP_MD_CTX_free(C); }
-};
-using Context = std::unique_ptr<EVP_MD_CTX, ContextFree>;
-
-/// A SHA-256 under way; false from each step once one failed (OpenSSL out of memory).
+/// A SHA-256 under way; false from each step once one failed. The SHA256_* functions run the
+/// same code (the processor's SHA instructions where it has them) as EVP's digest, without
+/// OpenSSL 3's providers: the first EVP fetch in a process loads and initialises them, which
+/// added 1.9 MiB to a weave's resident memory (libcrypto's pages and its tables) for one hash.
 class Hasher {
 public:
-  Hasher() : C(EVP_MD_CTX_new()) { Ok = C && EVP_DigestInit_ex(C.get(), EVP_sha256(), nullptr); }
+  Hasher() { Ok = SHA256_Init(&C) == 1; }
   bool update(ArrayRef<uint8_t> Bytes) {
-    Ok = Ok && EVP_DigestUpdate(C.get(), Bytes.data(), Bytes.size());
+    Ok = Ok && SHA256_Update(&C, Bytes.data(), Bytes.size()) == 1;
     return Ok;
   }
   std::optional<std::string> finalHex() {
-    unsigned char Digest[EVP_MAX_MD_SIZE];
-    unsigned Size = 0;
-    if (!Ok || !EVP_DigestFinal_ex(C.get(), Digest, &Size))
+    unsigned char Digest[SHA256_DIGEST_LENGTH];
+    if (!Ok || SHA256_Final(Digest, &C) != 1)
       return std::nullopt;
-    return toHex(ArrayRef<uint8_t>(Digest, Size), /*LowerCase=*/true);
+    return toHex(ArrayRef<uint8_t>(Digest), /*LowerCase=*/true);
   }
 
 private:
-  Context C;
+  SHA256_CTX C;
   bool Ok = false;
 };
 
@@ -48,7 +46,7 @@ Error hashFailed(StringRef What) {
 
 /// The file \p F (named \p Path), read to its end into \p H.
 Error readInto(Hasher &H, sys::fs::file_t F, StringRef Path) {
-  std::vector<char> Piece(256 << 10);
+  std::vector<char> Piece(64 << 10); // resident while the hash runs: kept small
   while (true) {
     Expected<size_t> Read = sys::fs::readNativeFile(F, Piece);
     if (!Read)

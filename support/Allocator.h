@@ -1,7 +1,13 @@
-//===- support/Allocator.h - Buffers on large pages -------------*- C++ -*-===//
+//===- support/Allocator.h - Buffers on large pages, memory given back -*- C++ -*-===//
 //
 // A page fault is dear on some machines (about 10 us on a virtual one), and an output image is
 // written page by page: adviseHugePages lets the kernel map such a buffer 2 MiB at a time.
+//
+// glibc keeps the pages of what is freed for later allocations, in each thread's arena, and
+// gives back only a free end of the heap larger than its trim threshold (which rises as large
+// buffers are freed). A weave frees its methods' memory batch by batch and then makes the
+// module's metadata and image, which come from mappings of their own: releaseFreeMemory gives
+// the batches' pages back before that, so that they are not counted twice at the peak.
 //
 // weft leaves glibc's malloc to its defaults: a large buffer comes from a mapping of its own
 // until the first one is freed, later ones from the heap, where the next assembly's buffers
@@ -14,12 +20,15 @@
 #ifndef WEFT_SUPPORT_ALLOCATOR_H
 #define WEFT_SUPPORT_ALLOCATOR_H
 
+#include <cstddef>
+#include <cstdint>
+
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
-
-#include <cstddef>
-#include <cstdint>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 namespace weft {
 
@@ -35,6 +44,15 @@ inline void adviseHugePages(void *Begin, size_t Bytes) {
     madvise(reinterpret_cast<void *>(First), End - First, MADV_HUGEPAGE); // advice only
 #else
   (void)Begin, (void)Bytes;
+#endif
+}
+
+/// Gives the free pages of every arena back to the system (glibc's malloc_trim; elsewhere
+/// nothing). A few hundred system calls: for after a large piece of work, not after each
+/// allocation.
+inline void releaseFreeMemory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
 #endif
 }
 

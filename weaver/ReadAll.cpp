@@ -150,6 +150,20 @@ Error checkLocals(const Module &M, const il::RawMethodBody &Body) {
 
 /// A token operand of the instruction \p Op at \p ILOffset: a user string for ldstr, a row of a
 /// table the instruction accepts otherwise.
+/// Whether \p Op's operand is a token (what checkTokenOperand checks; most instructions have
+/// none, and are not worth its call).
+bool hasTokenOperand(il::Opcode Op) {
+  switch (il::info(Op).Operand) {
+  case il::OperandKind::String:
+  case il::OperandKind::Method:
+  case il::OperandKind::Field:
+  case il::OperandKind::Type:
+  case il::OperandKind::Tok:
+  case il::OperandKind::Sig: return true;
+  default: return false;
+  }
+}
+
 Error checkTokenOperand(const Module &M, const il::RawMethodBody &Body, il::Opcode Op,
                         uint32_t ILOffset, uint32_t Tok) {
   il::OperandKind K = il::info(Op).Operand;
@@ -252,8 +266,9 @@ Error readBody(const pe::Image &Img, const Module &M, uint32_t Row, ReadStats &S
                                     ") is not the start of an instruction");
       break;
     default:
-      if (Error E = checkTokenOperand(M, *Body, Ins.Op, Ins.Offset, Ins.Token))
-        return E;
+      if (hasTokenOperand(Ins.Op))
+        if (Error E = checkTokenOperand(M, *Body, Ins.Op, Ins.Offset, Ins.Token))
+          return E;
       break;
     }
   }
@@ -290,8 +305,9 @@ Error checkMethodBody(const Module &M, const il::RawMethodBody &Raw, const il::M
   if (Error E = checkLocals(M, Raw))
     return E;
   for (const il::Instr *I : Body.instructions())
-    if (Error E = checkTokenOperand(M, Raw, I->Op, I->OriginalOffset, I->Token))
-      return E;
+    if (hasTokenOperand(I->Op))
+      if (Error E = checkTokenOperand(M, Raw, I->Op, I->OriginalOffset, I->Token))
+        return E;
   for (size_t C = 0; C < Raw.Clauses.size(); ++C)
     if (Error E = checkClauseKind(M, Raw, C))
       return E;

@@ -201,8 +201,9 @@ TEST(Edits, SomeShortBranchesMustBecomeLong) {
 }
 
 // Rows added to a large table are held after the module's own (nothing copied); a later set
-// on an original row makes the editor hold every row. Either way each row reads back as it was
-// made, and the written metadata holds the same rows.
+// on an original row is held on its own, and a set in another column makes the editor hold every
+// row. Either way each row reads back as it was made, and the written metadata holds the same
+// rows.
 TEST(Edits, AddedRowsReadBackBeforeAndAfterACellIsSet) {
   const test::LoadedAssembly &A = test::frameworkAssembly("System.Linq.dll");
   const Module &M = *A.Module;
@@ -225,11 +226,17 @@ TEST(Edits, AddedRowsReadBackBeforeAndAfterACellIsSet) {
   EXPECT_EQ(Name(E, TableId::MethodDef, Methods + 1, MethodDefCol::Name), "First");
   EXPECT_EQ(Name(E, TableId::MethodDef, Methods + 2, MethodDefCol::Name), "Second");
 
-  // Set a cell of an original row: every row is held from now on, the added ones kept.
+  // Set cells of original rows: the column held on its own, then every row held from the set
+  // in another column on, the added ones kept.
+  E.set(TableId::MethodDef, 2, MethodDefCol::RVA, 0);
+  EXPECT_EQ(E.get(TableId::MethodDef, 2, MethodDefCol::RVA), 0u);
+  EXPECT_EQ(E.get(TableId::MethodDef, 3, MethodDefCol::RVA),
+            M.get(TableId::MethodDef, 3, MethodDefCol::RVA));
   E.set(TableId::MethodDef, 1, MethodDefCol::Flags, 0x0091);
   Expected<Token> Third = E.addMethod(Type, 0x0096, 0, "Third", VoidSig);
   ASSERT_TRUE(bool(Third));
   EXPECT_EQ(E.get(TableId::MethodDef, 1, MethodDefCol::Flags), 0x0091u);
+  EXPECT_EQ(E.get(TableId::MethodDef, 2, MethodDefCol::RVA), 0u);
   EXPECT_EQ(Name(E, TableId::MethodDef, Methods + 2, MethodDefCol::Name), "Second");
   EXPECT_EQ(Name(E, TableId::MethodDef, Methods + 3, MethodDefCol::Name), "Third");
   EXPECT_EQ(E.get(TableId::TypeDef, Types + 1, TypeDefCol::MethodList), Methods + 1);
@@ -252,6 +259,71 @@ TEST(Edits, AddedRowsReadBackBeforeAndAfterACellIsSet) {
   EXPECT_EQ(W.getString(W.get(TableId::MethodDef, Methods + 3, MethodDefCol::Name)), "Third");
   EXPECT_EQ(W.getString(W.get(TableId::TypeDef, Types + 1, TypeDefCol::TypeName)), "Added");
   EXPECT_EQ(W.get(TableId::MethodDef, 1, MethodDefCol::Flags), 0x0091u);
+}
+
+/// The metadata \p Edit makes of System.Linq, by an editor that holds every row (materializeAll)
+/// if \p HoldAll, and by one that leaves what it can in the module.
+std::vector<uint8_t> editedLinq(function_ref<void(Editor &, const Module &)> Edit, bool HoldAll) {
+  const Module &M = *test::frameworkAssembly("System.Linq.dll").Module;
+  Editor E(M);
+  if (HoldAll)
+    E.materializeAll();
+  Edit(E, M);
+  Expected<std::vector<uint8_t>> Bytes = E.serialize();
+  if (!Bytes) {
+    ADD_FAILURE() << toString(Bytes.takeError());
+    return {};
+  }
+  return std::move(*Bytes);
+}
+
+// Attributes on methods from the first to the last, a generic parameter on a method in the
+// middle (to which attributes and constraints after it refer), RVAs set in the module's rows: the
+// editor merges the added rows among the module's and writes the RVAs over its copied rows, and
+// the metadata must be what it writes holding every row and sorting them all.
+TEST(Edits, RowsLeftInTheModuleWriteAsWhenEveryRowIsHeld) {
+  auto Edit = [](Editor &E, const Module &M) {
+    uint32_t Methods = M.rowCount(TableId::MethodDef);
+    Token Ctor = M.getToken(TableId::CustomAttribute, 1, CustomAttributeCol::Type);
+    for (uint32_t R : {1u, Methods / 3, Methods / 2, Methods / 2, Methods})
+      E.addCustomAttribute(makeToken(TableId::MethodDef, R), Ctor, {1, 0, 0, 0});
+    E.addRow(TableId::GenericParam,
+             {0, 0, makeToken(TableId::MethodDef, Methods / 2), E.string("TAdded")});
+    for (uint32_t R = 1; R <= Methods; R += 3)
+      E.set(TableId::MethodDef, R, MethodDefCol::RVA, 0x2000 + R);
+  };
+  std::vector<uint8_t> Kept = editedLinq(Edit, false), Held = editedLinq(Edit, true);
+  ASSERT_FALSE(Kept.empty());
+  EXPECT_TRUE(Kept == Held);
+
+  const Module &M = *test::frameworkAssembly("System.Linq.dll").Module;
+  Expected<std::unique_ptr<Module>> Out = Module::create(Kept, 0);
+  ASSERT_TRUE(bool(Out)) << toString(Out.takeError());
+  const Module &W = **Out;
+  EXPECT_EQ(W.rowCount(TableId::CustomAttribute), M.rowCount(TableId::CustomAttribute) + 5);
+  EXPECT_EQ(W.rowCount(TableId::GenericParam), M.rowCount(TableId::GenericParam) + 1);
+  uint32_t Previous = 0;
+  for (uint32_t R = 1; R <= W.rowCount(TableId::CustomAttribute); ++R) {
+    uint32_t Parent = W.get(TableId::CustomAttribute, R, CustomAttributeCol::Parent);
+    ASSERT_LE(Previous, Parent) << "attribute row " << R;
+    Previous = Parent;
+  }
+  EXPECT_EQ(W.get(TableId::MethodDef, 4, MethodDefCol::RVA), 0x2004u);
+}
+
+// A set that puts a sorted table's own rows out of order: the rows added are then sorted with
+// every row held, as before.
+TEST(Edits, AddedRowsAmongRowsOutOfOrderAreSortedWithAllRows) {
+  auto Edit = [](Editor &E, const Module &M) {
+    Token Ctor = M.getToken(TableId::CustomAttribute, 1, CustomAttributeCol::Type);
+    uint32_t Methods = M.rowCount(TableId::MethodDef);
+    E.set(TableId::CustomAttribute, 1, CustomAttributeCol::Parent,
+          makeToken(TableId::MethodDef, Methods));
+    E.addCustomAttribute(makeToken(TableId::MethodDef, 1), Ctor, {1, 0, 0, 0});
+  };
+  std::vector<uint8_t> Kept = editedLinq(Edit, false), Held = editedLinq(Edit, true);
+  ASSERT_FALSE(Kept.empty());
+  EXPECT_TRUE(Kept == Held);
 }
 
 } // namespace

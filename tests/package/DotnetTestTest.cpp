@@ -3,9 +3,10 @@
 // tests/dotnet-test (a library, two xunit test projects run by VSTest) under `dotnet test` in the
 // forms people type, with the Weft package and with coverlet.msbuild 10.0.1 on the same runs:
 // both target frameworks, one (`-f`), `--no-build`, `-c Release`, the solution sharing a results
-// folder (xunit and NUnit; one merged report, and each project's when asked), folders given with and without
-// their final slash and relative to the project, and the properties set in Directory.Build.props
-// with a deterministic build, embedded PDBs, a strong-named library, TreatWarningsAsErrors and
+// folder (xunit and NUnit; one merged report, and each project's when asked), folders given with
+// and without their final slash and relative to the project, and the properties set in
+// Directory.Build.props with a deterministic build, embedded PDBs, a strong-named library,
+// TreatWarningsAsErrors and
 // `-warnaserror`. Every report has coverlet's lines and branch outcomes, each hit as often.
 //
 // And every run says what became of its coverage: where the report is, with its figures; or an
@@ -33,23 +34,13 @@ constexpr const char *MoreTests = "Calc.MoreTests/Calc.MoreTests.csproj";
 
 bool contains(StringRef Text, StringRef Part) { return Text.contains(Part); }
 
-/// weft's report and coverlet's agree: the same lines and branch outcomes, each hit as often.
-void expectSame(const test::CoverageFigures &Weft, const test::CoverageFigures &Coverlet,
-                StringRef What) {
-  EXPECT_GT(Coverlet.Lines.size(), 20u) << What;
-  EXPECT_GT(Coverlet.Branches.size(), 10u) << What;
-  std::string Differences = test::coverageDifferences(Weft, Coverlet);
-  EXPECT_TRUE(Differences.empty()) << What << ":\n" << Differences;
-}
-
 /// Two of weft's reports agree (a form of dotnet test that must give another's report).
 void expectSameReport(const test::CoverageFigures &A, const test::CoverageFigures &B,
                       StringRef What) {
   EXPECT_GT(A.Lines.size(), 20u) << What;
   EXPECT_TRUE(A.Error.empty() && B.Error.empty()) << What << ": " << A.Error << B.Error;
-  EXPECT_TRUE(A.Lines == B.Lines && A.Branches == B.Branches)
-      << What << ":\n"
-      << test::coverageDifferences(A, B);
+  EXPECT_TRUE(A.Lines == B.Lines && A.Branches == B.Branches) << What << ":\n"
+                                                              << test::coverageDifferences(A, B);
 }
 
 /// Each test has its copy of the sample (the tests run side by side).
@@ -59,14 +50,14 @@ protected:
   std::string Key;
 
   void SetUp() override {
-    std::string Name =
-        std::string("dotnet-test-") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::string Name = std::string("dotnet-test-") +
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name();
     Sample = std::make_unique<test::DotnetSample>("tests/dotnet-test", Name, WEFT_PACKAGE_VERSION);
     // A key pair for the strong-named library (tests/sn-check makes one as sn -k does).
     Key = Sample->root() + "/calc.snk";
-    test::CommandResult R = test::run(
-        "dotnet", {test::binaryDir() + "/sn-check/bin/SnCheck/debug/SnCheck.dll", "keygen", Key,
-                   "1024"});
+    test::CommandResult R =
+        test::run("dotnet", {test::binaryDir() + "/sn-check/bin/SnCheck/debug/SnCheck.dll",
+                             "keygen", Key, "1024"});
     ASSERT_EQ(R.ExitCode, 0) << R.Err;
   }
 
@@ -85,9 +76,9 @@ protected:
     std::vector<std::string> W = Args, C = Args;
     for (const std::string &A : weft(("weft-" + Name).str()))
       W.push_back(A);
-    for (const std::string &A : {std::string("-p:CollectCoverage=true"),
-                                 std::string("-p:CoverletOutputFormat=json"),
-                                 "-p:CoverletOutput=" + out(("coverlet-" + Name).str()) + "/"})
+    for (const std::string &A :
+         {std::string("-p:CollectCoverage=true"), std::string("-p:CoverletOutputFormat=json"),
+          "-p:CoverletOutput=" + out(("coverlet-" + Name).str()) + "/"})
       C.push_back(A);
     test::CommandResult R = test(W);
     ASSERT_EQ(R.ExitCode, 0) << R.Out;
@@ -102,20 +93,20 @@ protected:
 TEST_F(DotnetTest, EveryFormGivesCoverletsReport) {
   // Both target frameworks: weft's one report, coverlet's two added up.
   runBoth({Tests}, "both");
-  expectSame(test::weftLcovFile(out("weft-both/coverage.info")),
-             test::coverletJsonFiles(out("coverlet-both")), "both frameworks");
+  test::expectSameAsCoverlet(test::weftLcovFile(out("weft-both/coverage.info")),
+                             test::coverletJsonFiles(out("coverlet-both")), "both frameworks");
 
   // One framework (how CI runs one of a multi-targeted project's): the report is written, and
   // is that framework's alone although the folder held both frameworks' data.
-  test::CommandResult R = test({Tests, "-f", "net10.0", "-p:WeftCoverage=true",
-                                "-p:WeftCoverageFormat=lcov",
-                                "-p:WeftCoverageDirectory=" + out("weft-both")});
+  test::CommandResult R =
+      test({Tests, "-f", "net10.0", "-p:WeftCoverage=true", "-p:WeftCoverageFormat=lcov",
+            "-p:WeftCoverageDirectory=" + out("weft-both")});
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
   R = test({Tests, "-f", "net10.0", "-p:CollectCoverage=true", "-p:CoverletOutputFormat=json",
             "-p:CoverletOutput=" + out("coverlet-net10") + "/"});
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
   test::CoverageFigures Net10 = test::weftLcovFile(out("weft-both/coverage.info"));
-  expectSame(Net10, test::coverletJsonFiles(out("coverlet-net10")), "-f net10.0");
+  test::expectSameAsCoverlet(Net10, test::coverletJsonFiles(out("coverlet-net10")), "-f net10.0");
 
   // --no-build, the folder without its final slash, and relative to the project.
   R = test({Tests, "-f", "net10.0", "--no-build", "-p:WeftCoverage=true",
@@ -134,8 +125,8 @@ TEST_F(DotnetTest, EveryFormGivesCoverletsReport) {
 
   // Release: the compiler's other code, measured the same by both.
   runBoth({Tests, "-c", "Release", "-f", "net10.0"}, "release");
-  expectSame(test::weftLcovFile(out("weft-release/coverage.info")),
-             test::coverletJsonFiles(out("coverlet-release")), "-c Release");
+  test::expectSameAsCoverlet(test::weftLcovFile(out("weft-release/coverage.info")),
+                             test::coverletJsonFiles(out("coverlet-release")), "-c Release");
 }
 
 TEST_F(DotnetTest, SolutionMakesOneReportAndEachProjectsWhenAsked) {
@@ -148,12 +139,14 @@ TEST_F(DotnetTest, SolutionMakesOneReportAndEachProjectsWhenAsked) {
   R = test({"Forms.slnx", "-p:CollectCoverage=true", "-p:CoverletOutputFormat=json",
             "-p:CoverletOutputRoot=" + out("coverlet-solution")});
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
-  expectSame(test::weftLcovFile(out("solution/coverage.info")),
-             test::coverletJsonFiles(out("coverlet-solution")), "the solution, merged");
+  test::expectSameAsCoverlet(test::weftLcovFile(out("solution/coverage.info")),
+                             test::coverletJsonFiles(out("coverlet-solution")),
+                             "the solution, merged");
   // Each project's own report, against that project's.
   for (StringRef Project : {"Calc.MoreTests", "Calc.NUnit", "Calc.Tests"})
-    expectSame(test::weftLcovFile(out(("solution/" + Project + "/coverage.info").str())),
-               test::coverletJsonFiles(out(("coverlet-solution/" + Project).str())), Project);
+    test::expectSameAsCoverlet(
+        test::weftLcovFile(out(("solution/" + Project + "/coverage.info").str())),
+        test::coverletJsonFiles(out(("coverlet-solution/" + Project).str())), Project);
 }
 
 TEST_F(DotnetTest, PropertiesOfDirectoryBuildPropsWithStrictBuilds) {
@@ -203,7 +196,7 @@ TEST_F(DotnetTest, PropertiesOfDirectoryBuildPropsWithStrictBuilds) {
                  K.second}] = H;
     for (const auto &[K, H] : F.Branches)
       Out.Branches[{StringRef(std::get<0>(K)).startswith(Dir) ? std::get<0>(K).substr(Dir.size())
-                                                               : "?" + std::get<0>(K),
+                                                              : "?" + std::get<0>(K),
                     std::get<1>(K), std::get<2>(K), std::get<3>(K)}] = H;
     return Out;
   };
@@ -216,13 +209,11 @@ TEST_F(DotnetTest, NoReportIsNeverSilent) {
   test::CommandResult R = test({Tests, "-f", "net10.0"});
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
   std::string Calc = Sample->path("artifacts/bin/Calc.Tests/debug_net10.0/Calc.dll");
-  auto Woven = [&] {
-    return contains(test::run(test::weftTool(), {"dump", Calc}).Out, "<weft>");
-  };
+  auto Woven = [&] { return contains(test::run(test::weftTool(), {"dump", Calc}).Out, "<weft>"); };
 
   // Filters that leave out every method: nothing is measured.
-  R = test({Tests, "-f", "net10.0", "--no-build", "-p:WeftCoverage=true",
-            "-p:WeftExclude=[Calc]*", "-p:WeftCoverageDirectory=" + out("excluded")});
+  R = test({Tests, "-f", "net10.0", "--no-build", "-p:WeftCoverage=true", "-p:WeftExclude=[Calc]*",
+            "-p:WeftCoverageDirectory=" + out("excluded")});
   EXPECT_NE(R.ExitCode, 0);
   EXPECT_TRUE(contains(R.Out, "error WEFT0012: WeftCoverage: nothing was measured in Calc.Tests "
                               "(net10.0): the filters"))
@@ -270,9 +261,10 @@ TEST_F(DotnetTest, NoReportIsNeverSilent) {
   EXPECT_NE(R.ExitCode, 0);
   EXPECT_TRUE(contains(R.Out, "error WEFT0007: Alone.dll references no project")) << R.Out;
   EXPECT_TRUE(test::filesUnder(out("collected-alone"), {"coverage.cobertura.xml"}).empty());
-  R = test({Tests, "-f", "net10.0", "--no-build", "--collect", "XPlat Code Coverage",
-            "--results-directory", out("collected-excluded"), "--",
-            "DataCollectionRunSettings.DataCollectors.DataCollector.Configuration.Exclude=[Calc]*"});
+  R = test(
+      {Tests, "-f", "net10.0", "--no-build", "--collect", "XPlat Code Coverage",
+       "--results-directory", out("collected-excluded"), "--",
+       "DataCollectionRunSettings.DataCollectors.DataCollector.Configuration.Exclude=[Calc]*"});
   EXPECT_NE(R.ExitCode, 0);
   EXPECT_TRUE(contains(R.Out, "error WEFT0012: nothing was measured")) << R.Out;
   EXPECT_TRUE(test::filesUnder(out("collected-excluded"), {"coverage.cobertura.xml"}).empty());
@@ -285,8 +277,7 @@ TEST_F(DotnetTest, NoReportIsNeverSilent) {
   R = test({Tests, "-f", "net10.0", "--no-build", "--collect", "XPlat Code Coverage",
             "--results-directory", out("collected")});
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
-  std::vector<std::string> Reports =
-      test::filesUnder(out("collected"), {"coverage.cobertura.xml"});
+  std::vector<std::string> Reports = test::filesUnder(out("collected"), {"coverage.cobertura.xml"});
   ASSERT_EQ(Reports.size(), 1u) << R.Out;
   EXPECT_TRUE(contains(R.Out, "Attachments:\n  " + Reports.front())) << R.Out;
   EXPECT_FALSE(contains(R.Out, "warning")) << R.Out;

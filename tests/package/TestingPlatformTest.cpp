@@ -1,14 +1,14 @@
 //===- tests/package/TestingPlatformTest.cpp - Coverage on Microsoft.Testing.Platform -===//
 //
 // tests/dotnet-test/mtp: the same tests written for the MSTest SDK, xunit.v3 and TUnit, test
-// applications on Microsoft.Testing.Platform 2, run by `dotnet test` in its Microsoft.Testing.Platform
-// mode (the folder's global.json) with the Weft package's extension (registered by the package,
-// nothing written in the projects) and with coverlet.MTP 10.1.0 on the same project: every line's
-// hits and every branch outcome equal. The solution's three test applications share one report.
-// The test application's own options (--weft-coverage...), run by itself; and every run that
-// cannot report says why and fails: filters that leave out everything (WEFT0012), no test run
-// (WEFT0013), a threshold not met (WEFT0008), a report that cannot be written (WEFT0004),
-// options that make no sense.
+// applications on Microsoft.Testing.Platform 2, run by `dotnet test` in its
+// Microsoft.Testing.Platform mode (the folder's global.json) with the Weft package's extension
+// (registered by the package, nothing written in the projects) and with coverlet.MTP 10.1.0 on the
+// same project: every line's hits and every branch outcome equal. The solution's three test
+// applications share one report. The test application's own options (--weft-coverage...), run by
+// itself; and every run that cannot report says why and fails: filters that leave out everything
+// (WEFT0012), no test run (WEFT0013), a threshold not met (WEFT0008), a report that cannot be
+// written (WEFT0004), options that make no sense.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/support/DotnetSample.h"
@@ -37,14 +37,6 @@ test::CommandResult mtpTest(const test::DotnetSample &S, std::vector<std::string
   return S.dotnet(Args, "mtp");
 }
 
-void expectSame(const test::CoverageFigures &Weft, const test::CoverageFigures &Coverlet,
-                StringRef What) {
-  EXPECT_GT(Coverlet.Lines.size(), 20u) << What;
-  EXPECT_GT(Coverlet.Branches.size(), 10u) << What;
-  std::string Differences = test::coverageDifferences(Weft, Coverlet);
-  EXPECT_TRUE(Differences.empty()) << What << ":\n" << Differences;
-}
-
 class Framework : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(Framework, CountsAsCoverletMtpDoes) {
@@ -52,29 +44,30 @@ TEST_P(Framework, CountsAsCoverletMtpDoes) {
   auto S = sample(Name);
   std::string Project = "Calc." + Name + "/Calc." + Name + ".csproj";
   std::string Weft = S->root() + "/weft", Coverlet = S->root() + "/coverlet";
-  test::CommandResult R =
-      mtpTest(*S, {"--project", Project, "-p:WeftCoverage=true", "-p:WeftCoverageFormat=lcov",
-                   "--results-directory", Weft});
+  test::CommandResult R = mtpTest(*S, {"--project", Project, "-p:WeftCoverage=true",
+                                       "-p:WeftCoverageFormat=lcov", "--results-directory", Weft});
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
   // dotnet test lists the report with the run's files.
   EXPECT_TRUE(contains(R.Out, "file artifacts produced:")) << R.Out;
   EXPECT_TRUE(contains(R.Out, "- " + Weft + "/coverage.info\n")) << R.Out;
-  R = mtpTest(*S, {"--project", Project, "-p:CoverletMTP=true", "--coverlet",
-                   "--results-directory", Coverlet});
+  R = mtpTest(*S, {"--project", Project, "-p:CoverletMTP=true", "--coverlet", "--results-directory",
+                   Coverlet});
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
   test::CoverageFigures ByDotnetTest = test::weftLcovFile(Weft + "/coverage.info");
-  expectSame(ByDotnetTest, test::coverletJsonFiles(Coverlet), Name);
+  test::expectSameAsCoverlet(ByDotnetTest, test::coverletJsonFiles(Coverlet), Name);
   // The assemblies under test are the compiler's again.
   std::string Bin = S->path("artifacts/bin/Calc." + Name + "/debug/");
   EXPECT_FALSE(contains(test::run(test::weftTool(), {"dump", Bin + "Calc.dll"}).Out, "<weft>"));
 
   // The test application run by itself, with its own options: the same report.
   std::string Direct = S->root() + "/direct/";
-  R = test::run("dotnet", {Bin + "Calc." + Name + ".dll", "--weft-coverage",
-                           "--weft-coverage-output-format", "lcov", "--weft-coverage-output", Direct},
+  R = test::run("dotnet",
+                {Bin + "Calc." + Name + ".dll", "--weft-coverage", "--weft-coverage-output-format",
+                 "lcov", "--weft-coverage-output", Direct},
                 {}, 300);
   ASSERT_EQ(R.ExitCode, 0) << R.Out << R.Err;
-  EXPECT_TRUE(contains(R.Out, "weft: coverage report: " + Direct + "coverage.info (lines ")) << R.Out;
+  EXPECT_TRUE(contains(R.Out, "weft: coverage report: " + Direct + "coverage.info (lines "))
+      << R.Out;
   test::CoverageFigures ByItself = test::weftLcovFile(Direct + "coverage.info");
   EXPECT_TRUE(ByItself.Lines == ByDotnetTest.Lines && ByItself.Branches == ByDotnetTest.Branches)
       << test::coverageDifferences(ByItself, ByDotnetTest);
@@ -93,8 +86,8 @@ TEST(TestingPlatform, SolutionsTestApplicationsShareOneReport) {
                    "--results-directory", Coverlet});
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
   // coverlet.MTP writes each test application's report (its name has the time in it): added up.
-  expectSame(test::weftLcovFile(Weft + "/coverage.info"), test::coverletJsonFiles(Coverlet),
-             "three test applications");
+  test::expectSameAsCoverlet(test::weftLcovFile(Weft + "/coverage.info"),
+                             test::coverletJsonFiles(Coverlet), "three test applications");
 }
 
 TEST(TestingPlatform, TestApplicationsOwnOptionsAndFailures) {
@@ -121,7 +114,8 @@ TEST(TestingPlatform, TestApplicationsOwnOptionsAndFailures) {
   R = Run({"--weft-coverage", "--weft-coverage-output-format", "lcov", "--weft-coverage-output",
            Direct, "--weft-coverage-exclude-by-file", "**/Waiting.cs"});
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
-  EXPECT_TRUE(contains(R.Out, "weft: coverage report: " + Direct + "coverage.info (lines ")) << R.Out;
+  EXPECT_TRUE(contains(R.Out, "weft: coverage report: " + Direct + "coverage.info (lines "))
+      << R.Out;
   std::string Lcov = test::readFile(Direct + "coverage.info");
   EXPECT_TRUE(contains(Lcov, "Arithmetic.cs")) << Lcov;
   EXPECT_FALSE(contains(Lcov, "Waiting.cs")) << Lcov;

@@ -5,9 +5,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 
 using namespace llvm;
 
@@ -56,8 +55,7 @@ CoverageFigures coverletJsonFiles(const std::string &Dir) {
   CoverageFigures F;
   std::error_code EC;
   unsigned Read = 0;
-  for (sys::fs::recursive_directory_iterator It(Dir, EC), End; It != End && !EC;
-       It.increment(EC)) {
+  for (sys::fs::recursive_directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC)) {
     StringRef Name = sys::path::filename(It->path());
     if (Name.startswith("coverage") && Name.endswith(".json")) {
       addCoverletJson(F, readFile(It->path()));
@@ -67,6 +65,14 @@ CoverageFigures coverletJsonFiles(const std::string &Dir) {
   if (!Read)
     F.Error = "no coverlet JSON report in " + Dir;
   return F;
+}
+
+void expectSameAsCoverlet(const CoverageFigures &Weft, const CoverageFigures &Coverlet,
+                          StringRef What) {
+  EXPECT_GT(Coverlet.Lines.size(), 20u) << What;
+  EXPECT_GT(Coverlet.Branches.size(), 10u) << What;
+  std::string Differences = coverageDifferences(Weft, Coverlet);
+  EXPECT_TRUE(Differences.empty()) << What << ":\n" << Differences;
 }
 
 } // namespace weft::test

@@ -46,6 +46,12 @@ CoverageFigures weftLcovFile(const std::string &Path);
 /// solution.
 CoverageFigures coverletJsonFiles(const std::string &Dir);
 
+/// weft's report and coverlet's agree (a gtest failure saying where not): the same lines and
+/// branch outcomes, each hit as often; \p What names the run. Reports of fewer than 20 lines or
+/// 10 outcomes are no comparison.
+void expectSameAsCoverlet(const CoverageFigures &Weft, const CoverageFigures &Coverlet,
+                          llvm::StringRef What);
+
 } // namespace weft::test
 
 #endif

@@ -66,11 +66,15 @@ struct Result {
 // Files that weft refuses on purpose, with the reason it must give. Anything else refused fails
 // the test.
 struct ExpectedRefusal {
-  const char *FileName;
-  const char *Reason; // a part of the message
+  const char *PathPart; // a part of the file's path
+  const char *Reason;   // a part of the message
 };
 const ExpectedRefusal ExpectedRefusals[] = {
-    {"", ""}, // (none so far; entries look like {"file.dll", "part of the message"})
+    // The .NET Framework reference assemblies (NuGet's Microsoft.NETFramework.ReferenceAssemblies,
+    // which projects targeting net4x restore) keep some method bodies cut short by the tool that
+    // made them: a branch past the end of the code (mscorlib's 0x06000B33 in 4.6.2). Nothing runs
+    // them; weft names the method and the branch.
+    {"/microsoft.netframework.referenceassemblies.", "is not the start of an instruction"},
 };
 
 std::string externalCorpusDir() {
@@ -202,9 +206,8 @@ Result readOne(const std::string &Path, const std::string &Label,
 }
 
 bool expectedRefusal(const Result &R) {
-  StringRef Name = sys::path::filename(R.Path);
   for (const ExpectedRefusal &E : ExpectedRefusals)
-    if (*E.FileName && Name == E.FileName && StringRef(R.Why).contains(E.Reason))
+    if (StringRef(R.Path).contains(E.PathPart) && StringRef(R.Why).contains(E.Reason))
       return true;
   return false;
 }
@@ -552,8 +555,11 @@ struct RoundTripTally {
 };
 
 bool expectedWriteRefusal(StringRef Path, StringRef Why) {
-  // C++/CLI images carry native code weft does not write.
-  return Why.contains("mixed-mode (C++/CLI)");
+  // C++/CLI images carry native code weft does not write; the C++/CLI .NET Framework reference
+  // assemblies have static data of native types whose layout was left out (no size to copy).
+  return Why.contains("mixed-mode (C++/CLI)") ||
+         (Path.contains("/microsoft.netframework.referenceassemblies.") &&
+          Why.contains("cannot be worked out from its type"));
 }
 
 void roundTripOne(const std::string &Path, metadata::AssemblyResolver &Framework, RoundTripTally &T,
@@ -582,11 +588,22 @@ void roundTripOne(const std::string &Path, metadata::AssemblyResolver &Framework
       ReadStats Stats;
       ReadOptions RO;
       RO.Resolver = &Local;
+      // Bodies that do not read or verify are the writer's fault only where the input's do.
+      auto InputReads = [&] {
+        ReadStats InStats;
+        Error InRead = readEverything(*Img, *M, InStats, RO);
+        bool Reads = !InRead;
+        consumeError(std::move(InRead));
+        return Reads;
+      };
       if (Error Err = readEverything(**Out, **OM, Stats, RO)) {
-        Failure = "output does not read fully: " + toString(std::move(Err));
+        if (InputReads())
+          Failure = "output does not read fully: " + toString(std::move(Err));
+        else
+          consumeError(std::move(Err));
       } else {
         analysis::VerifyResult V = analysis::verifyModule(**Out, **OM);
-        if (!V.Problems.empty()) {
+        if (!V.Problems.empty() && analysis::verifyModule(*Img, *M).Problems.empty()) {
           Failure = "output fails verification: " + V.Problems.front().Where + ": " +
                     V.Problems.front().What;
         } else {

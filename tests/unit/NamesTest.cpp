@@ -33,6 +33,9 @@ TEST(Names, IdentifiersAreQuotedLikeIldasmDoes) {
   EXPECT_EQ(id("<Main>$"), "'<Main>$'");
   EXPECT_EQ(id("value"), "'value'");     // a keyword
   EXPECT_EQ(id("add.ovf"), "'add.ovf'"); // an instruction name
+  EXPECT_EQ(id("Value"), "Value");       // keywords are lower case
+  EXPECT_EQ(id("values"), "values");
+  EXPECT_EQ(id("add.ovf.x"), "add.ovf.x");
   EXPECT_EQ(id("1abc"), "'1abc'");
   EXPECT_EQ(id("a..b"), "'a..b'");
   EXPECT_EQ(id(""), "''");

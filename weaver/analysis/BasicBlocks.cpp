@@ -6,10 +6,18 @@
 namespace weft::analysis {
 
 std::vector<size_t> blockLeaders(const il::MethodBody &B) {
+  std::vector<size_t> Out;
+  blockLeaders(B, Out);
+  return Out;
+}
+
+void blockLeaders(const il::MethodBody &B, std::vector<size_t> &Out) {
   const std::vector<il::Instr *> &Order = B.instructions();
-  std::vector<char> Leader(Order.size(), 0);
+  Out.clear();
   if (Order.empty())
-    return {};
+    return;
+  thread_local std::vector<char> Leader; // kept from body to body
+  Leader.assign(Order.size(), 0);
   uint32_t Stamp = B.number();
   auto Mark = [&](const il::Instr *I) {
     if (il::MethodBody::numbered(I, Stamp)) // (null: the end of the code)
@@ -36,11 +44,9 @@ std::vector<size_t> blockLeaders(const il::MethodBody &B) {
     for (const il::Instr *I : {R.TryStart, R.TryEnd, R.HandlerStart, R.HandlerEnd, R.FilterStart})
       Mark(I);
 
-  std::vector<size_t> Out;
   for (size_t I = 0; I < Order.size(); ++I)
     if (Leader[I] && !(I > 0 && Order[I - 1]->info().isPrefix()))
       Out.push_back(I);
-  return Out;
 }
 
 } // namespace weft::analysis

@@ -20,6 +20,9 @@ namespace weft::analysis {
 /// The positions in the body's order of the leaders, ascending. An instruction that follows a
 /// prefix (tail., constrained., ...) is never one: nothing may come between the two.
 std::vector<size_t> blockLeaders(const il::MethodBody &B);
+/// The same into \p Out, whose storage is reused (a pass calling it for every method allocates
+/// nothing once it has seen a large one).
+void blockLeaders(const il::MethodBody &B, std::vector<size_t> &Out);
 
 } // namespace weft::analysis
 

@@ -50,12 +50,13 @@ StackInfo analyzeStack(const MethodBody &Body, const CallShapeSource &Shapes, bo
 }
 
 void analyzeStack(const MethodBody &Body, const CallShapeSource &Shapes, bool ReturnsValue,
-                  StackInfo &Info) {
+                  StackInfo &Info, uint32_t Stamp) {
   const std::vector<Instr *> &Order = Body.instructions();
   Info.MaxStack = 0;
   Info.Problems.clear();
   Info.DepthIn.assign(Order.size(), -1);
-  uint32_t Stamp = Body.number();
+  if (!Stamp)
+    Stamp = Body.number();
   auto Label = [&](uint32_t K) {
     return Order[K]->OriginalOffset != NoOffset ? "IL_" + hexstr(Order[K]->OriginalOffset, true, 4)
                                                 : "instruction " + std::to_string(K);

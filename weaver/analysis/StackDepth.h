@@ -34,9 +34,10 @@ struct StackInfo {
 /// \p ReturnsValue says whether `ret` takes a value (the method's return type is not void).
 StackInfo analyzeStack(const il::MethodBody &Body, const il::CallShapeSource &Shapes,
                        bool ReturnsValue);
-/// The same into \p Out, whose storage is reused.
+/// The same into \p Out, whose storage is reused. \p Stamp, if not 0, is the body's numbering
+/// (MethodBody::number) made by the caller since its order last changed.
 void analyzeStack(const il::MethodBody &Body, const il::CallShapeSource &Shapes, bool ReturnsValue,
-                  StackInfo &Out);
+                  StackInfo &Out, uint32_t Stamp = 0);
 
 /// How many values \p I takes from and leaves on the stack; false if its token names no method.
 bool stackEffect(const il::Instr &I, const il::CallShapeSource &Shapes, bool ReturnsValue, int &Pop,

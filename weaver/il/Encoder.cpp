@@ -76,7 +76,11 @@ Expected<EncodedBody> encode(MethodBody &Body, const EncodeOptions &Opts) {
   };
 
   // Operands that do not fit a short form take the long one; branches start in the form they
-  // were read with (or short) and grow below.
+  // were read with (or short) and grow below. The first layout is made on the way, and the short
+  // branches noted (the thread's own list, kept from body to body).
+  thread_local std::vector<Instr *> Short;
+  Short.clear();
+  uint32_t CodeSize = 0;
   for (Instr *I : Order) {
     const OpcodeInfo &Info = I->info();
     if ((Info.Operand == OperandKind::ShortVar && I->Index > 0xFF) ||
@@ -87,11 +91,15 @@ Expected<EncodedBody> encode(MethodBody &Body, const EncodeOptions &Opts) {
         return Bad(I, "its target is not in the body");
       if (!Opts.KeepBranchForms || I->OriginalOffset == NoOffset)
         I->Op = shortForm(I->Op);
+      if (I->info().Operand == OperandKind::ShortBr)
+        Short.push_back(I);
     }
     if (I->Op == Opcode::Switch)
       for (Instr *T : I->Targets)
         if (!In(T))
           return Bad(I, "a case's target is not in the body");
+    I->Offset = CodeSize;
+    CodeSize += encodedSize(*I);
   }
   for (const ExceptionRegion &R : Body.Regions) {
     for (const Instr *P : {R.TryStart, R.HandlerStart})
@@ -103,17 +111,12 @@ Expected<EncodedBody> encode(MethodBody &Body, const EncodeOptions &Opts) {
       return formatError("method body", 0, "a filter starts outside the body");
   }
 
+  // Short branches that do not reach become long, and the code is laid out again, until every
+  // one reaches.
   EncodedBody Result;
-  uint32_t CodeSize = 0;
   for (bool Changed = true; Changed;) {
     Changed = false;
-    uint32_t Offset = 0;
-    for (Instr *I : Order) {
-      I->Offset = Offset;
-      Offset += encodedSize(*I);
-    }
-    CodeSize = Offset;
-    for (Instr *I : Order) {
+    for (Instr *I : Short) {
       if (I->info().Operand != OperandKind::ShortBr)
         continue;
       int64_t Delta = int64_t(I->Target->Offset) - int64_t(I->Offset + encodedSize(*I));
@@ -123,6 +126,13 @@ Expected<EncodedBody> encode(MethodBody &Body, const EncodeOptions &Opts) {
         Changed = true;
       }
     }
+    if (!Changed)
+      break;
+    CodeSize = 0;
+    for (Instr *I : Order) {
+      I->Offset = CodeSize;
+      CodeSize += encodedSize(*I);
+    }
   }
   auto OffsetOf = [&](const Instr *I) { return I ? I->Offset : CodeSize; };
 
@@ -130,7 +140,7 @@ Expected<EncodedBody> encode(MethodBody &Body, const EncodeOptions &Opts) {
   uint16_t MaxStack = Body.MaxStack;
   if (Opts.Shapes) {
     thread_local analysis::StackInfo S; // its storage serves every body this thread encodes
-    analysis::analyzeStack(Body, *Opts.Shapes, Opts.ReturnsValue, S);
+    analysis::analyzeStack(Body, *Opts.Shapes, Opts.ReturnsValue, S, Stamp);
     uint32_t Computed = std::min<uint32_t>(S.MaxStack, 0xFFFF);
     MaxStack = Body.FromFile ? std::max<uint32_t>(Body.MaxStack, Computed) : Computed;
   }

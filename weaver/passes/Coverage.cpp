@@ -121,6 +121,16 @@ void setLdc(il::Instr *I, int32_t V) {
     I->Op = il::Opcode::Ldc_I4;
 }
 
+/// The element-type and calling-convention bytes of the hidden type's signatures.
+namespace sigbytes {
+constexpr uint8_t Default = SigDefault, This = SigHasThis, Void = uint8_t(ElementType::Void),
+                  Str = uint8_t(ElementType::String), Cls = uint8_t(ElementType::Class),
+                  I4 = uint8_t(ElementType::I4), I8 = uint8_t(ElementType::I8),
+                  Char = uint8_t(ElementType::Char), Bool = uint8_t(ElementType::Boolean),
+                  Obj = uint8_t(ElementType::Object), Arr = uint8_t(ElementType::SZArray),
+                  I = uint8_t(ElementType::I), U = uint8_t(ElementType::U);
+} // namespace sigbytes
+
 /// "Ns.Outer/Inner" as the source spells it: report tools show these names, unquoted.
 void writeTypeName(raw_ostream &OS, const Module &M, uint32_t Row) {
   uint32_t Chain[64];
@@ -146,6 +156,11 @@ struct JsonString {
 
 raw_ostream &operator<<(raw_ostream &OS, JsonString J) {
   StringRef S = J.S;
+  // Most names are printable ASCII without quotes or backslashes: written as they are.
+  if (llvm::all_of(S, [](char C) {
+        return uint8_t(C) >= 0x20 && uint8_t(C) < 0x80 && C != '"' && C != '\\';
+      }))
+    return OS << '"' << S << '"';
   if (!json::isUTF8(S))
     return OS << JsonString{json::fixUTF8(S)};
   OS << '"';
@@ -168,6 +183,22 @@ raw_ostream &operator<<(raw_ostream &OS, JsonString J) {
       OS << 'u' << format_hex_no_prefix(C, 4);
   }
   return OS << S.substr(Plain) << '"';
+}
+
+/// A number written in decimal, as raw_ostream writes it, without its general formatting (digit
+/// grouping, widths, hex), which took longer than the rest of a map line's numbers.
+struct Decimal {
+  uint64_t V;
+};
+
+raw_ostream &operator<<(raw_ostream &OS, Decimal D) {
+  char Digits[20];
+  char *P = std::end(Digits);
+  do {
+    *--P = char('0' + D.V % 10);
+    D.V /= 10;
+  } while (D.V);
+  return OS.write(P, size_t(std::end(Digits) - P));
 }
 
 /// Where a counter goes: before the instruction at Pos (the start of its prefixes).
@@ -270,114 +301,36 @@ public:
       C.skip("left out by the coverage filters");
       return Error::success();
     }
-    Filter.noteBody(C.row(), C.isConstructor(), C.body());
+    bool Constructor = C.isConstructor();
+    Filter.noteBody(C.row(), Constructor, C.body());
     // coverlet measures no constructor the compiler made (a record's copy constructor), which
     // would otherwise add the record's line.
-    if (C.isConstructor() && compilerGenerated(C.module(), C.token())) {
+    if (Constructor && compilerGenerated(C.module(), C.token())) {
       C.skip("a compiler-generated constructor");
       return Error::success();
     }
-    il::MethodBody &B = C.body();
-    std::vector<il::Instr *> &Order = B.instructions();
     std::vector<pdb::SequencePoint> Points = sequencePoints(C);
     // Branch points as coverlet counts them, found in the body as the compiler left it.
     std::vector<BranchOutcome> Branches;
     if (Pdb)
-      Branches = coverletBranches(C.module(), C.row(), C.declaringType(), B, Points);
-    std::vector<CounterPlace> Places = counterPlaces(C, Points, Branches);
+      Branches = coverletBranches(C.module(), C.row(), C.declaringType(), C.body(), Points);
+    ArrayRef<CounterPlace> Places = counterPlaces(C, Points, Branches);
     if (Places.empty()) {
       C.skip("no code");
       return Error::success();
     }
-
-    // The thread's counters, once per call, found from where the thread's stack is (the address
-    // of a local of its own): every counter of the method adds to them.
-    uint32_t Local = C.addLocal({uint8_t(ElementType::I)});
-    uint32_t Here = C.addLocal({uint8_t(ElementType::I4)});
-    std::vector<il::Instr *> New;
-    New.reserve(Order.size() + 4 + Places.size() * IncrementLength);
-    B.reserveAdded(4 + Places.size() * IncrementLength);
-    il::Instr *Address = B.create(il::Opcode::Ldloca_S);
-    Address->Index = Here;
-    New.push_back(Address);
-    New.push_back(B.create(il::Opcode::Conv_U));
-    New.push_back(B.createToken(il::Opcode::Call, CountersMethod));
-    New.push_back(localInstr(B, il::Opcode::Stloc_0, il::Opcode::Stloc_S, Local));
-    DenseMap<il::Instr *, il::Instr *> CounterOf;
-    CounterOf.reserve(Places.size());
-    size_t Next = 0;
-    for (size_t P = 0; P < Order.size(); ++P) {
-      if (Next < Places.size() && Places[Next].Pos == P) {
-        size_t First = New.size();
-        il::Instr *Index = appendIncrement(B, New, Local);
-        // Only a block's first counter is where branches and regions lead; a segment is entered
-        // by falling into it.
-        if (!Places[Next].Continues)
-          CounterOf[Order[P]] = New[First];
-        C.Marks.push_back(Index);
-        C.Marks.push_back(firstOriginal(Order, Places, Next));
-        C.Marks.push_back(Places[Next].Continues ? Index : nullptr);
-        ++Next;
-      }
-      New.push_back(Order[P]);
-    }
-    std::vector<std::pair<il::Instr **, il::Instr *>> Jumps =
-        addJumpCounters(C, Branches, New, Local, uint32_t(Places.size()));
-    Order = std::move(New);
-
-    // What led to a block now leads to its counter: branches, and regions (a start moved to the
-    // counter puts it inside the region, an end moved to it leaves it outside, as the block was).
-    auto Map = [&](il::Instr *&I) {
-      if (!I)
-        return;
-      auto It = CounterOf.find(I);
-      if (It != CounterOf.end())
-        I = It->second;
-    };
-    for (il::Instr *I : Order) {
-      Map(I->Target);
-      for (il::Instr *&T : I->Targets)
-        Map(T);
-    }
-    for (il::ExceptionRegion &R : B.Regions)
-      for (il::Instr **P : {&R.TryStart, &R.TryEnd, &R.HandlerStart, &R.HandlerEnd, &R.FilterStart})
-        Map(*P);
-    for (auto [Slot, Stub] : Jumps)
-      *Slot = Stub;
-    C.Number = uint32_t(Places.size() + Jumps.size());
-    C.Text = mapHead(C);
-    if (!Pdb) {
-      // Without source lines nothing of the method's line but its first counter waits for the
-      // serial step: the blocks are written here, after a NUL (which JSON text never holds).
-      BlockRanges Ranges = blockRanges(C);
-      StringStream OS(C.Text);
-      OS << '\0';
-      writeBlocks(OS, Ranges, {});
-      OS << '}';
-    } else {
-      // The branch points wait for the serial step too, which numbers their documents.
-      StringStream OS(C.Text);
-      OS << '\0';
-      for (const BranchOutcome &O : Branches) {
-        OS << O.Offset << ' ' << O.EndOffset << ' ' << O.Path << ' ' << O.Ordinal << ' '
-           << O.Document << ' ' << O.Line << ' '
-           << (O.OwnCounter ? 2 : unsigned(O.Taken && !O.LessArrivals.empty())) << ' '
-           << unsigned(O.Bypasses) << '|';
-        if (O.OwnCounter)
-          OS << ' ' << O.Counter;
-        for (uint32_t A : O.LessArrivals)
-          OS << ' ' << A;
-        OS << '|';
-        for (uint32_t R : O.MoreRuns)
-          OS << ' ' << R;
-        OS << '|';
-        for (uint32_t P : O.Past)
-          OS << ' ' << P;
-        OS << '\n';
-      }
-    }
+    unsigned Complexity = complexity(C.body()); // of the body as it came (counters add none)
+    uint32_t Jumps = placeCounters(C, Places, Branches);
+    C.Number = uint32_t(Places.size()) + Jumps;
+    C.Text.clear();
+    StringStream OS(C.Text);
+    writeMapHead(OS, C, Complexity);
+    writeMapTail(OS, C, Branches);
     return Error::success();
   }
+
+  /// Every method's line of the map prints its parameter types.
+  bool usesSignatures() const override { return true; }
 
   void finishMethod(MethodContext &C) override {
     for (uint32_t K = 0; K < C.Number; ++K)
@@ -386,11 +339,12 @@ public:
     OS << (MethodsWritten++ ? ",\n  " : "\n  ");
     StringRef Head, Blocks;
     std::tie(Head, Blocks) = StringRef(C.Text).split('\0');
-    OS << Head << Counters;
+    OS << Head << Decimal{Counters};
     if (!Pdb) {
       OS << Blocks;
     } else {
-      BlockRanges Ranges = blockRanges(C);
+      thread_local BlockRanges Ranges; // kept from method to method
+      blockRanges(C, Ranges);
       writeBlocks(OS, Ranges, blockPoints(C.row(), Ranges));
       writeBranches(OS, Blocks);
       OS << '}';
@@ -412,12 +366,118 @@ private:
   /// The first instruction of counter \p K's block or segment that came from the original body,
   /// or null.
   static il::Instr *firstOriginal(const std::vector<il::Instr *> &Order,
-                                  const std::vector<CounterPlace> &Places, size_t K) {
+                                  ArrayRef<CounterPlace> Places, size_t K) {
     size_t End = K + 1 < Places.size() ? Places[K + 1].Pos : Order.size();
     for (size_t I = Places[K].Pos; I < End; ++I)
       if (Order[I]->OriginalOffset != il::NoOffset)
         return Order[I];
     return nullptr;
+  }
+
+  /// Puts the counters before the instructions at \p Places, and at the method's start the
+  /// lookup of the thread's counters (ldloca HERE; conv.u; call Counters; stloc C), and gives the
+  /// jumps of \p Branches that need one a counter of their own (addJumpCounters). What led to a
+  /// block now leads to its counter. Leaves three marks per counter for blockRanges and
+  /// finishMethod. Returns how many jumps got a counter.
+  uint32_t placeCounters(MethodContext &C, ArrayRef<CounterPlace> Places,
+                         std::vector<BranchOutcome> &Branches) {
+    il::MethodBody &B = C.body();
+    std::vector<il::Instr *> &Order = B.instructions();
+    // The thread's counters, once per call, found from where the thread's stack is (the address
+    // of a local of its own): every counter of the method adds to them.
+    uint32_t Local = C.addLocal({uint8_t(ElementType::I)});
+    uint32_t Here = C.addLocal({uint8_t(ElementType::I4)});
+    size_t Added = 4 + Places.size() * IncrementLength;
+    std::vector<il::Instr *> New;
+    New.reserve(Order.size() + Added);
+    B.reserveAdded(Added);
+    il::Instr *Address = B.create(il::Opcode::Ldloca_S);
+    Address->Index = Here;
+    New.push_back(Address);
+    New.push_back(B.create(il::Opcode::Conv_U));
+    New.push_back(B.createToken(il::Opcode::Call, CountersMethod));
+    New.push_back(localInstr(B, il::Opcode::Stloc_0, il::Opcode::Stloc_S, Local));
+    // By position in the body as it came: the counter a branch or region there now leads to
+    // (the thread's own, kept from method to method).
+    thread_local std::vector<il::Instr *> CounterAt;
+    CounterAt.assign(Order.size(), nullptr);
+    C.Marks.reserve(3 * Places.size());
+    size_t Next = 0;
+    for (size_t P = 0; P < Order.size(); ++P) {
+      if (Next < Places.size() && Places[Next].Pos == P) {
+        size_t First = New.size();
+        il::Instr *Index = appendIncrement(B, New, Local);
+        // Only a block's first counter is where branches and regions lead; a segment is entered
+        // by falling into it.
+        if (!Places[Next].Continues)
+          CounterAt[P] = New[First];
+        C.Marks.push_back(Index);
+        C.Marks.push_back(firstOriginal(Order, Places, Next));
+        C.Marks.push_back(Places[Next].Continues ? Index : nullptr);
+        ++Next;
+      }
+      New.push_back(Order[P]);
+    }
+    std::vector<std::pair<il::Instr **, il::Instr *>> Jumps =
+        addJumpCounters(C, Branches, New, Local, uint32_t(Places.size()));
+    leadToCounters(B, New, CounterAt);
+    for (auto [Slot, Stub] : Jumps)
+      *Slot = Stub;
+    Order = std::move(New);
+    return uint32_t(Jumps.size());
+  }
+
+  /// What led to a block now leads to its counter (\p CounterAt, by position in the body's
+  /// order, which has no counter yet): the branches of \p New (the body with its counters and
+  /// jump stubs), and regions (a start moved to the counter puts it inside the region, an end
+  /// moved to it leaves it outside, as the block was).
+  static void leadToCounters(il::MethodBody &B, ArrayRef<il::Instr *> New,
+                             ArrayRef<il::Instr *> CounterAt) {
+    uint32_t Stamp = B.number();
+    auto Map = [&](il::Instr *&I) {
+      if (il::MethodBody::numbered(I, Stamp) && CounterAt[I->Pos])
+        I = CounterAt[I->Pos];
+    };
+    for (il::Instr *I : New) {
+      Map(I->Target);
+      for (il::Instr *&T : I->Targets)
+        Map(T);
+    }
+    for (il::ExceptionRegion &R : B.Regions)
+      for (il::Instr **P : {&R.TryStart, &R.TryEnd, &R.HandlerStart, &R.HandlerEnd, &R.FilterStart})
+        Map(*P);
+  }
+
+  /// The rest of the method's line of the map that can be made here, after a NUL (which JSON
+  /// text never holds): without source lines, its blocks and the closing brace (nothing but its
+  /// first counter waits for the serial step); with them, its branch points, which wait for the
+  /// serial step to number their documents.
+  void writeMapTail(raw_ostream &OS, MethodContext &C, ArrayRef<BranchOutcome> Branches) {
+    OS << '\0';
+    if (!Pdb) {
+      thread_local BlockRanges Ranges; // kept from method to method
+      blockRanges(C, Ranges);
+      writeBlocks(OS, Ranges, {});
+      OS << '}';
+      return;
+    }
+    for (const BranchOutcome &O : Branches) {
+      OS << Decimal{O.Offset} << ' ' << Decimal{O.EndOffset} << ' ' << Decimal{O.Path} << ' '
+         << Decimal{O.Ordinal} << ' ' << Decimal{O.Document} << ' ' << Decimal{O.Line} << ' '
+         << Decimal{O.OwnCounter ? 2u : unsigned(O.Taken && !O.LessArrivals.empty())} << ' '
+         << Decimal{O.Bypasses} << '|';
+      if (O.OwnCounter)
+        OS << ' ' << Decimal{O.Counter};
+      for (uint32_t A : O.LessArrivals)
+        OS << ' ' << Decimal{A};
+      OS << '|';
+      for (uint32_t R : O.MoreRuns)
+        OS << ' ' << Decimal{R};
+      OS << '|';
+      for (uint32_t P : O.Past)
+        OS << ' ' << Decimal{P};
+      OS << '\n';
+    }
   }
 
   /// Gives each taken jump that needs one (BranchOutcome::OwnCounter) a counter of its own, as
@@ -442,8 +502,10 @@ private:
       il::Instr **Slot = !Branch                            ? nullptr
                          : Branch->Op == il::Opcode::Switch ? Branch->Targets.begin() + O.Path - 1
                                                             : &Branch->Target;
-      if (!Slot || !*Slot) {
-        O.OwnCounter = false; // not the compiler's branch: counted as its arrivals
+      // A stub after the code is outside every exception region: a jump in one keeps being
+      // counted as its arrivals (a branch may not leave a region).
+      if (!Slot || !*Slot || inRegion(B, New, Branch)) {
+        O.OwnCounter = false; // or not the compiler's branch: counted as its arrivals
         continue;
       }
       size_t Start = New.size();
@@ -460,6 +522,23 @@ private:
         if (!Out.empty() && !*End)
           *End = Out.front().second;
     return Out;
+  }
+
+  /// Whether \p I, in \p Order, is inside a try block, a handler or a filter of \p B.
+  static bool inRegion(const il::MethodBody &B, ArrayRef<il::Instr *> Order, const il::Instr *I) {
+    if (B.Regions.empty())
+      return false;
+    auto Pos = [&](const il::Instr *X) -> size_t {
+      return X ? size_t(llvm::find(Order, X) - Order.begin()) : Order.size();
+    };
+    size_t At = Pos(I);
+    auto Within = [&](const il::Instr *Start, const il::Instr *End) {
+      return Start && Pos(Start) <= At && At < Pos(End);
+    };
+    return llvm::any_of(B.Regions, [&](const il::ExceptionRegion &R) {
+      return Within(R.TryStart, R.TryEnd) || Within(R.HandlerStart, R.HandlerEnd) ||
+             Within(R.FilterStart, R.HandlerStart);
+    });
   }
 
   /// The length of a counter's increment (appendIncrement).
@@ -501,17 +580,23 @@ private:
   /// Where the counters of a method go: before every basic block, and before every statement
   /// that follows, within its block, an instruction that may throw. Never between a tail call
   /// and its ret.
-  std::vector<CounterPlace> counterPlaces(MethodContext &C, ArrayRef<pdb::SequencePoint> Points,
-                                          ArrayRef<BranchOutcome> Branches) {
+  ArrayRef<CounterPlace> counterPlaces(MethodContext &C, ArrayRef<pdb::SequencePoint> Points,
+                                       ArrayRef<BranchOutcome> Branches) {
     const std::vector<il::Instr *> &Order = C.body().instructions();
-    std::vector<size_t> Leaders = analysis::blockLeaders(C.body());
+    // The thread's own vectors, kept from method to method: the places are valid until its next
+    // call.
+    thread_local std::vector<size_t> Leaders;
+    thread_local std::vector<CounterPlace> Places;
+    analysis::blockLeaders(C.body(), Leaders);
     llvm::erase_if(Leaders, [&](size_t P) { return il::isTailCallReturn(Order, P); });
     addBranchEnds(Order, Branches, Leaders);
     std::vector<bool> Statement = statementStarts(C, Points);
-    std::vector<CounterPlace> Places;
+    Places.clear();
     for (size_t K = 0; K < Leaders.size(); ++K) {
       size_t End = K + 1 < Leaders.size() ? Leaders[K + 1] : Order.size();
       Places.push_back({Leaders[K], false});
+      if (Statement.empty())
+        continue; // no statement to start a segment
       bool MayHaveThrown = false;
       for (size_t P = Leaders[K]; P < End; ++P) {
         if (MayHaveThrown && Statement[P] && P > Leaders[K] && !il::isTailCallReturn(Order, P)) {
@@ -528,15 +613,17 @@ private:
   }
 
   /// Whether each instruction of the method starts a statement: a visible sequence point of the
-  /// input's PDB is at its original offset. All false without a PDB (blocks are then all the map
-  /// has).
+  /// input's PDB is at its original offset. Empty when none does (without a PDB, blocks are all
+  /// the map has).
   std::vector<bool> statementStarts(MethodContext &C, ArrayRef<pdb::SequencePoint> Points) {
     const std::vector<il::Instr *> &Order = C.body().instructions();
-    std::vector<bool> Out(Order.size(), false);
     llvm::DenseSet<uint32_t> Offsets;
     for (const pdb::SequencePoint &P : Points)
       if (!P.isHidden())
         Offsets.insert(P.ILOffset);
+    if (Offsets.empty())
+      return {};
+    std::vector<bool> Out(Order.size(), false);
     for (size_t I = 0; I < Order.size(); ++I)
       Out[I] = Order[I]->OriginalOffset != il::NoOffset && Offsets.count(Order[I]->OriginalOffset);
     return Out;
@@ -586,8 +673,29 @@ private:
     return Error::success();
   }
 
+  /// The bodies of the hidden type's methods (at the end of the module: their counter count is
+  /// known then), in the order that gives their references and signatures the same rows.
   Error writeBodies(ModuleContext &MC) {
-    auto Fail = [](Error E) { return E; };
+    Expected<HelperTypes> T = helperTypes(MC);
+    if (!T)
+      return T.takeError();
+    for (Error (Coverage::*Write)(ModuleContext &, const HelperTypes &) :
+         {&Coverage::writeCctor, &Coverage::writeCounters, &Coverage::writeClaim,
+          &Coverage::writeJoin, &Coverage::writeOnExit, &Coverage::writeFlush})
+      if (Error E = (this->*Write)(MC, *T))
+        return E;
+    return Error::success();
+  }
+
+  /// The framework's types and members the helpers' bodies use, besides the hidden type's own.
+  struct HelperTypes {
+    Token AppDomain, Environment, File, Handler, Builder, String, Array, Interlocked, Marshal;
+    Token Addresses; // int64[]: the registry of the threads' blocks, their addresses
+    Token Alloc;     // Marshal.AllocHGlobal(native int)
+  };
+
+  static Expected<HelperTypes> helperTypes(ModuleContext &MC) {
+    using namespace sigbytes;
     Expected<Token> AppDomain = systemType(MC, "System", "AppDomain", "System.Runtime.Extensions");
     Expected<Token> Environment =
         systemType(MC, "System", "Environment", "System.Runtime.Extensions");
@@ -600,354 +708,348 @@ private:
                                                    "Interlocked"); // never in System.Runtime
     Expected<Token> Marshal = MC.frameworkType("System.Runtime.InteropServices",
                                                "System.Runtime.InteropServices", "Marshal");
-    for (Expected<Token> *T : {&AppDomain, &Environment, &File, &Handler, &Builder, &String, &Array,
+    for (Expected<Token> *X : {&AppDomain, &Environment, &File, &Handler, &Builder, &String, &Array,
                                &Interlocked, &Marshal})
-      if (!*T)
-        return Fail(T->takeError());
+      if (!*X)
+        return X->takeError();
+    HelperTypes T{*AppDomain, *Environment, *File,    *Handler, *Builder, *String,
+                  *Array,     *Interlocked, *Marshal, 0,        0};
+    T.Addresses = MC.typeSpec({Arr, I8});
+    T.Alloc = MC.memberRef(T.Marshal, "AllocHGlobal", {Default, 1, I, I4});
+    return T;
+  }
 
-    auto Sig = [](std::initializer_list<uint8_t> Head, Token Class = 0,
-                  std::initializer_list<uint8_t> Tail = {}) {
-      std::vector<uint8_t> S(Head);
-      if (Class)
-        appendTypeDefOrRefEncoded(S, Class);
-      S.insert(S.end(), Tail);
-      return S;
-    };
-    constexpr uint8_t Default = SigDefault, This = SigHasThis, Void = uint8_t(ElementType::Void),
-                      Str = uint8_t(ElementType::String), Cls = uint8_t(ElementType::Class),
-                      I4 = uint8_t(ElementType::I4), I8 = uint8_t(ElementType::I8),
-                      Char = uint8_t(ElementType::Char), Bool = uint8_t(ElementType::Boolean),
-                      Obj = uint8_t(ElementType::Object), Arr = uint8_t(ElementType::SZArray);
+  /// A signature: \p Head, then \p Class as a TypeDefOrRefEncoded if given, then \p Tail.
+  static std::vector<uint8_t> signature(std::initializer_list<uint8_t> Head, Token Class = 0,
+                                        std::initializer_list<uint8_t> Tail = {}) {
+    std::vector<uint8_t> S(Head);
+    if (Class)
+      appendTypeDefOrRefEncoded(S, Class);
+    S.insert(S.end(), Tail);
+    return S;
+  }
 
-    const uint8_t I = uint8_t(ElementType::I), U = uint8_t(ElementType::U);
-    // The registry of the threads' blocks: an int64[] of their addresses.
-    Token Addresses = MC.typeSpec({Arr, I8});
-    Token Alloc = MC.memberRef(*Marshal, "AllocHGlobal", {Default, 1, I, I4});
+  /// .cctor: All = new long[0]; Map = a block of MapEntries addresses, each that of a block of
+  /// no thread (an empty range); AppDomain.CurrentDomain.ProcessExit += OnExit;
+  Error writeCctor(ModuleContext &MC, const HelperTypes &T) {
+    using namespace sigbytes;
+    Token CurrentDomain =
+        MC.memberRef(T.AppDomain, "get_CurrentDomain", signature({Default, 0, Cls}, T.AppDomain));
+    Token AddProcessExit =
+        MC.memberRef(T.AppDomain, "add_ProcessExit", signature({This, 1, Void, Cls}, T.Handler));
+    Token HandlerCtor = MC.memberRef(
+        T.Handler, ".ctor", {This, 2, Void, uint8_t(ElementType::Object), uint8_t(ElementType::I)});
+    il::MethodBody B;
+    B.InitLocals = true;
+    B.LocalVarSigToken = MC.standAloneSig({SigLocal, 3, I, I, I4});
+    Emitter E(B, nullptr);
+    E.ldc(0);
+    E.tok(il::Opcode::Newarr, Int64Type);
+    E.tok(il::Opcode::Stsfld, AllField);
+    E.ldc(int32_t(Header * 8));
+    E.tok(il::Opcode::Call, T.Alloc);
+    E.stloc(0);
+    E.ldloc(0);
+    E.ldcI8(-1); // low: above every address
+    E.op(il::Opcode::Stind_I8);
+    E.ldloc(0);
+    E.ldc(8);
+    E.op(il::Opcode::Add);
+    E.ldcI8(0); // high
+    E.op(il::Opcode::Stind_I8);
+    E.ldc(MapEntries * 8);
+    E.tok(il::Opcode::Call, T.Alloc);
+    E.stloc(1);
+    E.ldc(0);
+    E.stloc(2);
+    il::Instr *Cond = B.create(il::Opcode::Ldloc_2);
+    E.branch(il::Opcode::Br, Cond);
+    il::Instr *Fill = E.ldloc(1);
+    E.ldloc(2);
+    E.ldc(8);
+    E.op(il::Opcode::Mul);
+    E.op(il::Opcode::Add);
+    E.ldloc(0);
+    E.op(il::Opcode::Stind_I);
+    E.ldloc(2);
+    E.ldc(1);
+    E.op(il::Opcode::Add);
+    E.stloc(2);
+    E.put(Cond); // ldloc.2
+    E.ldc(MapEntries);
+    E.branch(il::Opcode::Blt, Fill);
+    E.ldloc(1);
+    E.tok(il::Opcode::Stsfld, MapField);
+    E.tok(il::Opcode::Call, CurrentDomain);
+    E.op(il::Opcode::Ldnull);
+    E.tok(il::Opcode::Ldftn, ExitMethod);
+    E.tok(il::Opcode::Newobj, HandlerCtor);
+    E.tok(il::Opcode::Callvirt, AddProcessExit);
+    E.op(il::Opcode::Ret);
+    return MC.setBody(Cctor, std::move(B), false);
+  }
 
-    // .cctor: All = new long[0]; Map = a block of MapEntries addresses, each that of a block of
-    // no thread (an empty range); AppDomain.CurrentDomain.ProcessExit += OnExit;
-    {
-      Token CurrentDomain =
-          MC.memberRef(*AppDomain, "get_CurrentDomain", Sig({Default, 0, Cls}, *AppDomain));
-      Token AddProcessExit =
-          MC.memberRef(*AppDomain, "add_ProcessExit", Sig({This, 1, Void, Cls}, *Handler));
-      Token HandlerCtor =
-          MC.memberRef(*Handler, ".ctor",
-                       {This, 2, Void, uint8_t(ElementType::Object), uint8_t(ElementType::I)});
-      il::MethodBody B;
-      B.InitLocals = true;
-      B.LocalVarSigToken = MC.standAloneSig({SigLocal, 3, I, I, I4});
-      Emitter E(B, nullptr);
-      E.ldc(0);
-      E.tok(il::Opcode::Newarr, Int64Type);
-      E.tok(il::Opcode::Stsfld, AllField);
-      E.ldc(int32_t(Header * 8));
-      E.tok(il::Opcode::Call, Alloc);
-      E.stloc(0);
-      E.ldloc(0);
-      E.ldcI8(-1); // low: above every address
-      E.op(il::Opcode::Stind_I8);
-      E.ldloc(0);
-      E.ldc(8);
-      E.op(il::Opcode::Add);
-      E.ldcI8(0); // high
-      E.op(il::Opcode::Stind_I8);
-      E.ldc(MapEntries * 8);
-      E.tok(il::Opcode::Call, Alloc);
-      E.stloc(1);
-      E.ldc(0);
-      E.stloc(2);
-      il::Instr *Cond = B.create(il::Opcode::Ldloc_2);
-      E.branch(il::Opcode::Br, Cond);
-      il::Instr *Fill = E.ldloc(1);
-      E.ldloc(2);
-      E.ldc(8);
-      E.op(il::Opcode::Mul);
-      E.op(il::Opcode::Add);
-      E.ldloc(0);
-      E.op(il::Opcode::Stind_I);
-      E.ldloc(2);
-      E.ldc(1);
-      E.op(il::Opcode::Add);
-      E.stloc(2);
-      E.put(Cond); // ldloc.2
-      E.ldc(MapEntries);
-      E.branch(il::Opcode::Blt, Fill);
-      E.ldloc(1);
-      E.tok(il::Opcode::Stsfld, MapField);
-      E.tok(il::Opcode::Call, CurrentDomain);
-      E.op(il::Opcode::Ldnull);
-      E.tok(il::Opcode::Ldftn, ExitMethod);
-      E.tok(il::Opcode::Newobj, HandlerCtor);
-      E.tok(il::Opcode::Callvirt, AddProcessExit);
-      E.op(il::Opcode::Ret);
-      if (Error Err = MC.setBody(Cctor, std::move(B), false))
-        return Err;
-    }
+  /// Counters(sp): the block of the thread whose stack holds sp (the address of a local of the
+  /// caller), from the map if the entry's block is that thread's, else Claim's.
+  ///   nint b = *(nint*)(Map + ((int)(sp >> MapShift) & (MapEntries - 1)) * 8);
+  ///   if (sp < (nuint)b[1] && sp >= (nuint)b[0]) return b;
+  ///   return Claim(sp);
+  Error writeCounters(ModuleContext &MC, const HelperTypes &T) {
+    using namespace sigbytes;
+    il::MethodBody B;
+    B.InitLocals = true;
+    B.LocalVarSigToken = MC.standAloneSig({SigLocal, 1, I});
+    Emitter E(B, nullptr);
+    il::Instr *Slow = B.create(il::Opcode::Ldarg_0);
+    emitMapEntry(E);
+    E.op(il::Opcode::Ldind_I);
+    E.stloc(0);
+    E.ldarg(0);
+    E.ldloc(0);
+    E.ldc(8);
+    E.op(il::Opcode::Add);
+    E.op(il::Opcode::Ldind_I);
+    E.branch(il::Opcode::Bge_Un, Slow);
+    E.ldarg(0);
+    E.ldloc(0);
+    E.op(il::Opcode::Ldind_I);
+    E.branch(il::Opcode::Blt_Un, Slow);
+    E.ldloc(0);
+    E.op(il::Opcode::Ret);
+    E.put(Slow); // ldarg.0
+    E.tok(il::Opcode::Call, ClaimMethod);
+    E.op(il::Opcode::Ret);
+    return MC.setBody(CountersMethod, std::move(B), true);
+  }
 
-    // Counters(sp): the block of the thread whose stack holds sp (the address of a local of the
-    // caller), from the map if the entry's block is that thread's, else Claim's.
-    //   nint b = *(nint*)(Map + ((int)(sp >> MapShift) & (MapEntries - 1)) * 8);
-    //   if (sp < (nuint)b[1] && sp >= (nuint)b[0]) return b;
-    //   return Claim(sp);
-    {
-      il::MethodBody B;
-      B.InitLocals = true;
-      B.LocalVarSigToken = MC.standAloneSig({SigLocal, 1, I});
-      Emitter E(B, nullptr);
-      il::Instr *Slow = B.create(il::Opcode::Ldarg_0);
-      emitMapEntry(E);
-      E.op(il::Opcode::Ldind_I);
-      E.stloc(0);
-      E.ldarg(0);
-      E.ldloc(0);
-      E.ldc(8);
-      E.op(il::Opcode::Add);
-      E.op(il::Opcode::Ldind_I);
-      E.branch(il::Opcode::Bge_Un, Slow);
-      E.ldarg(0);
-      E.ldloc(0);
-      E.op(il::Opcode::Ldind_I);
-      E.branch(il::Opcode::Blt_Un, Slow);
-      E.ldloc(0);
-      E.op(il::Opcode::Ret);
-      E.put(Slow); // ldarg.0
-      E.tok(il::Opcode::Call, ClaimMethod);
-      E.op(il::Opcode::Ret);
-      if (Error Err = MC.setBody(CountersMethod, std::move(B), true))
-        return Err;
-    }
+  /// Claim(sp): the thread's block (Join's on its first call), whose range takes in sp's page,
+  /// and which takes sp's entry of the map.
+  ///   nint b = Mine; if (b == 0) b = Join(); nuint page = sp & ~4095;
+  ///   if (page < (nuint)b[0]) b[0] = page;
+  ///   if (page + 4096 > (nuint)b[1]) b[1] = page + 4096;
+  ///   *(nint*)(Map + ((int)(sp >> MapShift) & (MapEntries - 1)) * 8) = b; return b;
+  Error writeClaim(ModuleContext &MC, const HelperTypes &T) {
+    using namespace sigbytes;
+    il::MethodBody B;
+    B.InitLocals = true;
+    B.LocalVarSigToken = MC.standAloneSig({SigLocal, 2, I, U});
+    Emitter E(B, nullptr);
+    il::Instr *Have = B.create(il::Opcode::Stloc_0);
+    E.tok(il::Opcode::Ldsfld, MineField);
+    E.op(il::Opcode::Dup);
+    E.branch(il::Opcode::Brtrue_S, Have);
+    E.op(il::Opcode::Pop);
+    E.tok(il::Opcode::Call, JoinMethod);
+    E.put(Have);
+    E.ldarg(0);
+    E.ldc(-4096);
+    E.op(il::Opcode::Conv_I);
+    E.op(il::Opcode::And);
+    E.stloc(1);
+    il::Instr *LowDone = B.create(il::Opcode::Ldloc_1);
+    E.ldloc(1);
+    E.ldloc(0);
+    E.op(il::Opcode::Ldind_I);
+    E.branch(il::Opcode::Bge_Un, LowDone);
+    E.ldloc(0);
+    E.ldloc(1);
+    E.op(il::Opcode::Stind_I);
+    E.put(LowDone); // ldloc.1
+    il::Instr *HighDone = B.createToken(il::Opcode::Ldsfld, MapField);
+    E.ldc(4096);
+    E.op(il::Opcode::Add);
+    E.ldloc(0);
+    E.ldc(8);
+    E.op(il::Opcode::Add);
+    E.op(il::Opcode::Ldind_I);
+    E.branch(il::Opcode::Ble_Un, HighDone);
+    E.ldloc(0);
+    E.ldc(8);
+    E.op(il::Opcode::Add);
+    E.ldloc(1);
+    E.ldc(4096);
+    E.op(il::Opcode::Add);
+    E.op(il::Opcode::Stind_I);
+    E.put(HighDone); // ldsfld Map
+    emitMapOffset(E);
+    E.ldloc(0);
+    E.op(il::Opcode::Stind_I);
+    E.ldloc(0);
+    E.op(il::Opcode::Ret);
+    return MC.setBody(ClaimMethod, std::move(B), true);
+  }
 
-    // Claim(sp): the thread's block (Join's on its first call), whose range takes in sp's page,
-    // and which takes sp's entry of the map.
-    //   nint b = Mine; if (b == 0) b = Join(); nuint page = sp & ~4095;
-    //   if (page < (nuint)b[0]) b[0] = page;
-    //   if (page + 4096 > (nuint)b[1]) b[1] = page + 4096;
-    //   *(nint*)(Map + ((int)(sp >> MapShift) & (MapEntries - 1)) * 8) = b; return b;
-    {
-      il::MethodBody B;
-      B.InitLocals = true;
-      B.LocalVarSigToken = MC.standAloneSig({SigLocal, 2, I, U});
-      Emitter E(B, nullptr);
-      il::Instr *Have = B.create(il::Opcode::Stloc_0);
-      E.tok(il::Opcode::Ldsfld, MineField);
-      E.op(il::Opcode::Dup);
-      E.branch(il::Opcode::Brtrue_S, Have);
-      E.op(il::Opcode::Pop);
-      E.tok(il::Opcode::Call, JoinMethod);
-      E.put(Have);
-      E.ldarg(0);
-      E.ldc(-4096);
-      E.op(il::Opcode::Conv_I);
-      E.op(il::Opcode::And);
-      E.stloc(1);
-      il::Instr *LowDone = B.create(il::Opcode::Ldloc_1);
-      E.ldloc(1);
-      E.ldloc(0);
-      E.op(il::Opcode::Ldind_I);
-      E.branch(il::Opcode::Bge_Un, LowDone);
-      E.ldloc(0);
-      E.ldloc(1);
-      E.op(il::Opcode::Stind_I);
-      E.put(LowDone); // ldloc.1
-      il::Instr *HighDone = B.createToken(il::Opcode::Ldsfld, MapField);
-      E.ldc(4096);
-      E.op(il::Opcode::Add);
-      E.ldloc(0);
-      E.ldc(8);
-      E.op(il::Opcode::Add);
-      E.op(il::Opcode::Ldind_I);
-      E.branch(il::Opcode::Ble_Un, HighDone);
-      E.ldloc(0);
-      E.ldc(8);
-      E.op(il::Opcode::Add);
-      E.ldloc(1);
-      E.ldc(4096);
-      E.op(il::Opcode::Add);
-      E.op(il::Opcode::Stind_I);
-      E.put(HighDone); // ldsfld Map
-      emitMapOffset(E);
-      E.ldloc(0);
-      E.op(il::Opcode::Stind_I);
-      E.ldloc(0);
-      E.op(il::Opcode::Ret);
-      if (Error Err = MC.setBody(ClaimMethod, std::move(B), true))
-        return Err;
-    }
+  /// Join: a new block for the thread, zeroed, its address added to All (a copy with one more,
+  /// swapped in unless another thread swapped first), so that Flush sees it after the thread
+  /// ends too. Blocks are never freed.
+  ///   nint b = Marshal.AllocHGlobal(8 * (2 + N)); initblk(b, 0, 8 * (2 + N)); b[0] = -1;
+  ///   do { old = (long[])All; n = old.Length; grown = new long[n + 1];
+  ///        Array.Copy(old, grown, n); grown[n] = b; }
+  ///   while (Interlocked.CompareExchange(ref All, grown, old) != old);
+  ///   Mine = b; return b;
+  Error writeJoin(ModuleContext &MC, const HelperTypes &T) {
+    using namespace sigbytes;
+    std::vector<uint8_t> CopySig{Default, 3, Void, Cls}; // Copy(Array, Array, int32)
+    appendTypeDefOrRefEncoded(CopySig, T.Array);
+    CopySig.push_back(Cls);
+    appendTypeDefOrRefEncoded(CopySig, T.Array);
+    CopySig.push_back(I4);
+    Token Copy = MC.memberRef(T.Array, "Copy", CopySig);
+    Token Exchange = MC.memberRef(T.Interlocked, "CompareExchange",
+                                  {Default, 3, Obj, uint8_t(ElementType::ByRef), Obj, Obj, Obj});
+    il::MethodBody B;
+    B.InitLocals = true;
+    B.LocalVarSigToken = MC.standAloneSig({SigLocal, 4, I, Arr, I8, Arr, I8, I4});
+    Emitter E(B, nullptr);
+    int32_t Size = int32_t((Header + Counters) * 8);
+    E.ldc(Size);
+    E.tok(il::Opcode::Call, T.Alloc);
+    E.stloc(0);
+    E.ldloc(0);
+    E.ldc(0);
+    E.ldc(Size);
+    E.op(il::Opcode::Initblk);
+    E.ldloc(0);
+    E.ldcI8(-1); // no range yet: low above every address
+    E.op(il::Opcode::Stind_I8);
+    il::Instr *Again = E.tok(il::Opcode::Ldsfld, AllField);
+    E.tok(il::Opcode::Castclass, T.Addresses);
+    E.stloc(1);
+    E.ldloc(1);
+    E.op(il::Opcode::Ldlen);
+    E.op(il::Opcode::Conv_I4);
+    E.stloc(3);
+    E.ldloc(3);
+    E.ldc(1);
+    E.op(il::Opcode::Add);
+    E.tok(il::Opcode::Newarr, Int64Type);
+    E.stloc(2);
+    E.ldloc(1);
+    E.ldloc(2);
+    E.ldloc(3);
+    E.tok(il::Opcode::Call, Copy);
+    E.ldloc(2);
+    E.ldloc(3);
+    E.ldloc(0);
+    E.op(il::Opcode::Conv_I8);
+    E.op(il::Opcode::Stelem_I8);
+    E.tok(il::Opcode::Ldsflda, AllField);
+    E.ldloc(2);
+    E.ldloc(1);
+    E.tok(il::Opcode::Call, Exchange);
+    E.ldloc(1);
+    E.branch(il::Opcode::Bne_Un, Again);
+    E.ldloc(0);
+    E.tok(il::Opcode::Stsfld, MineField);
+    E.ldloc(0);
+    E.op(il::Opcode::Ret);
+    return MC.setBody(JoinMethod, std::move(B), true);
+  }
 
-    // Join: a new block for the thread, zeroed, its address added to All (a copy with one more,
-    // swapped in unless another thread swapped first), so that Flush sees it after the thread
-    // ends too. Blocks are never freed.
-    //   nint b = Marshal.AllocHGlobal(8 * (2 + N)); initblk(b, 0, 8 * (2 + N)); b[0] = -1;
-    //   do { old = (long[])All; n = old.Length; grown = new long[n + 1];
-    //        Array.Copy(old, grown, n); grown[n] = b; }
-    //   while (Interlocked.CompareExchange(ref All, grown, old) != old);
-    //   Mine = b; return b;
-    {
-      std::vector<uint8_t> CopySig{Default, 3, Void, Cls}; // Copy(Array, Array, int32)
-      appendTypeDefOrRefEncoded(CopySig, *Array);
-      CopySig.push_back(Cls);
-      appendTypeDefOrRefEncoded(CopySig, *Array);
-      CopySig.push_back(I4);
-      Token Copy = MC.memberRef(*Array, "Copy", CopySig);
-      Token Exchange = MC.memberRef(*Interlocked, "CompareExchange",
-                                    {Default, 3, Obj, uint8_t(ElementType::ByRef), Obj, Obj, Obj});
-      il::MethodBody B;
-      B.InitLocals = true;
-      B.LocalVarSigToken = MC.standAloneSig({SigLocal, 4, I, Arr, I8, Arr, I8, I4});
-      Emitter E(B, nullptr);
-      int32_t Size = int32_t((Header + Counters) * 8);
-      E.ldc(Size);
-      E.tok(il::Opcode::Call, Alloc);
-      E.stloc(0);
-      E.ldloc(0);
-      E.ldc(0);
-      E.ldc(Size);
-      E.op(il::Opcode::Initblk);
-      E.ldloc(0);
-      E.ldcI8(-1); // no range yet: low above every address
-      E.op(il::Opcode::Stind_I8);
-      il::Instr *Again = E.tok(il::Opcode::Ldsfld, AllField);
-      E.tok(il::Opcode::Castclass, Addresses);
-      E.stloc(1);
-      E.ldloc(1);
-      E.op(il::Opcode::Ldlen);
-      E.op(il::Opcode::Conv_I4);
-      E.stloc(3);
-      E.ldloc(3);
-      E.ldc(1);
-      E.op(il::Opcode::Add);
-      E.tok(il::Opcode::Newarr, Int64Type);
-      E.stloc(2);
-      E.ldloc(1);
-      E.ldloc(2);
-      E.ldloc(3);
-      E.tok(il::Opcode::Call, Copy);
-      E.ldloc(2);
-      E.ldloc(3);
-      E.ldloc(0);
-      E.op(il::Opcode::Conv_I8);
-      E.op(il::Opcode::Stelem_I8);
-      E.tok(il::Opcode::Ldsflda, AllField);
-      E.ldloc(2);
-      E.ldloc(1);
-      E.tok(il::Opcode::Call, Exchange);
-      E.ldloc(1);
-      E.branch(il::Opcode::Bne_Un, Again);
-      E.ldloc(0);
-      E.tok(il::Opcode::Stsfld, MineField);
-      E.ldloc(0);
-      E.op(il::Opcode::Ret);
-      if (Error Err = MC.setBody(JoinMethod, std::move(B), true))
-        return Err;
-    }
+  /// OnExit: try { Flush(); } catch object { } — a failed write must not change how the
+  /// program ends.
+  Error writeOnExit(ModuleContext &MC, const HelperTypes &T) {
+    using namespace sigbytes;
+    il::MethodBody B;
+    Emitter E(B, nullptr);
+    E.tok(il::Opcode::Call, FlushMethod);
+    dropExceptionsAndReturn(B, E.first(), ObjectType);
+    return MC.setBody(ExitMethod, std::move(B), false);
+  }
 
-    // OnExit: try { Flush(); } catch object { } — a failed write must not change how the
-    // program ends.
-    {
-      il::MethodBody B;
-      Emitter E(B, nullptr);
-      E.tok(il::Opcode::Call, FlushMethod);
-      dropExceptionsAndReturn(B, E.first(), ObjectType);
-      if (Error Err = MC.setBody(ExitMethod, std::move(B), false))
-        return Err;
-    }
+  /// Flush:
+  ///   long[] all = (long[])All; long[] hits = new long[N];
+  ///   for (int t = 0; t < all.Length; t++) { nint b = (nint)all[t];
+  ///     for (int i = 0; i < hits.Length; i++) hits[i] += *(long*)(b + 8 * (2 + i)); }
+  ///   string path = Environment.GetEnvironmentVariable(VAR);
+  ///   if (string.IsNullOrEmpty(path)) path = TEMPLATE;
+  ///   path = path.Replace("{assembly}", NAME);
+  ///   var sb = new StringBuilder(HEADER);
+  ///   for (int i = 0; i < hits.Length; i++) { long c = hits[i]; if (c != 0)
+  ///     sb.Append(i).Append(' ').Append(c).Append('\n'); }
+  ///   File.WriteAllText(path, sb.ToString());
+  Error writeFlush(ModuleContext &MC, const HelperTypes &T) {
+    using namespace sigbytes;
+    Token GetEnv = MC.memberRef(T.Environment, "GetEnvironmentVariable", {Default, 1, Str, Str});
+    Token IsNullOrEmpty = MC.memberRef(T.String, "IsNullOrEmpty", {Default, 1, Bool, Str});
+    Token Replace = MC.memberRef(T.String, "Replace", {This, 2, Str, Str, Str});
+    Token NewBuilder = MC.memberRef(T.Builder, ".ctor", {This, 1, Void, Str});
+    Token AppendI4 = MC.memberRef(T.Builder, "Append", signature({This, 1, Cls}, T.Builder, {I4}));
+    Token AppendI8 = MC.memberRef(T.Builder, "Append", signature({This, 1, Cls}, T.Builder, {I8}));
+    Token AppendChar =
+        MC.memberRef(T.Builder, "Append", signature({This, 1, Cls}, T.Builder, {Char}));
+    Token ToString = MC.memberRef(T.Builder, "ToString", {This, 0, Str});
+    Token WriteAllText = MC.memberRef(T.File, "WriteAllText", {Default, 2, Void, Str, Str});
+    std::string Header =
+        ("weft-hits 1 " + mvid(MC) + " " + Twine(Counters) + " " + MC.assemblyName() + "\n").str();
+    Expected<Token> VarName = MC.userString(HitsEnvironmentVariable);
+    Expected<Token> Template = MC.userString(HitsTemplate);
+    Expected<Token> Placeholder = MC.userString("{assembly}");
+    Expected<Token> Name = MC.userString(MC.assemblyName());
+    Expected<Token> HeaderText = MC.userString(Header);
+    for (Expected<Token> *X : {&VarName, &Template, &Placeholder, &Name, &HeaderText})
+      if (!*X)
+        return X->takeError();
 
-    // Flush:
-    //   long[] all = (long[])All; long[] hits = new long[N];
-    //   for (int t = 0; t < all.Length; t++) { nint b = (nint)all[t];
-    //     for (int i = 0; i < hits.Length; i++) hits[i] += *(long*)(b + 8 * (2 + i)); }
-    //   string path = Environment.GetEnvironmentVariable(VAR);
-    //   if (string.IsNullOrEmpty(path)) path = TEMPLATE;
-    //   path = path.Replace("{assembly}", NAME);
-    //   var sb = new StringBuilder(HEADER);
-    //   for (int i = 0; i < hits.Length; i++) { long c = hits[i]; if (c != 0)
-    //     sb.Append(i).Append(' ').Append(c).Append('\n'); }
-    //   File.WriteAllText(path, sb.ToString());
-    {
-      Token GetEnv = MC.memberRef(*Environment, "GetEnvironmentVariable", {Default, 1, Str, Str});
-      Token IsNullOrEmpty = MC.memberRef(*String, "IsNullOrEmpty", {Default, 1, Bool, Str});
-      Token Replace = MC.memberRef(*String, "Replace", {This, 2, Str, Str, Str});
-      Token NewBuilder = MC.memberRef(*Builder, ".ctor", {This, 1, Void, Str});
-      Token AppendI4 = MC.memberRef(*Builder, "Append", Sig({This, 1, Cls}, *Builder, {I4}));
-      Token AppendI8 = MC.memberRef(*Builder, "Append", Sig({This, 1, Cls}, *Builder, {I8}));
-      Token AppendChar = MC.memberRef(*Builder, "Append", Sig({This, 1, Cls}, *Builder, {Char}));
-      Token ToString = MC.memberRef(*Builder, "ToString", {This, 0, Str});
-      Token WriteAllText = MC.memberRef(*File, "WriteAllText", {Default, 2, Void, Str, Str});
-      std::string Header =
-          ("weft-hits 1 " + mvid(MC) + " " + Twine(Counters) + " " + MC.assemblyName() + "\n")
-              .str();
-      Expected<Token> VarName = MC.userString(HitsEnvironmentVariable);
-      Expected<Token> Template = MC.userString(HitsTemplate);
-      Expected<Token> Placeholder = MC.userString("{assembly}");
-      Expected<Token> Name = MC.userString(MC.assemblyName());
-      Expected<Token> HeaderText = MC.userString(Header);
-      for (Expected<Token> *T : {&VarName, &Template, &Placeholder, &Name, &HeaderText})
-        if (!*T)
-          return Fail(T->takeError());
-
-      il::MethodBody B;
-      B.InitLocals = true;
-      B.LocalVarSigToken = MC.standAloneSig(
-          Sig({SigLocal, 8, Str, Cls}, *Builder, {I4, I8, Arr, I8, Arr, I8, I4, I}));
-      Emitter E(B, nullptr);
-      emitSum(B, E, Addresses);
-      E.tok(il::Opcode::Ldstr, *VarName);
-      E.tok(il::Opcode::Call, GetEnv);
-      E.stloc(0);
-      E.ldloc(0);
-      E.tok(il::Opcode::Call, IsNullOrEmpty);
-      il::Instr *HavePath = B.create(il::Opcode::Ldloc_0);
-      E.branch(il::Opcode::Brfalse_S, HavePath);
-      E.tok(il::Opcode::Ldstr, *Template);
-      E.stloc(0);
-      B.insertBefore(nullptr, HavePath);
-      E.tok(il::Opcode::Ldstr, *Placeholder);
-      E.tok(il::Opcode::Ldstr, *Name);
-      E.tok(il::Opcode::Callvirt, Replace);
-      E.stloc(0);
-      E.tok(il::Opcode::Ldstr, *HeaderText);
-      E.tok(il::Opcode::Newobj, NewBuilder);
-      E.stloc(1);
-      E.ldc(0);
-      E.stloc(2);
-      il::Instr *Cond = B.create(il::Opcode::Ldloc_2);
-      E.branch(il::Opcode::Br, Cond);
-      il::Instr *Loop = E.ldloc(5);
-      E.ldloc(2);
-      E.op(il::Opcode::Ldelem_I8);
-      E.stloc(3);
-      E.ldloc(3);
-      il::Instr *Step = B.create(il::Opcode::Ldloc_2);
-      E.branch(il::Opcode::Brfalse, Step);
-      E.ldloc(1);
-      E.ldloc(2);
-      E.tok(il::Opcode::Callvirt, AppendI4);
-      E.ldc(' ');
-      E.tok(il::Opcode::Callvirt, AppendChar);
-      E.ldloc(3);
-      E.tok(il::Opcode::Callvirt, AppendI8);
-      E.ldc('\n');
-      E.tok(il::Opcode::Callvirt, AppendChar);
-      E.op(il::Opcode::Pop);
-      B.insertBefore(nullptr, Step);
-      E.ldc(1);
-      E.op(il::Opcode::Add);
-      E.stloc(2);
-      B.insertBefore(nullptr, Cond);
-      E.ldloc(5);
-      E.op(il::Opcode::Ldlen);
-      E.op(il::Opcode::Conv_I4);
-      E.branch(il::Opcode::Blt, Loop);
-      E.ldloc(0);
-      E.ldloc(1);
-      E.tok(il::Opcode::Callvirt, ToString);
-      E.tok(il::Opcode::Call, WriteAllText);
-      E.op(il::Opcode::Ret);
-      if (Error Err = MC.setBody(FlushMethod, std::move(B), false))
-        return Err;
-    }
-    return Error::success();
+    il::MethodBody B;
+    B.InitLocals = true;
+    B.LocalVarSigToken = MC.standAloneSig(
+        signature({SigLocal, 8, Str, Cls}, T.Builder, {I4, I8, Arr, I8, Arr, I8, I4, I}));
+    Emitter E(B, nullptr);
+    emitSum(B, E, T.Addresses);
+    E.tok(il::Opcode::Ldstr, *VarName);
+    E.tok(il::Opcode::Call, GetEnv);
+    E.stloc(0);
+    E.ldloc(0);
+    E.tok(il::Opcode::Call, IsNullOrEmpty);
+    il::Instr *HavePath = B.create(il::Opcode::Ldloc_0);
+    E.branch(il::Opcode::Brfalse_S, HavePath);
+    E.tok(il::Opcode::Ldstr, *Template);
+    E.stloc(0);
+    B.insertBefore(nullptr, HavePath);
+    E.tok(il::Opcode::Ldstr, *Placeholder);
+    E.tok(il::Opcode::Ldstr, *Name);
+    E.tok(il::Opcode::Callvirt, Replace);
+    E.stloc(0);
+    E.tok(il::Opcode::Ldstr, *HeaderText);
+    E.tok(il::Opcode::Newobj, NewBuilder);
+    E.stloc(1);
+    E.ldc(0);
+    E.stloc(2);
+    il::Instr *Cond = B.create(il::Opcode::Ldloc_2);
+    E.branch(il::Opcode::Br, Cond);
+    il::Instr *Loop = E.ldloc(5);
+    E.ldloc(2);
+    E.op(il::Opcode::Ldelem_I8);
+    E.stloc(3);
+    E.ldloc(3);
+    il::Instr *Step = B.create(il::Opcode::Ldloc_2);
+    E.branch(il::Opcode::Brfalse, Step);
+    E.ldloc(1);
+    E.ldloc(2);
+    E.tok(il::Opcode::Callvirt, AppendI4);
+    E.ldc(' ');
+    E.tok(il::Opcode::Callvirt, AppendChar);
+    E.ldloc(3);
+    E.tok(il::Opcode::Callvirt, AppendI8);
+    E.ldc('\n');
+    E.tok(il::Opcode::Callvirt, AppendChar);
+    E.op(il::Opcode::Pop);
+    B.insertBefore(nullptr, Step);
+    E.ldc(1);
+    E.op(il::Opcode::Add);
+    E.stloc(2);
+    B.insertBefore(nullptr, Cond);
+    E.ldloc(5);
+    E.op(il::Opcode::Ldlen);
+    E.op(il::Opcode::Conv_I4);
+    E.branch(il::Opcode::Blt, Loop);
+    E.ldloc(0);
+    E.ldloc(1);
+    E.tok(il::Opcode::Callvirt, ToString);
+    E.tok(il::Opcode::Call, WriteAllText);
+    E.op(il::Opcode::Ret);
+    return MC.setBody(FlushMethod, std::move(B), false);
   }
 
   /// The address of argument 0's entry of the map: Map + 8 * ((int)(sp >> MapShift) &
@@ -1124,14 +1226,16 @@ private:
   }
 
   /// The start of the method's line of the map, up to its first counter's number: token, type,
-  /// name, signature, complexity and where coverlet instruments it, written as llvm::json::OStream
-  /// would.
-  std::string mapHead(MethodContext &C) const {
+  /// name, signature, complexity and where coverlet instruments it, written as
+  /// llvm::json::OStream would.
+  void writeMapHead(raw_ostream &OS, MethodContext &C, unsigned Complexity) const {
     const Module &M = C.module();
-    std::string Head, Text;
-    StringStream OS(Head);
-    OS << "{\"token\":\"0x" << format_hex_no_prefix(makeToken(TableId::MethodDef, C.row()), 8, true)
-       << "\",\"type\":";
+    OS << "{\"token\":\"0x";
+    for (int Shift = 28; Shift >= 0; Shift -= 4)
+      OS << hexdigit((C.token() >> Shift) & 15, /*LowerCase=*/false);
+    OS << "\",\"type\":";
+    thread_local std::string Text; // kept from method to method
+    Text.clear();
     {
       StringStream TextOS(Text);
       if (C.declaringType())
@@ -1151,11 +1255,9 @@ private:
       NamePrinter(M).paramTypes(TextOS, C.signature(), GenericContext{C.declaringType(), C.row()});
     }
     uint32_t Type = C.declaringType();
-    OS << JsonString{Text} << ",\"complexity\":" << complexity(C.body())
-       << ",\"order\":" << (Type < TypeOrder.size() ? TypeOrder[Type] : 0) * 2 + C.isConstructor()
+    OS << JsonString{Text} << ",\"complexity\":" << Decimal{Complexity} << ",\"order\":"
+       << Decimal{(Type < TypeOrder.size() ? TypeOrder[Type] : 0) * 2 + C.isConstructor()}
        << ",\"counter\":";
-    OS.flush();
-    return Head;
   }
 
   /// The method's cyclomatic complexity: one, and one more for each way control can take at a
@@ -1168,11 +1270,12 @@ private:
     return N;
   }
 
-  /// The blocks from the marks runOnMethod left: three per block, the counter's index
-  /// instruction, the first original instruction of the block (or null), and the index
-  /// instruction again if the block is a segment that continues the one before it (or null).
-  static BlockRanges blockRanges(MethodContext &C) {
-    BlockRanges R;
+  /// The blocks from the marks runOnMethod left, into \p R: three marks per block, the
+  /// counter's index instruction, the first original instruction of the block (or null), and the
+  /// index instruction again if the block is a segment that continues the one before it (or null).
+  static void blockRanges(MethodContext &C, BlockRanges &R) {
+    R.IL.clear();
+    R.Continues.clear();
     for (uint32_t K = 0; K < C.Number; ++K) {
       uint32_t Start = C.Marks[3 * K + 1] ? C.Marks[3 * K + 1]->OriginalOffset : il::NoOffset;
       R.IL.push_back({Start, Start});
@@ -1186,7 +1289,6 @@ private:
       R.IL[K].second = std::max(End, R.IL[K].first);
       End = R.IL[K].first;
     }
-    return R;
   }
 
   /// The rest of a method's line of the map after its first counter: its blocks, with the
@@ -1198,7 +1300,7 @@ private:
     for (size_t K = 0; K < R.IL.size(); ++K) {
       OS << (K ? ",{\"il\":[" : "{\"il\":[");
       if (R.IL[K].first != il::NoOffset)
-        OS << R.IL[K].first << ',' << R.IL[K].second;
+        OS << Decimal{R.IL[K].first} << ',' << Decimal{R.IL[K].second};
       OS << ']';
       if (R.Continues[K])
         OS << ",\"continues\":true";
@@ -1206,8 +1308,9 @@ private:
         OS << ",\"lines\":[";
         for (size_t I = 0; I < Points[K].size(); ++I) {
           const pdb::SequencePoint &P = Points[K][I];
-          OS << (I ? ",[" : "[") << documentNumber(P.Document) << ',' << P.StartLine << ','
-             << P.StartColumn << ',' << P.EndLine << ',' << P.EndColumn << ']';
+          OS << (I ? ",[" : "[") << Decimal{documentNumber(P.Document)} << ','
+             << Decimal{P.StartLine} << ',' << Decimal{P.StartColumn} << ',' << Decimal{P.EndLine}
+             << ',' << Decimal{P.EndColumn} << ']';
         }
         OS << ']';
       }
@@ -1217,10 +1320,10 @@ private:
   }
 
   /// The method's branch points, from the text runOnMethod left (one per line: offset, end
-  /// offset, path, ordinal, PDB document row, line, fall-through offset + 1 or 0, bypasses), as
-  /// "branches": [[offset, end offset, path, ordinal, document, line(, fall-through(, 1))]]: a
-  /// taken jump has its fall-through offset, and 1 if it bypasses the arrivals counted at its end;
-  /// last, {"past": [offsets]} for the statements it goes past.
+  /// offset, path, ordinal, PDB document row, line, how it is counted (0 by its end's arrivals,
+  /// 1 when taken, 2 by a counter of its own), bypasses; then after '|' its counter or the
+  /// arrivals it leaves out, after another '|' the runs it adds), as "branches": [[offset, end
+  /// offset, path, ordinal, document, line(, arrivals or {"counter": K}(, 1 or 0(, [runs])))]].
   void writeBranches(raw_ostream &OS, StringRef Text) {
     if (Text.empty())
       return;
@@ -1239,8 +1342,8 @@ private:
         std::tie(Field, Line) = Line.split(' ');
         Field.getAsInteger(10, X);
       }
-      OS << (First ? "[" : ",[") << F[0] << ',' << F[1] << ',' << F[2] << ',' << F[3] << ','
-         << documentNumber(F[4]) << ',' << F[5];
+      OS << (First ? "[" : ",[") << Decimal{F[0]} << ',' << Decimal{F[1]} << ',' << Decimal{F[2]}
+         << ',' << Decimal{F[3]} << ',' << Decimal{documentNumber(F[4])} << ',' << Decimal{F[5]};
       if (F[6] == 2) {
         // Counted on the jump, by a counter of its own (the method's K-th).
         OS << ",{\"counter\":" << Arrivals.trim() << '}' << (F[7] ? ",1" : "");
@@ -1255,7 +1358,7 @@ private:
         else
           OS << ",[" << join(Less, ",") << ']';
         if (!More.empty())
-          OS << ',' << F[7] << ",[" << join(More, ",") << ']';
+          OS << ',' << Decimal{F[7]} << ",[" << join(More, ",") << ']';
         else if (F[7])
           OS << ",1";
       }

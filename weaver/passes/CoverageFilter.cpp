@@ -229,13 +229,20 @@ Expected<CoverageFilter> CoverageFilter::create(const PassOptions &O) {
   return std::move(F);
 }
 
+const std::string &CoverageFilter::attributeName(Token Ctor) {
+  auto [It, New] = AttributeNames.try_emplace(Ctor);
+  if (New)
+    It->second = fullTypeName(*M, customAttributeType(*M, Ctor));
+  return It->second;
+}
+
 bool CoverageFilter::isExcludeAttribute(Token Ctor) {
   auto [It, New] = ExcludingCtor.try_emplace(Ctor, false);
   if (New) {
     // Cecil's Name and FullName, which coverlet compares: "ObsoleteAttribute" and
     // "System.ObsoleteAttribute".
     Token Type = customAttributeType(*M, Ctor);
-    std::string Full = fullTypeName(*M, Type);
+    const std::string &Full = attributeName(Ctor);
     StringRef Name;
     if (tokenTable(Type) == TableId::TypeDef && M->isValidToken(Type))
       Name = M->getString(M->get(TableId::TypeDef, tokenRow(Type), TypeDefCol::TypeName));
@@ -250,21 +257,20 @@ bool CoverageFilter::isExcludeAttribute(Token Ctor) {
 
 bool CoverageFilter::carriesAttribute(Token Parent, StringRef FullName) {
   for (uint32_t CA : M->customAttributes(Parent))
-    if (fullTypeName(*M, customAttributeType(*M, M->getToken(TableId::CustomAttribute, CA,
-                                                             CustomAttributeCol::Type))) ==
+    if (attributeName(M->getToken(TableId::CustomAttribute, CA, CustomAttributeCol::Type)) ==
         FullName)
       return true;
   return false;
 }
 
-bool CoverageFilter::carriesExcludeAttribute(Token Parent, bool StateMachine) {
+bool CoverageFilter::carriesExcludeAttribute(Token Parent, function_ref<bool()> IsStateMachine) {
   for (uint32_t CA : M->customAttributes(Parent)) {
     Token Ctor = M->getToken(TableId::CustomAttribute, CA, CustomAttributeCol::Type);
     if (!isExcludeAttribute(Ctor))
       continue;
     // The compiler marks its state machines generated; their code is the user's all the same.
-    if (StateMachine) {
-      std::string Full = fullTypeName(*M, customAttributeType(*M, Ctor));
+    if (IsStateMachine && IsStateMachine()) {
+      const std::string &Full = attributeName(Ctor);
       if (Full == CompilerGenerated || Full == GeneratedCode)
         continue;
     }
@@ -288,17 +294,21 @@ bool CoverageFilter::isStateMachine(uint32_t TypeRow) {
 }
 
 bool CoverageFilter::typeExcluded(uint32_t TypeRow, StringRef Assembly) {
-  std::string Own = fullTypeName(*M, makeToken(TableId::TypeDef, TypeRow));
-  if (!Include.empty() &&
-      llvm::none_of(Include, [&](const TypeFilter &F) { return F.matches(Assembly, Own); }))
+  // A type's name is made, and its interfaces read, only when a filter or an attribute asks.
+  auto Matches = [&](const std::vector<TypeFilter> &Filters, uint32_t T) {
+    if (Filters.empty())
+      return false;
+    std::string Name = fullTypeName(*M, makeToken(TableId::TypeDef, T));
+    return llvm::any_of(Filters, [&](const TypeFilter &F) { return F.matches(Assembly, Name); });
+  };
+  if (!Include.empty() && !Matches(Include, TypeRow))
     return true;
   unsigned Depth = 0;
-  for (uint32_t T = TypeRow; T && Depth < 64; T = M->enclosingType(T), ++Depth) {
-    std::string Name = T == TypeRow ? Own : fullTypeName(*M, makeToken(TableId::TypeDef, T));
-    if (carriesExcludeAttribute(makeToken(TableId::TypeDef, T), isStateMachine(T)) ||
-        llvm::any_of(Exclude, [&](const TypeFilter &F) { return F.matches(Assembly, Name); }))
+  for (uint32_t T = TypeRow; T && Depth < 64; T = M->enclosingType(T), ++Depth)
+    if (carriesExcludeAttribute(makeToken(TableId::TypeDef, T),
+                                [&] { return isStateMachine(T); }) ||
+        Matches(Exclude, T))
       return true;
-  }
   return false;
 }
 
@@ -386,12 +396,12 @@ void CoverageFilter::prepare(const Module &Mod, StringRef Assembly, const Module
   uint32_t Methods = M->rowCount(TableId::MethodDef);
   MethodExcluded.assign(Methods + 1, false);
   PartlyInSections.assign(Methods + 1, false);
-  SkippedOffsets.assign(Methods + 1, {});
+  // A slot per method only when noteBody fills them (24 bytes each: 1 MiB for CoreLib).
+  SkippedOffsets.assign(SkipAutoProps ? Methods + 1 : 0, {});
   Sections.clear();
 
   // The whole module: an attribute on the assembly, or the filters that choose modules.
-  if (M->rowCount(TableId::Assembly) &&
-      carriesExcludeAttribute(makeToken(TableId::Assembly, 1), false))
+  if (M->rowCount(TableId::Assembly) && carriesExcludeAttribute(makeToken(TableId::Assembly, 1)))
     ModuleExcluded = true;
   std::vector<const TypeFilter *> ModuleIncludes;
   for (const TypeFilter &F : Include)
@@ -437,16 +447,18 @@ void CoverageFilter::prepare(const Module &Mod, StringRef Assembly, const Module
       }
       Token Method = makeToken(TableId::MethodDef, Row);
       StringRef Name = M->getString(M->get(TableId::MethodDef, Row, MethodDefCol::Name));
-      bool Accessor = M->methodSemanticsOf(Row) & 0x3; // setter, getter
-      bool Generated = carriesAttribute(Method, CompilerGenerated);
-      if ((Accessor && SkipAutoProps && Generated) ||
-          ((Name == ".ctor" || Name == ".cctor") && Generated && hasLines(Row))) {
-        MethodExcluded[Row] = true; // no code of the user's (as coverlet)
+      bool AutoProp = SkipAutoProps && (M->methodSemanticsOf(Row) & 0x3); // setter, getter
+      bool Ctor = Name == ".ctor" || Name == ".cctor";
+      // No code of the user's (as coverlet): an auto-property's accessor, a constructor the
+      // compiler made with lines.
+      if ((AutoProp || Ctor) && carriesAttribute(Method, CompilerGenerated) &&
+          (AutoProp || hasLines(Row))) {
+        MethodExcluded[Row] = true;
         continue;
       }
       auto Prop = PropertyOf.find(Row);
-      if (carriesExcludeAttribute(Method, false) ||
-          (Prop != PropertyOf.end() && carriesExcludeAttribute(Prop->second, false)))
+      if (carriesExcludeAttribute(Method) ||
+          (Prop != PropertyOf.end() && carriesExcludeAttribute(Prop->second)))
         excludeMethodWithItsCode(Row);
     }
   }

@@ -40,6 +40,7 @@
 #include "weaver/passes/Pass.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -99,8 +100,13 @@ private:
     uint32_t Document, FirstLine, LastLine;
   };
 
+  /// The full name of the type of an attribute whose constructor is \p Ctor, made once.
+  const std::string &attributeName(metadata::Token Ctor);
   bool isExcludeAttribute(metadata::Token Ctor);
-  bool carriesExcludeAttribute(metadata::Token Parent, bool StateMachine);
+  /// \p IsStateMachine, if given, says whether \p Parent is a state machine type (asked only
+  /// when it carries an excluding attribute).
+  bool carriesExcludeAttribute(metadata::Token Parent,
+                               llvm::function_ref<bool()> IsStateMachine = nullptr);
   bool carriesAttribute(metadata::Token Parent, llvm::StringRef FullName);
   bool isStateMachine(uint32_t TypeRow);
   bool typeExcluded(uint32_t TypeRow, llvm::StringRef Assembly);
@@ -122,6 +128,7 @@ private:
   std::vector<bool> PartlyInSections;                  // rows with some statements in a section
   std::vector<Section> Sections;                       // the lines of methods left out by attribute
   llvm::DenseMap<metadata::Token, bool> ExcludingCtor; // attribute constructor -> excludes
+  llvm::DenseMap<metadata::Token, std::string> AttributeNames; // constructor -> attributeName
   std::vector<bool> BackingField;                      // Field rows of auto-property backing fields
   // Written by noteBody, each method its own slot.
   std::vector<llvm::SmallVector<uint32_t, 2>> SkippedOffsets;

@@ -74,39 +74,33 @@ std::string mismatch(ModuleContext &MC, const pdb::PortablePdb &P, StringRef Nam
 
 Expected<InputPdb> openInputPdb(ModuleContext &MC, const PassOptions &Options, StringRef PassName,
                                 StringRef Lost) {
-  auto Unusable = [&](const Twine &Why) -> Expected<InputPdb> {
-    MC.warn(PassName + ": " + Why + "; " + Lost);
-    return InputPdb{};
+  // The PDB found (null for none), checked against the input; \p Path names it.
+  auto Checked = [&](Expected<std::unique_ptr<pdb::PortablePdb>> P,
+                     const std::string &Path) -> Expected<InputPdb> {
+    std::string Why = !P ? toString(P.takeError()) : *P ? mismatch(MC, **P, Path) : "";
+    if (!Why.empty()) {
+      MC.warn(PassName + ": " + Why + "; " + Lost);
+      return InputPdb{};
+    }
+    return *P ? InputPdb{std::move(*P), Path} : InputPdb{};
   };
-  std::string Path;
-  Expected<std::unique_ptr<pdb::PortablePdb>> P = nullptr;
   if (Options.has("pdb")) {
     if (Options.get("pdb").empty())
       return InputPdb{}; // pdb= : no lines wanted
-    Path = Options.path("pdb");
+    std::string Path = Options.path("pdb");
     if (!sys::fs::exists(Path))
       return Options.error("the PDB '" + Path + "' does not exist");
-    P = pdb::PortablePdb::open(Path);
-  } else {
-    if (MC.inputPath().empty())
-      return InputPdb{};
-    SmallString<256> Beside(MC.inputPath());
-    sys::path::replace_extension(Beside, "pdb");
-    if (sys::fs::exists(Beside)) {
-      Path = std::string(Beside);
-      P = pdb::PortablePdb::open(Path);
-    } else {
-      P = embeddedInputPdb(MC.inputPath(), Path);
-    }
+    return Checked(pdb::PortablePdb::open(Path), Path);
   }
-  if (!P)
-    return Unusable(toString(P.takeError()));
-  if (!*P)
+  if (MC.inputPath().empty())
     return InputPdb{};
-  std::string Why = mismatch(MC, **P, Path);
-  if (!Why.empty())
-    return Unusable(Why);
-  return InputPdb{std::move(*P), Path};
+  SmallString<256> Beside(MC.inputPath());
+  sys::path::replace_extension(Beside, "pdb");
+  if (sys::fs::exists(Beside))
+    return Checked(pdb::PortablePdb::open(Beside), std::string(Beside));
+  std::string Name;
+  Expected<std::unique_ptr<pdb::PortablePdb>> Embedded = embeddedInputPdb(MC.inputPath(), Name);
+  return Checked(std::move(Embedded), Name);
 }
 
 } // namespace weft::passes

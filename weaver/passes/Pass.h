@@ -217,6 +217,10 @@ public:
   /// Transforms one method; may run concurrently with other methods (but one pass instance
   /// never runs concurrently with its own beginModule, finishMethod or endModule).
   virtual llvm::Error runOnMethod(MethodContext &C) = 0;
+  /// Whether runOnMethod asks every method for its whole signature (MethodContext::signature):
+  /// the weave then decodes it whole where it checks it, once, rather than its head there and
+  /// the whole again when asked.
+  virtual bool usesSignatures() const { return false; }
   virtual void finishMethod(MethodContext &) {}
   virtual llvm::Error endModule(ModuleContext &) { return llvm::Error::success(); }
 };

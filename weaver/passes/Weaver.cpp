@@ -180,8 +180,8 @@ struct Request {
 
 class OfflineMethodContext final : public MethodContext {
 public:
-  /// \p Head is the method's signature checked whole, its parameters not kept
-  /// (decodeMethodSigHead).
+  /// \p Head is the method's signature checked whole, its parameters kept (methodDefSig) or not
+  /// (methodDefSigHead).
   OfflineMethodContext(Shared &S, uint32_t MethodRow, il::MethodBody B, MethodSig Head)
       : S(S), OwnBody(std::move(B)), Head(std::move(Head)) {
     Row = MethodRow;
@@ -190,6 +190,8 @@ public:
   }
 
   const MethodSig &signature() const override {
+    if (Head.Params.size() == Head.ParamCount) // decoded whole, or without parameters
+      return Head;
     if (!Whole) {
       Expected<MethodSig> Sig = methodDefSig(S.M, Row);
       if (Sig) {
@@ -222,6 +224,7 @@ public:
       return createStringError(inconvertibleErrorCode(),
                                "local signature " + hex(LT) + " is not a LOCAL_SIG");
     OriginalLocals = Count;
+    LocalTypes.reserve(Blob.size() + 16); // with room for the locals a pass adds
     LocalTypes.assign(Blob.begin() + 1 + N, Blob.end());
     return Error::success();
   }
@@ -310,7 +313,10 @@ public:
       if (Error Err = readLocals())
         Failure = toString(std::move(Err));
     }
+    if (LocalTypes.capacity() - LocalTypes.size() < Type.size())
+      LocalTypes.reserve(LocalTypes.size() + Type.size() + 16); // room for a few more
     LocalTypes.insert(LocalTypes.end(), Type.begin(), Type.end());
+    LocalSignature.clear(); // made again with this one
     return OriginalLocals + AddedLocals++;
   }
   uint32_t localCount() const override {
@@ -374,14 +380,25 @@ public:
     HandedOut.clear();
     Index.clear();
     if (AddedLocals) {
-      std::vector<uint8_t> Blob{uint8_t(SigLocal)};
-      appendCompressed(Blob, OriginalLocals + AddedLocals);
-      Blob.insert(Blob.end(), LocalTypes.begin(), LocalTypes.end());
-      OwnBody.LocalVarSigToken = S.E.standAloneSig(Blob);
+      makeLocalSignature();
+      OwnBody.LocalVarSigToken = S.E.standAloneSig(LocalSignature);
+      LocalSignature = {};
       OriginalLocals += AddedLocals;
       AddedLocals = 0;
     }
     return Error::success();
+  }
+
+  /// The blob of the local signature with the locals added, made once they are all added: on
+  /// the method's own thread after the pass (runOne), so that the serial step (resolve) only
+  /// looks it up.
+  void makeLocalSignature() {
+    if (!AddedLocals || !LocalSignature.empty())
+      return;
+    LocalSignature.reserve(1 + 4 + LocalTypes.size());
+    LocalSignature.push_back(uint8_t(SigLocal));
+    appendCompressed(LocalSignature, OriginalLocals + AddedLocals);
+    LocalSignature.insert(LocalSignature.end(), LocalTypes.begin(), LocalTypes.end());
   }
 
   bool Skipped = false;
@@ -418,6 +435,7 @@ private:
   bool LocalsRead = false;
   uint32_t OriginalLocals = 0, AddedLocals = 0;
   std::vector<uint8_t> LocalTypes; // the encoded types of all locals, old and added
+  std::vector<uint8_t> LocalSignature; // made by makeLocalSignature
 };
 
 class OfflineModuleContext final : public ModuleContext {
@@ -628,6 +646,8 @@ struct ModuleWeave::Impl {
       Team->forEachAsBefore(N, F, B.Taken);
   }
   uint32_t Rows;
+  /// A pass asks every method for its whole signature (Pass::usesSignatures).
+  bool WholeSignatures = false;
   uint32_t NextBatch = 1; // the first row of the next batch to weave
   bool Finished = false;
   /// The encoded bodies of the last batch woven: for row BatchBegin + K, Placed[K].
@@ -688,6 +708,7 @@ Error ModuleWeave::Impl::begin() {
   for (size_t P = 0; P < Passes.size(); ++P)
     if (Error Err = Passes[P]->beginModule(MC))
       return passFailed(P, std::move(Err));
+  WholeSignatures = llvm::any_of(Passes, [](const auto &P) { return P->usesSignatures(); });
 
   // After beginModule, which adds the references the method phases call through.
   S.Shapes.prepare([&](size_t N, function_ref<void(size_t)> Do) { forEach(N, Do); });
@@ -718,7 +739,7 @@ ModuleWeave::Impl::makeContext(uint32_t Row, const il::RawMethodBody &Raw) {
   if (Body)
     if (Error E = checkMethodBody(M, Raw, *Body))
       Body = std::move(E); // the input may have been read without its bodies (DecodedLater)
-  auto Sig = methodDefSigHead(M, Row);
+  auto Sig = WholeSignatures ? methodDefSig(M, Row) : methodDefSigHead(M, Row);
   // Both taken at once (success when there is none), each error consumed.
   Error BodyErr = Body.takeError(), SigErr = Sig.takeError();
   if (BodyErr) {
@@ -803,6 +824,7 @@ void ModuleWeave::Impl::runOne(size_t P, size_t I, BatchState &B, bool Always) {
   B.Micros[I] =
       std::chrono::duration<float, std::micro>(std::chrono::steady_clock::now() - Start).count();
   B.Ran[I] = 1;
+  C.makeLocalSignature();
 }
 
 /// What follows pass \p P on a batch, serially in row order: failures and skips reported,
@@ -1061,6 +1083,7 @@ Expected<size_t> ModuleWeave::addPass(std::unique_ptr<Pass> P, std::string Name)
     I->Added.pop_back();
     return I->passFailed(N, std::move(Err));
   }
+  I->WholeSignatures |= I->Passes[N]->usesSignatures();
   return N;
 }
 

@@ -42,7 +42,7 @@ internal sealed class CoverageOptions : ICommandLineOptionsProvider
         new(Directory, "The folder of the report and of the maps and hits it is made of (default: the test run's results folder); test applications sharing it share one report.", ArgumentArity.ExactlyOne, false),
         new(Include, "[Assembly]Type filters of what is measured (repeatable or comma-separated).", ArgumentArity.OneOrMore, false),
         new(Exclude, "[Assembly]Type filters of what is not measured (repeatable or comma-separated).", ArgumentArity.OneOrMore, false),
-        new(ExcludeByAttribute, "Attributes whose types and methods are not measured (repeatable or comma-separated).", ArgumentArity.OneOrMore, false),
+        new(ExcludeByAttribute, "Attributes whose types and methods are not measured (repeatable or comma-separated; default: GeneratedCodeAttribute, CompilerGeneratedAttribute, as coverlet.MTP).", ArgumentArity.OneOrMore, false),
         new(ExcludeByFile, "Source file globs whose methods are not measured (repeatable or comma-separated).", ArgumentArity.OneOrMore, false),
         new(IncludeTestAssembly, "Measure the test assembly too.", ArgumentArity.Zero, false),
         new(SkipAutoProps, "Do not measure auto-implemented properties.", ArgumentArity.Zero, false),
@@ -79,6 +79,9 @@ internal sealed class CoverageOptions : ICommandLineOptionsProvider
         return ValidationResult.ValidTask;
     }
 
+    /// The attributes left out when --weft-coverage-exclude-by-attribute is not given.
+    public static readonly string[] DefaultExcludedAttributes = { "GeneratedCodeAttribute", "CompilerGeneratedAttribute" };
+
     /// The settings the options of a run with --weft-coverage ask for.
     public static Settings Read(ICommandLineOptions options)
     {
@@ -89,6 +92,11 @@ internal sealed class CoverageOptions : ICommandLineOptionsProvider
                      (ExcludeByAttribute, "exclude-by-attribute"), (ExcludeByFile, "exclude-by-file") })
             foreach (string item in All(options, option))
                 s.PassOptions.Add($"{key}={item}");
+        // coverlet.MTP's default, which an explicit list replaces: what the compiler or a code
+        // generator wrote is not measured (ExcludeFromCodeCoverage always counts).
+        if (!options.IsOptionSet(ExcludeByAttribute))
+            foreach (string attribute in DefaultExcludedAttributes)
+                s.PassOptions.Add($"exclude-by-attribute={attribute}");
         if (options.IsOptionSet(SkipAutoProps))
             s.PassOptions.Add("skip-auto-props=true");
         s.IncludeTestAssembly = options.IsOptionSet(IncludeTestAssembly);

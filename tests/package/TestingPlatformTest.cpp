@@ -4,7 +4,8 @@
 // applications on Microsoft.Testing.Platform 2, run by `dotnet test` in its
 // Microsoft.Testing.Platform mode (the folder's global.json) with the Weft package's extension
 // (registered by the package, nothing written in the projects) and with coverlet.MTP 10.1.0 on the
-// same project: every line's hits and every branch outcome equal. The solution's three test
+// same project, each with its defaults (which leave out what carries GeneratedCode or
+// CompilerGenerated): every line's hits and every branch outcome equal. The solution's three test
 // applications share one report. The test application's own options (--weft-coverage...), run by
 // itself; and every run that cannot report says why and fails: filters that leave out everything
 // (WEFT0012), no test run (WEFT0013), a threshold not met (WEFT0008), a report that cannot be
@@ -37,6 +38,16 @@ test::CommandResult mtpTest(const test::DotnetSample &S, std::vector<std::string
   return S.dotnet(Args, "mtp");
 }
 
+/// `dotnet test` with coverlet.MTP on the same projects: its options on the command line (with
+/// no configuration file, so that its defaults, which weft's extension takes, apply), restricted
+/// to the library as weft measures it (the project references).
+std::vector<std::string> withCoverletMtp(std::vector<std::string> Args) {
+  for (const char *A : {"-p:CoverletMTP=true", "--coverlet", "--coverlet-include", "[Calc]*",
+                        "--coverlet-output-format", "json"})
+    Args.push_back(A);
+  return Args;
+}
+
 class Framework : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(Framework, CountsAsCoverletMtpDoes) {
@@ -50,8 +61,7 @@ TEST_P(Framework, CountsAsCoverletMtpDoes) {
   // dotnet test lists the report with the run's files.
   EXPECT_TRUE(contains(R.Out, "file artifacts produced:")) << R.Out;
   EXPECT_TRUE(contains(R.Out, "- " + Weft + "/coverage.info\n")) << R.Out;
-  R = mtpTest(*S, {"--project", Project, "-p:CoverletMTP=true", "--coverlet", "--results-directory",
-                   Coverlet});
+  R = mtpTest(*S, withCoverletMtp({"--project", Project, "--results-directory", Coverlet}));
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
   test::CoverageFigures ByDotnetTest = test::weftLcovFile(Weft + "/coverage.info");
   test::expectSameAsCoverlet(ByDotnetTest, test::coverletJsonFiles(Coverlet), Name);
@@ -82,8 +92,7 @@ TEST(TestingPlatform, SolutionsTestApplicationsShareOneReport) {
   test::CommandResult R = mtpTest(*S, {"--solution", "Mtp.slnx", "-p:WeftCoverage=true",
                                        "-p:WeftCoverageFormat=lcov", "--results-directory", Weft});
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
-  R = mtpTest(*S, {"--solution", "Mtp.slnx", "-p:CoverletMTP=true", "--coverlet",
-                   "--results-directory", Coverlet});
+  R = mtpTest(*S, withCoverletMtp({"--solution", "Mtp.slnx", "--results-directory", Coverlet}));
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
   // coverlet.MTP writes each test application's report (its name has the time in it): added up.
   test::expectSameAsCoverlet(test::weftLcovFile(Weft + "/coverage.info"),
@@ -119,7 +128,18 @@ TEST(TestingPlatform, TestApplicationsOwnOptionsAndFailures) {
   std::string Lcov = test::readFile(Direct + "coverage.info");
   EXPECT_TRUE(contains(Lcov, "Arithmetic.cs")) << Lcov;
   EXPECT_FALSE(contains(Lcov, "Waiting.cs")) << Lcov;
+  // coverlet.MTP's default: generated code is left out, the getter whose lambda the compiler
+  // made stays; an explicit list replaces the default.
+  EXPECT_FALSE(contains(Lcov, "Calc.Generated::Twice")) << Lcov;
+  EXPECT_FALSE(contains(Lcov, "<get_Shifted>")) << Lcov;
+  EXPECT_TRUE(contains(Lcov, "Calc.Tally::get_Shifted()")) << Lcov;
   EXPECT_FALSE(Woven());
+  R = Run({"--weft-coverage", "--weft-coverage-output-format", "lcov", "--weft-coverage-output",
+           Direct, "--weft-coverage-exclude-by-attribute", "ObsoleteAttribute"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Out;
+  Lcov = test::readFile(Direct + "coverage.info");
+  EXPECT_TRUE(contains(Lcov, "Calc.Generated::Twice")) << Lcov;
+  EXPECT_TRUE(contains(Lcov, "Calc.Tally::get_Shifted()")) << Lcov;
 
   // Filters that leave out every method: nothing measured, and the tests do not run.
   R = Run({"--weft-coverage", "--weft-coverage-exclude", "[Calc]*"});

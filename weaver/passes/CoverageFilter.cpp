@@ -345,9 +345,19 @@ void CoverageFilter::addSection(uint32_t Row) {
                         std::max(Last->StartLine, Last->EndLine)});
 }
 
-void CoverageFilter::excludeMethodWithItsCode(uint32_t Row) {
+bool CoverageFilter::excludedAsCompilerMadeOnly(Token Parent) {
+  for (uint32_t CA : M->customAttributes(Parent)) {
+    Token Ctor = M->getToken(TableId::CustomAttribute, CA, CustomAttributeCol::Type);
+    if (isExcludeAttribute(Ctor) && attributeName(Ctor) != CompilerGenerated)
+      return false;
+  }
+  return true;
+}
+
+void CoverageFilter::excludeMethodWithItsCode(uint32_t Row, bool Lines) {
   MethodExcluded[Row] = true;
-  addSection(Row);
+  if (Lines)
+    addSection(Row);
   // The state machine it hands its body to (AsyncStateMachine, IteratorStateMachine, ... name
   // it by its type): all its methods go, and MoveNext's lines are the method's.
   Token Method = makeToken(TableId::MethodDef, Row);
@@ -382,7 +392,7 @@ void CoverageFilter::excludeMethodWithItsCode(uint32_t Row) {
         if (R < MethodExcluded.size() && !MethodExcluded[R]) {
           MethodExcluded[R] = true;
           StringRef N = M->getString(M->get(TableId::MethodDef, R, MethodDefCol::Name));
-          if (N.contains("MoveNext"))
+          if (Lines && N.contains("MoveNext"))
             addSection(R);
         }
       }
@@ -456,10 +466,14 @@ void CoverageFilter::prepare(const Module &Mod, StringRef Assembly, const Module
         MethodExcluded[Row] = true;
         continue;
       }
+      // A lambda or local function the compiler made (and marked CompilerGenerated) shares its
+      // lines with the method it came from, which stays, as in coverlet.MTP's reports (whose
+      // defaults leave CompilerGenerated code out).
       auto Prop = PropertyOf.find(Row);
-      if (carriesExcludeAttribute(Method) ||
-          (Prop != PropertyOf.end() && carriesExcludeAttribute(Prop->second)))
-        excludeMethodWithItsCode(Row);
+      if (Prop != PropertyOf.end() && carriesExcludeAttribute(Prop->second))
+        excludeMethodWithItsCode(Row, true);
+      else if (carriesExcludeAttribute(Method))
+        excludeMethodWithItsCode(Row, !excludedAsCompilerMadeOnly(Method));
     }
   }
   readLinesOfTheRest();

@@ -110,7 +110,11 @@ private:
   bool carriesAttribute(metadata::Token Parent, llvm::StringRef FullName);
   bool isStateMachine(uint32_t TypeRow);
   bool typeExcluded(uint32_t TypeRow, llvm::StringRef Assembly);
-  void excludeMethodWithItsCode(uint32_t Row);
+  /// Whether every excluding attribute \p Parent carries is CompilerGenerated.
+  bool excludedAsCompilerMadeOnly(metadata::Token Parent);
+  /// Leaves out method \p Row and its state machine; with \p Lines, also every method whose
+  /// statements all lie within its lines.
+  void excludeMethodWithItsCode(uint32_t Row, bool Lines);
   bool hasLines(uint32_t Row) const;
   void addSection(uint32_t Row);
   void readLinesOfTheRest();

@@ -92,6 +92,8 @@ internal sealed class CoverageOptions : ICommandLineOptionsProvider
                      (ExcludeByAttribute, "exclude-by-attribute"), (ExcludeByFile, "exclude-by-file") })
             foreach (string item in All(options, option))
                 s.PassOptions.Add($"{key}={item}");
+        // coverlet.MTP's branch rules (a later coverlet's than coverlet.msbuild's).
+        s.PassOptions.Add("coverlet-rules=10.1");
         // coverlet.MTP's default, which an explicit list replaces: what the compiler or a code
         // generator wrote is not measured (ExcludeFromCodeCoverage always counts).
         if (!options.IsOptionSet(ExcludeByAttribute))

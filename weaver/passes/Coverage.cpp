@@ -216,7 +216,8 @@ struct BlockRanges {
 
 class Coverage final : public Pass {
 public:
-  Coverage(const PassOptions &O, CoverageFilter F) : Options(O), Filter(std::move(F)) {}
+  Coverage(const PassOptions &O, CoverageFilter F, CoverletRules R)
+      : Options(O), Filter(std::move(F)), Rules(R) {}
 
   Error beginModule(ModuleContext &MC) override {
     // In a running process (`weft run`), each process of a tree that loads the module writes
@@ -313,7 +314,7 @@ public:
     // Branch points as coverlet counts them, found in the body as the compiler left it.
     std::vector<BranchOutcome> Branches;
     if (Pdb)
-      Branches = coverletBranches(C.module(), C.row(), C.declaringType(), C.body(), Points);
+      Branches = coverletBranches(C.module(), C.row(), C.declaringType(), C.body(), Points, Rules);
     ArrayRef<CounterPlace> Places = counterPlaces(C, Points, Branches);
     if (Places.empty()) {
       C.skip("no code");
@@ -1397,6 +1398,7 @@ private:
 
   PassOptions Options;
   CoverageFilter Filter;
+  CoverletRules Rules;
   std::string HitsTemplate, HitsPattern; // the path the code writes, and as the map says it
   Token ObjectType = 0, Int64Type = 0, MineField = 0, AllField = 0, MapField = 0,
         CountersMethod = 0, ClaimMethod = 0, JoinMethod = 0, FlushMethod = 0, ExitMethod = 0,
@@ -1430,12 +1432,18 @@ PassInfo coveragePass() {
                      "under weft run {assembly}.PID.weft-hits; the environment variable "
                      "WEFT_COVERAGE_FILE overrides it)"},
        {"pdb", "the input's portable PDB, relative to the spec file (default: the input's "
-               "name with .pdb, if it exists; empty: no source lines)"}},
+               "name with .pdb, if it exists; empty: no source lines)"},
+       {"coverlet-rules", "whose branch rules: 10.0 (coverlet.msbuild's and coverlet.collector's "
+                          "10.0.1, the default) or 10.1 (coverlet.MTP's 10.1.0)"}},
       [](const PassOptions &O) -> Expected<std::unique_ptr<Pass>> {
         Expected<CoverageFilter> F = CoverageFilter::create(O);
         if (!F)
           return F.takeError();
-        return std::make_unique<Coverage>(O, std::move(*F));
+        StringRef Rules = O.get("coverlet-rules", "10.0");
+        if (Rules != "10.0" && Rules != "10.1")
+          return O.error("coverlet-rules must be 10.0 or 10.1, not '" + Rules + "'");
+        return std::make_unique<Coverage>(
+            O, std::move(*F), Rules == "10.1" ? CoverletRules::V10_1 : CoverletRules::V10_0);
       }};
   llvm::append_range(Info.Options, CoverageFilter::optionInfos());
   return Info;

@@ -445,8 +445,8 @@ bool isRelational(Opcode Op) {
 class Analysis {
 public:
   Analysis(const Module &M, uint32_t MethodRow, uint32_t TypeRow, const il::MethodBody &B,
-           ArrayRef<pdb::SequencePoint> Points)
-      : M(M), N(M), MethodRow(MethodRow), TypeRow(TypeRow), B(B), C(B) {
+           ArrayRef<pdb::SequencePoint> Points, CoverletRules Rules)
+      : M(M), N(M), MethodRow(MethodRow), TypeRow(TypeRow), B(B), C(B), Rules(Rules) {
     for (const pdb::SequencePoint &P : Points) {
       AnyPoint.insert({P.ILOffset, true});
       if (!P.isHidden())
@@ -547,6 +547,7 @@ private:
   bool inFilter(ptrdiff_t I) const;
   bool inHiddenFinally(ptrdiff_t I) const;
   bool relationalPattern(ptrdiff_t I) const;
+  bool stringPatternOr(ptrdiff_t I) const;
   bool skipped(ptrdiff_t I, bool AsyncMoveNext, bool Prologue, bool AsyncIterator);
 
   // --- where outcomes lead and how they are counted ---
@@ -570,6 +571,7 @@ private:
   uint32_t MethodRow, TypeRow;
   const il::MethodBody &B;
   Code C;
+  CoverletRules Rules;
   mutable std::optional<JumpCounts> Jumps; // made for the first jump counted when taken
   std::vector<const pdb::SequencePoint *> Visible;
   DenseMap<uint32_t, bool> AnyPoint;  // offsets with a point, hidden or not
@@ -619,8 +621,11 @@ bool Analysis::cachedDelegate(ptrdiff_t I) const {
   for (ptrdiff_t J = I - 1, K = 2; K > 0 && J >= 1; --J, --K) {
     if (C.op(J) != Opcode::Ldsfld)
       continue;
+    // coverlet 10.0.1 looks only at a field definition; 10.1.0 resolves a reference too (a
+    // field of a generic class, reached through its instance).
     std::optional<Names::Member> F = fieldOf(J);
-    if (!F || !F->IsDefinition || !N.compilerGenerated(M.declaringTypeOfField(F->FieldRow)))
+    if (!F || !F->FieldRow || (!F->IsDefinition && Rules == CoverletRules::V10_0) ||
+        !N.compilerGenerated(M.declaringTypeOfField(F->FieldRow)))
       continue;
     StringRef Name = F->Name;
     if (Name.startswith("<>9_"))
@@ -878,6 +883,24 @@ bool Analysis::inHiddenFinally(ptrdiff_t I) const {
   return false;
 }
 
+bool Analysis::stringPatternOr(ptrdiff_t I) const {
+  // coverlet 10.1.0: `call String.op_Equality (or Equals); brtrue L` followed, past nops, by an
+  // unconditional branch, as `x is "a" or "b"` compiles.
+  if (Rules == CoverletRules::V10_0 || I < 1 ||
+      (C.op(I) != Opcode::Brtrue && C.op(I) != Opcode::Brtrue_S))
+    return false;
+  if (C.op(I - 1) != Opcode::Call && C.op(I - 1) != Opcode::Callvirt)
+    return false;
+  std::optional<Names::Member> Me = N.method(C.at(I - 1).Token);
+  if (!Me || (Me->Name != "op_Equality" && Me->Name != "Equals") ||
+      N.type(Me->Parent) != "System.String")
+    return false;
+  size_t Next = size_t(I) + 1;
+  while (Next < C.size() && C.op(Next) == Opcode::Nop)
+    ++Next;
+  return Next < C.size() && C.at(Next).info().Flow == il::FlowKind::Branch;
+}
+
 bool Analysis::relationalPattern(ptrdiff_t I) const {
   // `x is >= A and <= B`: a compare-and-branch to `ldc.i4.0; br` (the pattern's false).
   if (!isRelational(C.op(I)))
@@ -899,7 +922,8 @@ bool Analysis::skipped(ptrdiff_t I, bool AsyncMoveNext, bool Prologue, bool Asyn
     return true;
   if (AsyncIterator && asyncIteratorCheck(I))
     return true;
-  return combinedTokens(I) || inFilter(I) || inHiddenFinally(I) || relationalPattern(I);
+  return combinedTokens(I) || inFilter(I) || inHiddenFinally(I) || relationalPattern(I) ||
+         stringPatternOr(I);
 }
 
 uint32_t Analysis::endOf(ptrdiff_t I) const {
@@ -1116,8 +1140,9 @@ std::vector<uint32_t> coverletTypeOrder(const Module &M) {
 
 std::vector<BranchOutcome> coverletBranches(const Module &M, uint32_t MethodRow, uint32_t TypeRow,
                                             const il::MethodBody &B,
-                                            ArrayRef<pdb::SequencePoint> Points) {
-  return Analysis(M, MethodRow, TypeRow, B, Points).run();
+                                            ArrayRef<pdb::SequencePoint> Points,
+                                            CoverletRules Rules) {
+  return Analysis(M, MethodRow, TypeRow, B, Points, Rules).run();
 }
 
 } // namespace weft::passes

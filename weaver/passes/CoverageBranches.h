@@ -81,9 +81,16 @@ std::vector<uint32_t> coverletTypeOrder(const metadata::Module &M);
 /// The branch points of the method \p MethodRow (declared by \p TypeRow) of \p M, from its body
 /// \p B before any counter is placed (instructions without an original offset are ignored) and
 /// its sequence points \p Points.
+/// Whose rules: coverlet.msbuild's and coverlet.collector's 10.0.1 (the coverage pass's
+/// default), or coverlet.MTP's 10.1.0, which also leaves out the delegate-cache checks whose
+/// cache is a field of a generic class, and a `brtrue` on String.op_Equality or String.Equals
+/// that falls through to a `br` (`x is "a" or "b"`; the last comparison of a switch on strings).
+enum class CoverletRules { V10_0, V10_1 };
+
 std::vector<BranchOutcome> coverletBranches(const metadata::Module &M, uint32_t MethodRow,
                                             uint32_t TypeRow, const il::MethodBody &B,
-                                            llvm::ArrayRef<metadata::pdb::SequencePoint> Points);
+                                            llvm::ArrayRef<metadata::pdb::SequencePoint> Points,
+                                            CoverletRules Rules = CoverletRules::V10_0);
 
 } // namespace weft::passes
 

@@ -1,5 +1,6 @@
 //===- weaver/passes/CoverageFilter.cpp - What coverage leaves out --------===//
 #include "weaver/passes/CoverageFilter.h"
+#include "weaver/passes/CoverageBranches.h"
 
 #include "metadata/CustomAttribute.h"
 #include "metadata/Signature.h"
@@ -325,7 +326,7 @@ bool CoverageFilter::hasLines(uint32_t Row) const {
   return llvm::any_of(*Points, [](const pdb::SequencePoint &P) { return !P.isHidden(); });
 }
 
-void CoverageFilter::addSection(uint32_t Row) {
+void CoverageFilter::addSection(uint32_t Row, uint64_t Order) {
   if (!Pdb)
     return;
   Expected<std::vector<pdb::SequencePoint>> Points = pdb::methodSequencePoints(*Pdb, Row);
@@ -342,22 +343,36 @@ void CoverageFilter::addSection(uint32_t Row) {
     }
   if (First)
     Sections.push_back({First->Document, std::min(First->StartLine, First->EndLine),
-                        std::max(Last->StartLine, Last->EndLine)});
+                        std::max(Last->StartLine, Last->EndLine), Order});
 }
 
-bool CoverageFilter::excludedAsCompilerMadeOnly(Token Parent) {
-  for (uint32_t CA : M->customAttributes(Parent)) {
-    Token Ctor = M->getToken(TableId::CustomAttribute, CA, CustomAttributeCol::Type);
-    if (isExcludeAttribute(Ctor) && attributeName(Ctor) != CompilerGenerated)
-      return false;
-  }
-  return true;
+uint64_t CoverageFilter::instrumentOrder(uint32_t Row) const {
+  // Types in coverlet's order; in each, its methods, then its constructors (Mono.Cecil.Rocks'
+  // GetMethods and GetConstructors), each in row order.
+  uint32_t Type = M->declaringTypeOfMethod(Row);
+  StringRef Name = M->getString(M->get(TableId::MethodDef, Row, MethodDefCol::Name));
+  bool Ctor = Name == ".ctor" || Name == ".cctor";
+  return (uint64_t(Type < TypeOrder.size() ? TypeOrder[Type] : 0) << 33) |
+         (uint64_t(Ctor) << 32) | Row;
 }
 
-void CoverageFilter::excludeMethodWithItsCode(uint32_t Row, bool Lines) {
+bool CoverageFilter::inEarlierSection(uint32_t Row, const pdb::SequencePoint &P) const {
+  uint64_t Order = instrumentOrder(Row);
+  return llvm::any_of(Sections, [&](const Section &S) {
+    return S.Order < Order && P.Document == S.Document && P.StartLine >= S.FirstLine &&
+           P.StartLine <= S.LastLine;
+  });
+}
+
+void CoverageFilter::excludeMethodWithItsCode(uint32_t Row) {
   MethodExcluded[Row] = true;
-  if (Lines)
-    addSection(Row);
+  if (Pdb && TypeOrder.empty())
+    TypeOrder = coverletTypeOrder(*M);
+  uint64_t Order = instrumentOrder(Row);
+  // coverlet keeps the lines of a method it leaves out, not of a constructor.
+  StringRef Name = M->getString(M->get(TableId::MethodDef, Row, MethodDefCol::Name));
+  if (Name != ".ctor" && Name != ".cctor")
+    addSection(Row, Order);
   // The state machine it hands its body to (AsyncStateMachine, IteratorStateMachine, ... name
   // it by its type): all its methods go, and MoveNext's lines are the method's.
   Token Method = makeToken(TableId::MethodDef, Row);
@@ -392,8 +407,8 @@ void CoverageFilter::excludeMethodWithItsCode(uint32_t Row, bool Lines) {
         if (R < MethodExcluded.size() && !MethodExcluded[R]) {
           MethodExcluded[R] = true;
           StringRef N = M->getString(M->get(TableId::MethodDef, R, MethodDefCol::Name));
-          if (Lines && N.contains("MoveNext"))
-            addSection(R);
+          if (N.contains("MoveNext"))
+            addSection(R, Order);
         }
       }
     }
@@ -466,21 +481,18 @@ void CoverageFilter::prepare(const Module &Mod, StringRef Assembly, const Module
         MethodExcluded[Row] = true;
         continue;
       }
-      // A lambda or local function the compiler made (and marked CompilerGenerated) shares its
-      // lines with the method it came from, which stays, as in coverlet.MTP's reports (whose
-      // defaults leave CompilerGenerated code out).
       auto Prop = PropertyOf.find(Row);
-      if (Prop != PropertyOf.end() && carriesExcludeAttribute(Prop->second))
-        excludeMethodWithItsCode(Row, true);
-      else if (carriesExcludeAttribute(Method))
-        excludeMethodWithItsCode(Row, !excludedAsCompilerMadeOnly(Method));
+      if (carriesExcludeAttribute(Method) ||
+          (Prop != PropertyOf.end() && carriesExcludeAttribute(Prop->second)))
+        excludeMethodWithItsCode(Row);
     }
   }
   readLinesOfTheRest();
 }
 
 /// The methods not left out yet, by their lines: those in an excluded file, and those whose
-/// statements all lie within the lines of a method left out (its lambdas, local functions).
+/// statements all lie within the lines of a method left out before them (its lambdas, local
+/// functions), as coverlet instruments them in order.
 void CoverageFilter::readLinesOfTheRest() {
   if (!Pdb || (Sections.empty() && Files.empty()))
     return;
@@ -516,9 +528,7 @@ void CoverageFilter::readLinesOfTheRest() {
       if (P.isHidden())
         continue;
       ++Visible;
-      Inside += llvm::any_of(Sections, [&](const Section &S) {
-        return P.Document == S.Document && P.StartLine >= S.FirstLine && P.StartLine <= S.LastLine;
-      });
+      Inside += inEarlierSection(Row, P);
     }
     if (Visible && Inside == Visible)
       MethodExcluded[Row] = true;
@@ -560,9 +570,7 @@ bool CoverageFilter::keepsPoint(uint32_t Row, const pdb::SequencePoint &P) const
   if (Row < SkippedOffsets.size() && llvm::is_contained(SkippedOffsets[Row], P.ILOffset))
     return false;
   if (Row < PartlyInSections.size() && PartlyInSections[Row])
-    return llvm::none_of(Sections, [&](const Section &S) {
-      return P.Document == S.Document && P.StartLine >= S.FirstLine && P.StartLine <= S.LastLine;
-    });
+    return !inEarlierSection(Row, P);
   return true;
 }
 

@@ -98,6 +98,7 @@ public:
 private:
   struct Section {
     uint32_t Document, FirstLine, LastLine;
+    uint64_t Order; // instrumentOrder of the method left out
   };
 
   /// The full name of the type of an attribute whose constructor is \p Ctor, made once.
@@ -110,13 +111,16 @@ private:
   bool carriesAttribute(metadata::Token Parent, llvm::StringRef FullName);
   bool isStateMachine(uint32_t TypeRow);
   bool typeExcluded(uint32_t TypeRow, llvm::StringRef Assembly);
-  /// Whether every excluding attribute \p Parent carries is CompilerGenerated.
-  bool excludedAsCompilerMadeOnly(metadata::Token Parent);
-  /// Leaves out method \p Row and its state machine; with \p Lines, also every method whose
-  /// statements all lie within its lines.
-  void excludeMethodWithItsCode(uint32_t Row, bool Lines);
+  /// Leaves out method \p Row, its state machine, and the statements within its lines of the
+  /// methods coverlet instruments after it.
+  void excludeMethodWithItsCode(uint32_t Row);
+  /// Where coverlet instruments method \p Row: by its type's place, constructors after the
+  /// other methods, then its row.
+  uint64_t instrumentOrder(uint32_t Row) const;
+  /// Whether \p P lies within the lines of a method left out before method \p Row.
+  bool inEarlierSection(uint32_t Row, const metadata::pdb::SequencePoint &P) const;
   bool hasLines(uint32_t Row) const;
-  void addSection(uint32_t Row);
+  void addSection(uint32_t Row, uint64_t Order);
   void readLinesOfTheRest();
 
   std::vector<TypeFilter> Include, Exclude;
@@ -131,6 +135,7 @@ private:
   std::vector<bool> MethodExcluded;                    // by MethodDef row
   std::vector<bool> PartlyInSections;                  // rows with some statements in a section
   std::vector<Section> Sections;                       // the lines of methods left out by attribute
+  std::vector<uint32_t> TypeOrder;                     // coverletTypeOrder, when there are sections
   llvm::DenseMap<metadata::Token, bool> ExcludingCtor; // attribute constructor -> excludes
   llvm::DenseMap<metadata::Token, std::string> AttributeNames; // constructor -> attributeName
   std::vector<bool> BackingField;                      // Field rows of auto-property backing fields

@@ -15,6 +15,17 @@ public sealed class Tally
     public IEnumerable<int> Shifted => values.Select(v => v + Offset);
 }
 
+/// Auto-properties given their values from a primary constructor: the constructor's statements
+/// are on the properties' lines.
+public sealed class Span(int low, int high)
+{
+    public int Low { get; } = low;
+
+    public int High { get; } = high;
+
+    public int Length => High - Low;
+}
+
 /// Code a generator wrote, as a designer or resource file is.
 [GeneratedCode("calc-gen", "1.0")]
 public static class Generated

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Tool.h"
+#include "support/AtomicFile.h"
+#include "weaver/coverage/CoverletFormats.h"
 #include "weaver/coverage/Report.h"
 #include "weaver/coverage/Threshold.h"
 
@@ -38,6 +40,7 @@ struct ReportArgs {
   // The build's path maps (the compiler's -pathmap: LOCAL=MAPPED,...), undone in the report.
   std::vector<std::string> PathMaps;
   bool Summary = false; // --summary: one line saying where the reports are and their figures
+  bool Check = false;   // --check: only whether the maps read and measure something
 };
 
 /// One entry of a path map: the compiler wrote Mapped where the source's path began with Local.
@@ -78,10 +81,9 @@ void undoPathMaps(std::vector<coverage::Map> &Maps, ArrayRef<PathMapEntry> Entri
 
 /// The report's figures against the thresholds asked for: one error for each figure below its
 /// threshold, naming the module (or the statistic) and the figure.
-int checkThresholds(const std::vector<coverage::Map> &Maps,
+int checkThresholds(ArrayRef<coverage::ModuleFigures> Figures,
                     const std::vector<coverage::Threshold> &Limits, coverage::Statistic Stat) {
-  std::vector<std::string> Below =
-      coverage::checkThresholds(coverage::moduleFigures(Maps), Limits, Stat);
+  std::vector<std::string> Below = coverage::checkThresholds(Figures, Limits, Stat);
   for (const std::string &Message : Below)
     reportError(Message, CodeThreshold);
   return Below.empty() ? ExitOk : ExitError;
@@ -104,10 +106,11 @@ Error checkSomethingMeasured(ArrayRef<coverage::Map> Maps) {
 /// One line on standard output: the reports written and their figures, the lines and branch
 /// outcomes as the report's root states them and the methods as coverlet counts them,
 /// "coverage report: coverage.cobertura.xml (lines 80% 8/10, branches 50% 2/4, methods 100% 3/3)".
-void printSummary(ArrayRef<std::string> Paths, ArrayRef<coverage::Map> Maps) {
-  coverage::ReportTotals T = coverage::reportTotals(Maps);
+void printSummary(ArrayRef<std::string> Paths, ArrayRef<coverage::ModuleResult> Result,
+                  ArrayRef<coverage::ModuleFigures> Figures) {
+  coverage::ReportTotals T = coverage::reportTotals(Result);
   coverage::Counts Methods;
-  for (const coverage::ModuleFigures &F : coverage::moduleFigures(Maps))
+  for (const coverage::ModuleFigures &F : Figures)
     Methods.add(F.Methods);
   auto Figure = [](StringRef Name, uint64_t Covered, uint64_t Total) {
     return (Name + " " + coverage::percentText(coverage::percent({Covered, Total})) + " " +
@@ -292,6 +295,25 @@ Expected<std::vector<std::string>> outputPaths(StringRef Output, ArrayRef<const 
   return Out;
 }
 
+/// A scratch file holding what \p Write writes, to become the output \p Path; errors name it.
+Expected<ScratchFile> writeScratch(StringRef Path, function_ref<void(raw_ostream &)> Write) {
+  int FD = -1;
+  SmallString<128> Scratch;
+  if (std::error_code EC = sys::fs::createTemporaryFile("weft-report", "tmp", FD, Scratch))
+    return createFileError(Path, EC);
+  ScratchFile File{std::string(Scratch)};
+  raw_fd_ostream OS(FD, /*shouldClose=*/true);
+  OS.SetBufferSize(64 << 10);
+  Write(OS);
+  OS.close();
+  if (OS.has_error()) {
+    std::error_code EC = OS.error();
+    OS.clear_error();
+    return createFileError(Path, EC);
+  }
+  return std::move(File);
+}
+
 int report(const ReportArgs &A) {
   MessageFormat MF;
   if (parseMessageFormat(A.MessageFormat, MF))
@@ -386,19 +408,39 @@ int report(const ReportArgs &A) {
   // With none left there is nothing to report, which is no report of 0 %.
   if (Error E = checkSomethingMeasured(Maps))
     return reportError(std::move(E));
+  if (A.Check)
+    return ExitOk;
   llvm::erase_if(Maps, [](const coverage::Map &M) { return M.Methods.empty(); });
   undoPathMaps(Maps, *PathMap);
-  // Every report made before any is written: a failure leaves none.
-  std::vector<std::string> Reports;
-  for (const FormatInfo *F : *Fs) {
-    O.Kind = F->Kind;
-    raw_string_ostream OS(Reports.emplace_back());
-    coverage::writeReport(Maps, O, OS);
+  // coverlet's result, which every report but the text table, the figures and the thresholds are
+  // made from: made once, and only if something needs it.
+  bool Figured = A.Summary || !Limits.empty();
+  std::vector<coverage::ModuleResult> Result;
+  if (Figured || llvm::any_of(*Fs, [](const FormatInfo *F) { return F->Kind != coverage::Format::Text; }))
+    Result = coverage::coverletResult(Maps);
+  // Every report made before any is put in place: a failure leaves none. Each is written as it
+  // is made to a scratch file (a report can be many times its map), or held for standard output.
+  std::vector<ScratchFile> Files;
+  std::string ToStdout;
+  for (size_t I = 0; I < Fs->size(); ++I) {
+    O.Kind = (*Fs)[I]->Kind;
+    if ((*Paths)[I].empty()) {
+      raw_string_ostream OS(ToStdout);
+      coverage::writeReport(Maps, Result, O, OS);
+      Files.emplace_back();
+      continue;
+    }
+    Expected<ScratchFile> File = writeScratch((*Paths)[I], [&](raw_ostream &OS) {
+      coverage::writeReport(Maps, Result, O, OS);
+    });
+    if (!File)
+      return reportError(withCode(CodeOutput, File.takeError()));
+    Files.push_back(std::move(*File));
   }
-  for (size_t I = 0; I < Reports.size(); ++I) {
+  for (size_t I = 0; I < Files.size(); ++I) {
     const std::string &Path = (*Paths)[I];
     if (Path.empty()) {
-      outs() << Reports[I];
+      outs() << ToStdout;
       outs().flush();
       continue;
     }
@@ -406,13 +448,16 @@ int report(const ReportArgs &A) {
     if (!Parent.empty())
       if (std::error_code EC = sys::fs::create_directories(Parent))
         return reportError(withCode(CodeOutput, createFileError(Parent, EC)));
-    if (Error E = writeFileAtomically(Path, arrayRefFromStringRef(Reports[I])))
+    if (Error E = Files[I].keepAs(Path))
       return reportError(withCode(CodeOutput, std::move(E)));
   }
+  if (!Figured)
+    return ExitOk;
+  std::vector<coverage::ModuleFigures> Figures = coverage::moduleFigures(Maps, Result);
   if (A.Summary)
-    printSummary(*Paths, Maps);
+    printSummary(*Paths, Result, Figures);
   // As coverlet: the reports are written, then the thresholds fail the run.
-  return checkThresholds(Maps, Limits, Stat);
+  return checkThresholds(Figures, Limits, Stat);
 }
 
 } // namespace
@@ -438,7 +483,7 @@ Runner addCoverageCommand(CLI::App &App) {
   Report->add_option("--format", A->Format,
                      "cobertura (default), lcov, opencover, json (coverlet's) or text; several "
                      "separated by commas");
-  Report->add_option("-o,--output", A->Output,
+  CLI::Option *Output = Report->add_option("-o,--output", A->Output,
                      "Where to write the report (default: stdout); a directory ending in '/' "
                      "gets coverage.cobertura.xml, coverage.info, coverage.opencover.xml, "
                      "coverage.json; with several formats, else a prefix: PREFIX.info, ...");
@@ -456,9 +501,15 @@ Runner addCoverageCommand(CLI::App &App) {
                      "The build's path map, LOCAL=MAPPED pairs separated by commas as the "
                      "compiler's -pathmap takes them (repeatable): a source the PDB names "
                      "MAPPED... (a deterministic build's /_/...) is named LOCAL... in the report");
-  Report->add_flag("--summary", A->Summary,
-                   "Print one line saying where the reports went, with the line, branch and "
-                   "method figures of all modules together");
+  CLI::Option *Summary =
+      Report->add_flag("--summary", A->Summary,
+                       "Print one line saying where the reports went, with the line, branch and "
+                       "method figures of all modules together");
+  Report
+      ->add_flag("--check", A->Check,
+                 "Write no report: only read the maps and hits and check that they measure "
+                 "something (WEFT0012 when the filters leave out every method)")
+      ->excludes(Output, Summary);
   Report
       ->add_option("--message-format", A->MessageFormat,
                    "How errors are printed: plain (default) or msbuild (\"weft: error "

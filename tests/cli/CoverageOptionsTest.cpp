@@ -289,6 +289,19 @@ TEST(CoverageOptions, NothingMeasuredIsAnErrorAndNoReport) {
   EXPECT_EQ(R.Err, "weft: error WEFT0012: nothing was measured: the filters leave out every "
                    "method of Switches, so there is no report to make\n");
   EXPECT_FALSE(sys::fs::exists(Out));
+  // --check says the same, and of a map that measures something nothing at all.
+  R = test::run(test::weftTool(), {"coverage", "report", "--map", W.Map, "--check"});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_TRUE(StringRef(R.Err).startswith("weft: error: nothing was measured")) << R.Err;
+  Woven Some = weave("Switches", "some", "coverage");
+  ASSERT_EQ(Some.Weave.ExitCode, 0) << Some.Weave.Err;
+  R = test::run(test::weftTool(), {"coverage", "report", "--map", Some.Map, "--check"});
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_EQ(R.Out + R.Err, "");
+  // It writes no report, so it takes no place to write one.
+  R = test::run(test::weftTool(), {"coverage", "report", "--map", Some.Map, "--check", "-o", Out});
+  EXPECT_EQ(R.ExitCode, 2);
+  EXPECT_FALSE(sys::fs::exists(Out));
 }
 
 } // namespace

@@ -13,6 +13,7 @@
 #include "weaver/coverage/CoverletFormats.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
 
@@ -64,7 +65,7 @@ std::string rates(const Figures &F) {
 /// A line of \p R: its hits and, when \p R has outcomes on it, their coverage and a condition
 /// per branch instruction (in the order of the outcomes).
 void writeLine(raw_ostream &OS, const MethodResult &R, uint32_t N, uint64_t Hits, StringRef Pad) {
-  std::vector<const BranchPoint *> On;
+  SmallVector<const BranchPoint *, 8> On;
   for (const BranchPoint &B : R.Branches)
     if (B.Line == N)
       On.push_back(&B);
@@ -79,12 +80,12 @@ void writeLine(raw_ostream &OS, const MethodResult &R, uint32_t N, uint64_t Hits
   OS << " condition-coverage=\"" << coverletPercent(C, On.size()) << "% (" << C << '/' << On.size()
      << ")\">\n"
      << Pad << "  <conditions>\n";
-  std::vector<uint32_t> Offsets;
+  SmallVector<uint32_t, 4> Offsets;
   for (const BranchPoint *B : On)
     if (!llvm::is_contained(Offsets, B->Offset))
       Offsets.push_back(B->Offset);
   for (uint32_t Offset : Offsets) {
-    std::vector<const BranchPoint *> Of;
+    SmallVector<const BranchPoint *, 8> Of;
     llvm::copy_if(On, std::back_inserter(Of),
                   [&](const BranchPoint *B) { return B->Offset == Offset; });
     OS << Pad << "    <condition number=\"" << Offset << "\" type=\""
@@ -123,8 +124,8 @@ void writeClass(raw_ostream &OS, StringRef File, StringRef Type, const ClassResu
 
 } // namespace
 
-void writeCobertura(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS) {
-  std::vector<ModuleResult> Modules = coverletResult(Maps);
+void writeCobertura(ArrayRef<Map> Maps, ArrayRef<ModuleResult> Modules, const ReportOptions &O,
+                    raw_ostream &OS) {
   std::string Source = commonDirectory(documents(Maps));
   auto FileName = [&](StringRef N) {
     if (!Source.empty() && N.startswith(Source)) {

@@ -111,16 +111,25 @@ Figures figuresOf(const ClassResult &Class);
 Figures figuresOf(const DocumentResult &Document);
 Figures figuresOf(const ModuleResult &Module);
 
+/// The report of \p Maps, whose result (coverletResult(Maps)) is \p Result: a caller that also
+/// needs the figures makes the result once (it is most of a report's work).
+void writeReport(llvm::ArrayRef<Map> Maps, llvm::ArrayRef<ModuleResult> Result,
+                 const ReportOptions &O, llvm::raw_ostream &OS);
+/// reportTotals(Maps) of the result of Maps.
+ReportTotals reportTotals(llvm::ArrayRef<ModuleResult> Result);
+
 /// OpenCover XML, shaped as coverlet writes it: one sequence point per line, the branch points,
 /// and summaries per method, class and session.
-void writeOpenCover(llvm::ArrayRef<Map> Maps, const ReportOptions &O, llvm::raw_ostream &OS);
+void writeOpenCover(llvm::ArrayRef<ModuleResult> Modules, const ReportOptions &O,
+                    llvm::raw_ostream &OS);
 
 /// coverlet's JSON: {module file: {document: {class: {method: {Lines, Branches}}}}}.
-void writeCoverletJson(llvm::ArrayRef<Map> Maps, llvm::raw_ostream &OS);
+void writeCoverletJson(llvm::ArrayRef<ModuleResult> Modules, llvm::raw_ostream &OS);
 
 /// Cobertura XML and LCOV, shaped as coverlet writes them.
-void writeCobertura(llvm::ArrayRef<Map> Maps, const ReportOptions &O, llvm::raw_ostream &OS);
-void writeLcov(llvm::ArrayRef<Map> Maps, llvm::raw_ostream &OS);
+void writeCobertura(llvm::ArrayRef<Map> Maps, llvm::ArrayRef<ModuleResult> Modules,
+                    const ReportOptions &O, llvm::raw_ostream &OS);
+void writeLcov(llvm::ArrayRef<ModuleResult> Modules, llvm::raw_ostream &OS);
 
 } // namespace weft::coverage
 

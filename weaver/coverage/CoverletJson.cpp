@@ -87,10 +87,9 @@ void object(raw_ostream &OS, const MapT &M, const std::string &Pad, Fn Value) {
 
 } // namespace
 
-void writeCoverletJson(ArrayRef<Map> Maps, raw_ostream &OS) {
+void writeCoverletJson(ArrayRef<ModuleResult> Result, raw_ostream &OS) {
   // coverlet names a module by its file; a .NET assembly's file is NAME.dll.
   std::map<std::string, const ModuleResult *> Modules;
-  std::vector<ModuleResult> Result = coverletResult(Maps);
   for (const ModuleResult &M : Result)
     Modules[M.Assembly + ".dll"] = &M;
   object(OS, Modules, "", [&](const ModuleResult *M, const std::string &Pad) {

@@ -156,9 +156,14 @@ ModuleResult Instrumented::result() const {
   Out.Mvid = M.Mvid;
   for (const auto &[Index, D] : Documents) {
     DocumentResult &Doc = Out.Documents[DocNames[Index]];
+    // A method's lines mostly come one after another: its holder looked up once for them.
+    const Method *Last = nullptr;
+    MethodResult *LastHolder = nullptr;
     for (const auto &[N, L] : D.Lines) {
-      MethodResult &R = holder(Doc, *L.Owner);
-      R.Lines[N] = L.Hits;
+      if (L.Owner != Last)
+        Last = L.Owner, LastHolder = &holder(Doc, *L.Owner);
+      MethodResult &R = *LastHolder;
+      R.Lines.emplace_hint(R.Lines.end(), N, L.Hits);
       if (L.Offset)
         R.Offsets[N] = *L.Offset;
     }

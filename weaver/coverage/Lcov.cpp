@@ -51,8 +51,8 @@ void writeDocument(raw_ostream &OS, StringRef Path, const DocumentResult &Doc) {
 
 } // namespace
 
-void writeLcov(ArrayRef<Map> Maps, raw_ostream &OS) {
-  for (const ModuleResult &M : coverletResult(Maps))
+void writeLcov(ArrayRef<ModuleResult> Modules, raw_ostream &OS) {
+  for (const ModuleResult &M : Modules)
     for (const auto &[Path, Doc] : M.Documents)
       writeDocument(OS, Path, Doc);
 }

@@ -254,8 +254,7 @@ void writeModule(raw_ostream &OS, const ModuleResult &M, const ReportOptions &O,
 
 } // namespace
 
-void writeOpenCover(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS) {
-  std::vector<ModuleResult> Modules = coverletResult(Maps);
+void writeOpenCover(ArrayRef<ModuleResult> Modules, const ReportOptions &O, raw_ostream &OS) {
   OS << "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
      << "<CoverageSession xmlns:xsd=\"http://www.w3.org/2001/XMLSchema\" "
         "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\">\n";

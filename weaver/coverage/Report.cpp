@@ -247,12 +247,14 @@ std::string coverletPercent(uint64_t Covered, uint64_t Valid) {
   return tenThousandths(basisPoints(Covered, Valid) * 100);
 }
 
-ReportTotals reportTotals(ArrayRef<Map> Maps) {
+ReportTotals reportTotals(ArrayRef<ModuleResult> Result) {
   Figures All;
-  for (const ModuleResult &M : coverletResult(Maps))
+  for (const ModuleResult &M : Result)
     All.add(figuresOf(M));
   return {All.Lines, All.LinesCovered, All.Branches, All.BranchesCovered};
 }
+
+ReportTotals reportTotals(ArrayRef<Map> Maps) { return reportTotals(coverletResult(Maps)); }
 
 namespace {
 
@@ -304,17 +306,23 @@ void writeText(const Map &M, raw_ostream &OS) {
 
 } // namespace
 
-void writeReport(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS) {
+void writeReport(ArrayRef<Map> Maps, ArrayRef<ModuleResult> Result, const ReportOptions &O,
+                 raw_ostream &OS) {
   switch (O.Kind) {
-  case Format::Cobertura: writeCobertura(Maps, O, OS); break;
-  case Format::Lcov: writeLcov(Maps, OS); break;
-  case Format::OpenCover: writeOpenCover(Maps, O, OS); break;
-  case Format::Json: writeCoverletJson(Maps, OS); break;
+  case Format::Cobertura: writeCobertura(Maps, Result, O, OS); break;
+  case Format::Lcov: writeLcov(Result, OS); break;
+  case Format::OpenCover: writeOpenCover(Result, O, OS); break;
+  case Format::Json: writeCoverletJson(Result, OS); break;
   case Format::Text:
     for (const Map &M : Maps)
       writeText(M, OS);
     break;
   }
+}
+
+void writeReport(ArrayRef<Map> Maps, const ReportOptions &O, raw_ostream &OS) {
+  writeReport(Maps, O.Kind == Format::Text ? std::vector<ModuleResult>() : coverletResult(Maps), O,
+              OS);
 }
 
 namespace {

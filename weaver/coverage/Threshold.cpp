@@ -26,13 +26,17 @@ const char *metricName(Metric K) {
 } // namespace
 
 std::vector<ModuleFigures> moduleFigures(ArrayRef<Map> Maps) {
+  return moduleFigures(Maps, coverletResult(Maps));
+}
+
+std::vector<ModuleFigures> moduleFigures(ArrayRef<Map> Maps, ArrayRef<ModuleResult> Result) {
   // A map with no method (a module the filters left out whole) is no module.
   std::set<std::string> Measured;
   for (const Map &M : Maps)
     if (!M.Methods.empty())
       Measured.insert(M.Assembly);
   std::vector<ModuleFigures> Out;
-  for (const ModuleResult &M : coverletResult(Maps)) {
+  for (const ModuleResult &M : Result) {
     if (!Measured.count(M.Assembly))
       continue;
     Figures F = figuresOf(M);

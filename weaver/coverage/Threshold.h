@@ -37,6 +37,8 @@ struct Counts {
   void add(const Counts &O) { Covered += O.Covered, Total += O.Total; }
 };
 
+struct ModuleResult; // CoverletFormats.h
+
 /// One module's figures.
 struct ModuleFigures {
   std::string Assembly;
@@ -49,6 +51,9 @@ struct ModuleFigures {
 /// The figures of each module of \p Maps (with their hits added), by assembly name. Maps with
 /// no method (a module the filters left out whole) are no module.
 std::vector<ModuleFigures> moduleFigures(llvm::ArrayRef<Map> Maps);
+/// The same of the result of \p Maps (coverletResult(Maps)), which the caller made.
+std::vector<ModuleFigures> moduleFigures(llvm::ArrayRef<Map> Maps,
+                                         llvm::ArrayRef<ModuleResult> Result);
 
 /// coverlet's percentage: covered/total floored to two decimals; 100 for nothing to count.
 double percent(const Counts &C);

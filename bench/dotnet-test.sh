@@ -74,10 +74,17 @@ echo "dotnet test --no-build (median): without coverage $none ms, coverlet $c ms
 if $mtp; then
   echo "what coverage adds to the run: coverlet.MTP $((c - none)) ms, weft $((w - none)) ms"
 else
-  run coverlet-summary "$coverlet_project" "${coverlet[@]}" -v:n -clp:PerformanceSummary
-  run weft-summary "$weft_project" "${weft[@]}" -v:n -clp:PerformanceSummary
-  echo "instrumenting: coverlet.msbuild $(targets_ms "$work/coverlet-summary.log" 'InstrumentModules') ms," \
-    "weft $(targets_ms "$work/weft-summary.log" 'WeftCoverageBeforeTest') ms; the report: coverlet.msbuild" \
-    "$(targets_ms "$work/coverlet-summary.log" 'GenerateCoverageResult') ms," \
-    "weft $(targets_ms "$work/weft-summary.log" 'WeftCoverageReport') ms"
+  # The targets' times from runs with MSBuild's performance summary, taking turns: medians.
+  for ((i = 0; i < runs; i++)); do
+    run coverlet-summary "$coverlet_project" "${coverlet[@]}" -v:n -clp:PerformanceSummary
+    targets_ms "$work/coverlet-summary.log" 'InstrumentModules' >>"$work/coverlet-instrument.ms"; echo >>"$work/coverlet-instrument.ms"
+    targets_ms "$work/coverlet-summary.log" 'GenerateCoverageResult' >>"$work/coverlet-report.ms"; echo >>"$work/coverlet-report.ms"
+    run weft-summary "$weft_project" "${weft[@]}" -v:n -clp:PerformanceSummary
+    targets_ms "$work/weft-summary.log" 'WeftCoverageBeforeTest' >>"$work/weft-instrument.ms"; echo >>"$work/weft-instrument.ms"
+    targets_ms "$work/weft-summary.log" 'WeftCoverageReport' >>"$work/weft-report.ms"; echo >>"$work/weft-report.ms"
+  done
+  ci=$(median <"$work/coverlet-instrument.ms") wi=$(median <"$work/weft-instrument.ms")
+  cr=$(median <"$work/coverlet-report.ms") wr=$(median <"$work/weft-report.ms")
+  echo "instrumenting (median of $runs): coverlet.msbuild $ci ms, weft $wi ms ($(awk -v c="$ci" -v w="$wi" 'BEGIN {printf "%.1f", w ? c / w : 0}')x);" \
+    "the report: coverlet.msbuild $cr ms, weft $wr ms ($(awk -v c="$cr" -v w="$wr" 'BEGIN {printf "%.1f", w ? c / w : 0}')x)"
 fi

@@ -167,8 +167,12 @@ ModuleResult Instrumented::result() const {
       if (L.Offset)
         R.Offsets[N] = *L.Offset;
     }
-    for (const auto &[Key, Owned] : D.Branches)
-      holder(Doc, *Owned.first).Branches.push_back(*Owned.second);
+    Last = nullptr;
+    for (const auto &[Key, Owned] : D.Branches) {
+      if (Owned.first != Last)
+        Last = Owned.first, LastHolder = &holder(Doc, *Owned.first);
+      LastHolder->Branches.push_back(*Owned.second);
+    }
   }
   return Out;
 }

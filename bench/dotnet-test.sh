@@ -75,16 +75,19 @@ if $mtp; then
   echo "what coverage adds to the run: coverlet.MTP $((c - none)) ms, weft $((w - none)) ms"
 else
   # The targets' times from runs with MSBuild's performance summary, taking turns: medians.
+  # record NAME TARGET STEP: the run NAME's time in TARGET appended to $work/NAME.STEP.
+  record() { echo "$(targets_ms "$work/$1.log" "$2")" >>"$work/$1.$3"; }
+  ratio() { awk -v c="$1" -v w="$2" 'BEGIN {printf "%.1f", w ? c / w : 0}'; }
   for ((i = 0; i < runs; i++)); do
     run coverlet-summary "$coverlet_project" "${coverlet[@]}" -v:n -clp:PerformanceSummary
-    targets_ms "$work/coverlet-summary.log" 'InstrumentModules' >>"$work/coverlet-instrument.ms"; echo >>"$work/coverlet-instrument.ms"
-    targets_ms "$work/coverlet-summary.log" 'GenerateCoverageResult' >>"$work/coverlet-report.ms"; echo >>"$work/coverlet-report.ms"
+    record coverlet-summary InstrumentModules instrument
+    record coverlet-summary GenerateCoverageResult report
     run weft-summary "$weft_project" "${weft[@]}" -v:n -clp:PerformanceSummary
-    targets_ms "$work/weft-summary.log" 'WeftCoverageBeforeTest' >>"$work/weft-instrument.ms"; echo >>"$work/weft-instrument.ms"
-    targets_ms "$work/weft-summary.log" 'WeftCoverageReport' >>"$work/weft-report.ms"; echo >>"$work/weft-report.ms"
+    record weft-summary WeftCoverageBeforeTest instrument
+    record weft-summary WeftCoverageReport report
   done
-  ci=$(median <"$work/coverlet-instrument.ms") wi=$(median <"$work/weft-instrument.ms")
-  cr=$(median <"$work/coverlet-report.ms") wr=$(median <"$work/weft-report.ms")
-  echo "instrumenting (median of $runs): coverlet.msbuild $ci ms, weft $wi ms ($(awk -v c="$ci" -v w="$wi" 'BEGIN {printf "%.1f", w ? c / w : 0}')x);" \
-    "the report: coverlet.msbuild $cr ms, weft $wr ms ($(awk -v c="$cr" -v w="$wr" 'BEGIN {printf "%.1f", w ? c / w : 0}')x)"
+  ci=$(median <"$work/coverlet-summary.instrument") wi=$(median <"$work/weft-summary.instrument")
+  cr=$(median <"$work/coverlet-summary.report") wr=$(median <"$work/weft-summary.report")
+  echo "instrumenting (median of $runs): coverlet.msbuild $ci ms, weft $wi ms ($(ratio "$ci" "$wi")x);" \
+    "the report: coverlet.msbuild $cr ms, weft $wr ms ($(ratio "$cr" "$wr")x)"
 fi

@@ -416,7 +416,8 @@ int report(const ReportArgs &A) {
   // made from: made once, and only if something needs it.
   bool Figured = A.Summary || !Limits.empty();
   std::vector<coverage::ModuleResult> Result;
-  if (Figured || llvm::any_of(*Fs, [](const FormatInfo *F) { return F->Kind != coverage::Format::Text; }))
+  auto NotText = [](const FormatInfo *F) { return F->Kind != coverage::Format::Text; };
+  if (Figured || llvm::any_of(*Fs, NotText))
     Result = coverage::coverletResult(Maps);
   // Every report made before any is put in place: a failure leaves none. Each is written as it
   // is made to a scratch file (a report can be many times its map), or held for standard output.
@@ -483,10 +484,11 @@ Runner addCoverageCommand(CLI::App &App) {
   Report->add_option("--format", A->Format,
                      "cobertura (default), lcov, opencover, json (coverlet's) or text; several "
                      "separated by commas");
-  CLI::Option *Output = Report->add_option("-o,--output", A->Output,
-                     "Where to write the report (default: stdout); a directory ending in '/' "
-                     "gets coverage.cobertura.xml, coverage.info, coverage.opencover.xml, "
-                     "coverage.json; with several formats, else a prefix: PREFIX.info, ...");
+  CLI::Option *Output = Report->add_option(
+      "-o,--output", A->Output,
+      "Where to write the report (default: stdout); a directory ending in '/' gets "
+      "coverage.cobertura.xml, coverage.info, coverage.opencover.xml, coverage.json; with several "
+      "formats, else a prefix: PREFIX.info, ...");
   Report->add_option("--threshold", A->Threshold,
                      "Fail (exit 1, one error per figure) when coverage is below this percentage: "
                      "one number, or one per --threshold-type (\"80,70,90\"); the report is "

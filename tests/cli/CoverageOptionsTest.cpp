@@ -148,14 +148,16 @@ TEST(CoverageOptions, BadOptionsAreErrorsNamingThem) {
       << W.Weave.Err;
 }
 
-/// A woven Switches and its run's hits, in a folder of their own.
+/// A woven Switches and its run's hits, in a folder of the test's own (CTest runs the tests that
+/// use it side by side).
 struct Measured {
   Woven W;
   std::string Hits;
 };
 Measured measureSwitches() {
   Measured R;
-  R.W = weave("Switches", "threshold", "coverage");
+  const ::testing::TestInfo *Test = ::testing::UnitTest::GetInstance()->current_test_info();
+  R.W = weave("Switches", std::string("measured-") + Test->name(), "coverage");
   EXPECT_EQ(R.W.Weave.ExitCode, 0) << R.W.Weave.Err;
   test::copyCorpusCompanions("Switches", R.W.Dir);
   R.Hits = R.W.Dir + "/Switches.weft-hits";

@@ -489,10 +489,10 @@ Runner addCoverageCommand(CLI::App &App) {
       "Where to write the report (default: stdout); a directory ending in '/' gets "
       "coverage.cobertura.xml, coverage.info, coverage.opencover.xml, coverage.json; with several "
       "formats, else a prefix: PREFIX.info, ...");
-  Report->add_option("--threshold", A->Threshold,
-                     "Fail (exit 1, one error per figure) when coverage is below this percentage: "
-                     "one number, or one per --threshold-type (\"80,70,90\"); the report is "
-                     "still written");
+  CLI::Option *Threshold = Report->add_option(
+      "--threshold", A->Threshold,
+      "Fail (exit 1, one error per figure) when coverage is below this percentage: one number, or "
+      "one per --threshold-type (\"80,70,90\"); the report is still written");
   Report->add_option("--threshold-type", A->ThresholdType,
                      "What --threshold applies to: line, branch and method, comma-separated "
                      "(default: all three)");
@@ -511,7 +511,7 @@ Runner addCoverageCommand(CLI::App &App) {
       ->add_flag("--check", A->Check,
                  "Write no report: only read the maps and hits and check that they measure "
                  "something (WEFT0012 when the filters leave out every method)")
-      ->excludes(Output, Summary);
+      ->excludes(Output, Summary, Threshold);
   Report
       ->add_option("--message-format", A->MessageFormat,
                    "How errors are printed: plain (default) or msbuild (\"weft: error "

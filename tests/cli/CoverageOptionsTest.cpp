@@ -300,10 +300,13 @@ TEST(CoverageOptions, NothingMeasuredIsAnErrorAndNoReport) {
   R = test::run(test::weftTool(), {"coverage", "report", "--map", Some.Map, "--check"});
   EXPECT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_EQ(R.Out + R.Err, "");
-  // It writes no report, so it takes no place to write one.
+  // It writes no report, so it takes no place to write one, and checks no threshold.
   R = test::run(test::weftTool(), {"coverage", "report", "--map", Some.Map, "--check", "-o", Out});
   EXPECT_EQ(R.ExitCode, 2);
   EXPECT_FALSE(sys::fs::exists(Out));
+  R = test::run(test::weftTool(),
+                {"coverage", "report", "--map", Some.Map, "--check", "--threshold", "80"});
+  EXPECT_EQ(R.ExitCode, 2) << R.Err;
 }
 
 } // namespace

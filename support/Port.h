@@ -77,6 +77,13 @@ llvm::Expected<int> runCommand(llvm::ArrayRef<std::string> Command);
 /// or null with the system's reason in \p Why.
 void *loadLibraryNow(const std::string &Path, std::string &Why);
 
+/// Asks that the heap of this process's main thread be given in large pages (2 MiB on x86-64
+/// Linux) where the system gives them only when asked (transparent huge pages in "madvise"
+/// mode), for a command about to allocate many megabytes: a first touch of each 4 KiB page costs
+/// about as much as reading a megabyte of a map. Nothing is allocated or touched by asking, and
+/// where the system or its C library cannot, nothing changes.
+void preferLargeHeapPages();
+
 } // namespace weft::port
 
 #endif

@@ -14,6 +14,10 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -137,6 +141,25 @@ void *loadLibraryNow(const std::string &Path, std::string &Why) {
     Why = Reason ? Reason : "unknown";
   }
   return Handle;
+}
+
+void preferLargeHeapPages() {
+#if defined(__linux__) && defined(__GLIBC__) && defined(MADV_HUGEPAGE)
+  // glibc's heap grows by moving the break: a block as large as the heap is allowed to take
+  // (glibc gives larger ones mappings of their own) is taken once, the part of it in whole large
+  // pages marked for them, and the block given back, kept in the heap for what comes later.
+  constexpr size_t Large = size_t(2) << 20, Block = size_t(32) << 20;
+  if (!mallopt(M_MMAP_THRESHOLD, int(Block)) || !mallopt(M_TRIM_THRESHOLD, int(2 * Block)))
+    return;
+  void *P = std::malloc(Block - Large);
+  if (!P)
+    return;
+  uintptr_t Start = (uintptr_t(P) + Large - 1) & ~(Large - 1);
+  uintptr_t End = (uintptr_t(P) + Block - Large) & ~(Large - 1);
+  if (End > Start)
+    ::madvise(reinterpret_cast<void *>(Start), End - Start, MADV_HUGEPAGE);
+  std::free(P);
+#endif
 }
 
 } // namespace weft::port

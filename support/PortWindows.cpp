@@ -111,4 +111,6 @@ void *loadLibraryNow(const std::string &Path, std::string &Why) {
   return reinterpret_cast<void *>(Module);
 }
 
+void preferLargeHeapPages() {} // large pages need a privilege most users lack
+
 } // namespace weft::port

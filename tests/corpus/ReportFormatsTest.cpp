@@ -45,7 +45,7 @@ Map shapes(uint64_t Scale) {
   auto B = [](uint32_t S, uint32_t E, std::vector<SourceSpan> L, uint64_t Hits) {
     Block X;
     X.IL = {S, E};
-    X.Lines = std::move(L);
+    X.Lines.assign(L.begin(), L.end());
     X.Hits = Hits;
     return X;
   };

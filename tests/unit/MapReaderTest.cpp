@@ -139,6 +139,12 @@ TEST(MapReader, NamesWhatIsWrongAndWhere) {
       {damaged("\"methods\": [", "\"methods\": {"), "methods: expected an array (offset"},
       {damaged("\\u00e9", "\\u00g9"), "documents[0]: expected four hex digits after \\u"},
       {damaged("\\u00e9", "\\q"), "an unknown escape"},
+      {damaged("\"methods\": [", "\"m\\u0065thods\": {"), "methods: expected an array (offset"},
+      {damaged("\"version\": 1", "\"version\": 9223372036854775808"),
+       "version: expected an integer"},
+      {damaged("\"version\": 1", "\"version\": -9223372036854775808"), "version: only version 1"},
+      {damaged("\"version\": 1", "\"version\": -"), "version: expected an integer (offset"},
+      {damaged("\"version\": 1", "\"version\": 1e0"), "version: expected an integer"},
       {std::string(Good) + " x", "top level: text after the map's object"},
       {"[]", "not a weft coverage map"},
       {"", "top level: expected an object (offset 0)"},
@@ -146,6 +152,13 @@ TEST(MapReader, NamesWhatIsWrongAndWhere) {
   for (const Case &C : Cases)
     EXPECT_NE(errorOf(C.Json).find(C.Expected), std::string::npos)
         << "expected '" << C.Expected << "' in: " << errorOf(C.Json);
+}
+
+// A member's name may be written with escapes.
+TEST(MapReader, ReadsNamesWithEscapes) {
+  Expected<Map> M = readMap(damaged("\"counters\": 4", "\"\\u0063ounters\": 4"));
+  ASSERT_TRUE(bool(M)) << toString(M.takeError());
+  EXPECT_EQ(M->Counters, 4u);
 }
 
 // Every prefix of a map is an error, never a crash or a map.

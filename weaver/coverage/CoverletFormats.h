@@ -14,12 +14,28 @@
 
 #include "weaver/coverage/Report.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 #include <algorithm>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace weft::coverage {
+
+namespace detail {
+// InsertionMap's index: a hash table for numbers (each widened, so that no key is one of the
+// table's two reserved ones), a tree for names.
+inline uint64_t indexKey(uint32_t K) { return K; }
+inline std::pair<uint64_t, uint64_t> indexKey(const std::pair<uint32_t, uint32_t> &K) {
+  return {K.first, K.second};
+}
+inline const std::string &indexKey(const std::string &K) { return K; }
+template <typename K>
+using IndexOf = std::conditional_t<std::is_same_v<K, std::string>, std::map<std::string, size_t>,
+                                   llvm::DenseMap<std::decay_t<decltype(indexKey(K()))>, size_t>>;
+} // namespace detail
 
 /// A map that lists its entries in the order their keys were first added, as .NET's Dictionary
 /// enumerates them (coverlet's result is made of Dictionaries); an erased entry leaves the others'
@@ -29,27 +45,27 @@ public:
   using Entry = std::pair<K, V>;
   /// The value of \p Key, added (default-made, at the end) if it is not there.
   V &operator[](const K &Key) {
-    auto [It, New] = Index.try_emplace(Key, Items.size());
+    auto [It, New] = Index.try_emplace(detail::indexKey(Key), Items.size());
     if (New)
       Items.emplace_back(Key, V());
     return Items[It->second].second;
   }
   V *find(const K &Key) {
-    auto It = Index.find(Key);
+    auto It = Index.find(detail::indexKey(Key));
     return It == Index.end() ? nullptr : &Items[It->second].second;
   }
   const V *find(const K &Key) const {
-    auto It = Index.find(Key);
+    auto It = Index.find(detail::indexKey(Key));
     return It == Index.end() ? nullptr : &Items[It->second].second;
   }
   void erase(const K &Key) {
-    auto It = Index.find(Key);
+    auto It = Index.find(detail::indexKey(Key));
     if (It == Index.end())
       return;
     Items.erase(Items.begin() + std::ptrdiff_t(It->second));
     Index.clear();
     for (size_t I = 0; I < Items.size(); ++I)
-      Index.emplace(Items[I].first, I);
+      Index.try_emplace(detail::indexKey(Items[I].first), I);
   }
   size_t size() const { return Items.size(); }
   bool empty() const { return Items.empty(); }
@@ -60,7 +76,7 @@ public:
 
 private:
   std::vector<Entry> Items;
-  std::map<K, size_t> Index;
+  detail::IndexOf<K> Index;
 };
 
 /// One method in one document, the maps of its assembly (target frameworks) added up.

@@ -11,7 +11,6 @@
 #include "support/Error.h"
 #include "weaver/coverage/Report.h"
 
-#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -47,14 +46,15 @@ public:
       space();
       if (!at('"'))
         return error("expected a member's name in quotes");
-      Expected<std::string> Key = string();
+      std::string Escaped;
+      Expected<StringRef> Key = key(Escaped);
       if (!Key)
         return Key.takeError();
       space();
       if (!take(':'))
         return error("expected ':' after \"" + *Key + "\"");
-      Path.push_back({StringRef(*Key), 0, false});
-      Error E = Member(StringRef(Path.back().Key));
+      Path.push_back({*Key, 0, false});
+      Error E = Member(*Key);
       Path.pop_back();
       if (E)
         return E;
@@ -125,17 +125,38 @@ public:
   Expected<int64_t> integer(int64_t Min, int64_t Max, const Twine &Expected) {
     space();
     size_t Start = Pos;
-    if (at('-'))
-      ++Pos;
-    while (Pos < Text.size() && isDigit(Text[Pos]))
-      ++Pos;
+    bool Negative = take('-');
+    // Magnitudes up to 2^63 (INT64_MIN's), digit by digit; one more digit would overflow.
+    uint64_t Magnitude = 0, Limit = uint64_t(INT64_MAX) + Negative;
+    bool Fits = true;
+    size_t Digits = Pos;
+    for (; Pos < Text.size() && isDigit(Text[Pos]); ++Pos) {
+      unsigned D = unsigned(Text[Pos] - '0');
+      Fits = Fits && Magnitude <= (Limit - D) / 10;
+      Magnitude = Magnitude * 10 + D;
+    }
     bool Fraction = at('.') || at('e') || at('E');
-    int64_t V;
-    if (Fraction || Text.slice(Start, Pos).getAsInteger(10, V) || V < Min || V > Max) {
+    int64_t V = Negative ? int64_t(0 - Magnitude) : int64_t(Magnitude);
+    if (Pos == Digits || !Fits || Fraction || V < Min || V > Max) {
       Pos = Start;
       return error("expected " + Expected);
     }
     return V;
+  }
+  /// A member's name: the text itself when it has no escapes, else \p Escaped made from it.
+  Expected<StringRef> key(std::string &Escaped) {
+    size_t Start = Pos + 1, End = Start;
+    while (End < Text.size() && Text[End] != '"' && Text[End] != '\\' && uint8_t(Text[End]) >= 0x20)
+      ++End;
+    if (End < Text.size() && Text[End] == '"') {
+      Pos = End + 1;
+      return Text.slice(Start, End);
+    }
+    Expected<std::string> S = string();
+    if (!S)
+      return S.takeError();
+    Escaped = std::move(*S);
+    return StringRef(Escaped);
   }
   Expected<uint32_t> u32() {
     Expected<int64_t> V = integer(0, 0xFFFFFFFFll, "an integer from 0 to 2^32-1");
@@ -190,7 +211,7 @@ public:
 
 private:
   struct Step {
-    SmallString<16> Key;
+    StringRef Key; // in the text, or in object()'s Escaped while the member is read
     size_t Index;
     bool IsIndex;
   };
@@ -198,8 +219,7 @@ private:
   std::string path() const {
     std::string S;
     for (const Step &P : Path)
-      S += P.IsIndex ? "[" + std::to_string(P.Index) + "]"
-                     : (S.empty() ? "" : ".") + P.Key.str().str();
+      S += P.IsIndex ? "[" + std::to_string(P.Index) + "]" : (S.empty() ? "" : ".") + P.Key.str();
     return S;
   }
   void space() {

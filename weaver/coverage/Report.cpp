@@ -4,6 +4,7 @@
 #include "support/Error.h"
 #include "weaver/coverage/CoverletFormats.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -138,7 +139,7 @@ void setPassedStatements(Method &Me, const BlockIndex &Index) {
 void setMethodBranchHits(Method &Me) {
   BlockIndex Index(Me);
   // Taken jumps first: runs less the times the branches went their other ways.
-  std::map<uint32_t, uint64_t> Bypassing; // end offset -> hits of jumps that bypass it
+  DenseMap<uint64_t, uint64_t> Bypassing; // end offset -> hits of jumps that bypass it
   for (BranchPoint &BP : Me.Branches) {
     if (!BP.Taken)
       continue;
@@ -166,7 +167,7 @@ void setMethodBranchHits(Method &Me) {
     if (BP.Taken)
       continue;
     const Block *End = Index.at(BP.EndOffset);
-    uint64_t Arrivals = End ? End->Hits : 0, Past = Bypassing[BP.EndOffset];
+    uint64_t Arrivals = End ? End->Hits : 0, Past = Bypassing.lookup(BP.EndOffset);
     BP.Hits = Arrivals > Past ? Arrivals - Past : 0;
   }
   setPassedStatements(Me, Index);
@@ -182,7 +183,8 @@ uint32_t methodRow(const Method &Me) {
 /// coverlet keys a module's outcomes by document, line and ordinal: of outcomes of several
 /// methods with one key it keeps the first it instruments and adds the others' hits to it.
 void joinCoincidingOutcomes(Map &M) {
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, BranchPoint *> First;
+  // Keys widened, so that none is one of the table's two reserved ones.
+  DenseMap<std::tuple<uint64_t, uint64_t, uint64_t>, BranchPoint *> First;
   for (size_t I : instrumentationOrder(M))
     for (BranchPoint &BP : M.Methods[I].Branches) {
       auto [It, New] = First.try_emplace({BP.Document, BP.Line, BP.Ordinal}, &BP);
@@ -195,14 +197,14 @@ void joinCoincidingOutcomes(Map &M) {
 } // namespace
 
 std::vector<size_t> instrumentationOrder(const Map &M) {
-  std::vector<size_t> Order(M.Methods.size());
-  for (size_t I = 0; I < Order.size(); ++I)
-    Order[I] = I;
-  llvm::stable_sort(Order, [&](size_t A, size_t B) {
-    const Method &X = M.Methods[A], &Y = M.Methods[B];
-    return std::make_pair(X.Order.value_or(0), methodRow(X)) <
-           std::make_pair(Y.Order.value_or(0), methodRow(Y));
-  });
+  // Each method's key once (its token is text), then the indexes in the keys' order.
+  std::vector<std::tuple<uint32_t, uint32_t, size_t>> Keys(M.Methods.size());
+  for (size_t I = 0; I < Keys.size(); ++I)
+    Keys[I] = {M.Methods[I].Order.value_or(0), methodRow(M.Methods[I]), I};
+  llvm::sort(Keys);
+  std::vector<size_t> Order(Keys.size());
+  for (size_t I = 0; I < Keys.size(); ++I)
+    Order[I] = std::get<2>(Keys[I]);
   return Order;
 }
 
@@ -334,21 +336,25 @@ constexpr uint32_t MaxStatementLines = 10000;
 // module strictly inside it (starting on a later line and ending on an earlier one: the arms of a
 // switch expression, a lambda's body), which count for themselves.
 StatementLines::StatementLines(const Map &M) {
-  std::map<uint32_t, std::set<std::pair<uint32_t, uint32_t>>> Spans; // document -> (first, last)
+  using Span = std::tuple<uint32_t, uint32_t, uint32_t>; // (document, first, last)
+  std::vector<Span> Spans;
   for (const Method &Me : M.Methods)
     for (const Block &B : Me.Blocks)
       for (const SourceSpan &S : B.Lines)
-        Spans[S.Document].insert({S.StartLine, S.EndLine});
-  for (const auto &[Doc, Set] : Spans)
-    for (auto [First, Last] : Set) {
-      if (Last <= First || Last - First >= MaxStatementLines)
-        continue;
-      for (auto It = Set.upper_bound({First, ~uint32_t(0)}); It != Set.end() && It->first < Last;
-           ++It)
-        if (It->second < Last)
-          for (uint32_t N = It->first; N <= std::max(It->first, It->second); ++N)
-            Nested[{Doc, First, Last}].insert(N);
-    }
+        Spans.emplace_back(S.Document, S.StartLine, S.EndLine);
+  llvm::sort(Spans);
+  Spans.erase(std::unique(Spans.begin(), Spans.end()), Spans.end());
+  for (auto At = Spans.begin(); At != Spans.end(); ++At) {
+    auto [Doc, First, Last] = *At;
+    if (Last <= First || Last - First >= MaxStatementLines)
+      continue;
+    // The document's spans that start on a later line than this one, and before its last.
+    for (auto It = std::upper_bound(At, Spans.end(), Span{Doc, First, ~uint32_t(0)});
+         It != Spans.end() && std::get<0>(*It) == Doc && std::get<1>(*It) < Last; ++It)
+      if (auto [D, Start, End] = *It; End < Last)
+        for (uint32_t N = Start; N <= std::max(Start, End); ++N)
+          Nested[{Doc, First, Last}].insert(N);
+  }
 }
 
 void StatementLines::forEach(const SourceSpan &S, function_ref<void(uint32_t, bool)> Fn) const {

@@ -22,6 +22,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -44,7 +45,7 @@ struct SourceSpan {
 struct Block {
   /// The block's original IL range, if it has one (code added by an earlier pass has none).
   std::optional<std::pair<uint32_t, uint32_t>> IL;
-  std::vector<SourceSpan> Lines;
+  llvm::SmallVector<SourceSpan, 1> Lines; // mostly one statement
   uint64_t Hits = 0;
   /// A segment that continues the block before it (it starts at a statement after code that may
   /// throw): its own counter, but no branch of its own.

@@ -71,6 +71,16 @@ TEST(CoverageFilter, MatchesAsCoverletDoes) {
   EXPECT_TRUE(H.matchesModule("greeter"));
   // Nested types by their Cecil names.
   EXPECT_TRUE(filter("[A]Ns.Outer*").matches("A", "Ns.Outer/<>c"));
+  // Several stars, a star made optional, an optional character before a star; many stars over a
+  // long name that does not match take no longer than the name (no backtracking).
+  TypeFilter K = filter("[*]*.Data*.*Models?");
+  EXPECT_TRUE(K.matches("X", "App.Data.Models"));
+  EXPECT_TRUE(K.matches("X", "App.DataAccess.Db.UserModel"));
+  EXPECT_FALSE(K.matches("X", "App.Data.Models.Extra"));
+  EXPECT_FALSE(K.matches("X", "Data.Models"));
+  EXPECT_TRUE(filter("[A]x*?y").matches("A", "xy"));
+  EXPECT_TRUE(filter("[A]xz?*").matches("A", "x"));
+  EXPECT_FALSE(filter("[A]*a*a*a*a*a*a*a*a*a*a*b").matches("A", std::string(5000, 'a')));
 }
 
 TEST(CoverageFilter, FileGlobsAsFileSystemGlobbing) {
@@ -127,10 +137,10 @@ Map module(std::string Assembly, std::vector<Method> Methods) {
 TEST(CoverageThreshold, FiguresAsCoverletCountsThem) {
   // A: F's lines 10, 11, 12 (its first statement spans two); G's one statement on F's line 12; a
   // lambda of F's on lines 11 (ran) and 13 (did not). B: nothing run.
-  std::vector<Map> Maps = {module("A", {method("A.T", "F", {1, 2, 0}, {5, 0, 0, 0}),
-                                        method("A.T", "G", {0}, {}, 12),
-                                        method("A.T", "<F>b__0_0", {3, 0}, {}, 11)}),
-                           module("B", {method("B.T", "F", {0, 0})})};
+  std::vector<Map> Maps = {
+      module("A", {method("A.T", "F", {1, 2, 0}, {5, 0, 0, 0}), method("A.T", "G", {0}, {}, 12),
+                   method("A.T", "<F>b__0_0", {3, 0}, {}, 11)}),
+      module("B", {method("B.T", "F", {0, 0})})};
   Maps[0].Methods[0].Blocks[0].Lines[0].EndLine = 11;
   Maps[0].Methods[2].Blocks[1].Lines[0].StartLine = 13;
   Maps[0].Methods[2].Blocks[1].Lines[0].EndLine = 13;

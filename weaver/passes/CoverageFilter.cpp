@@ -1,14 +1,13 @@
 //===- weaver/passes/CoverageFilter.cpp - What coverage leaves out --------===//
 #include "weaver/passes/CoverageFilter.h"
-#include "weaver/passes/CoverageBranches.h"
 
 #include "metadata/CustomAttribute.h"
 #include "metadata/Signature.h"
+#include "weaver/passes/CoverageBranches.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Regex.h"
 
 using namespace llvm;
 using namespace weft::metadata;
@@ -60,26 +59,41 @@ std::string fullTypeName(const Module &M, Token T, unsigned Depth = 0) {
   return Out + Name.str();
 }
 
-/// A wildcard of coverlet's filters as a POSIX extended regular expression matching the whole
-/// text: `*` any characters, `?` the character before it optional, everything else itself.
-std::string wildcardRegex(StringRef Wildcard) {
-  std::string Out = "^";
-  for (char C : Wildcard) {
-    if (C == '*')
-      Out += ".*";
-    else if (C == '?')
-      Out += '?';
-    else if (isAlnum(C) || C == '_' || uint8_t(C) >= 0x80)
-      Out += C;
-    else
-      Out += std::string("\\") + C;
-  }
-  return Out + "$";
-}
-
+/// Whether a wildcard of coverlet's filters matches the whole of \p Text: `*` any characters, `?`
+/// the character before it optional, everything else itself. The wildcard's characters are the
+/// states of an automaton, all of whose states are followed at once: time in the product of the
+/// two lengths, however many stars.
 bool wildcardMatches(StringRef Wildcard, StringRef Text, bool IgnoreCase) {
-  Regex R(wildcardRegex(Wildcard), IgnoreCase ? Regex::IgnoreCase : Regex::NoFlags);
-  return R.match(Text);
+  struct Step {
+    char C;
+    bool Optional, Star;
+  };
+  SmallVector<Step, 32> Steps;
+  for (char C : Wildcard) {
+    if (C == '?' && !Steps.empty())
+      Steps.back().Optional = true;
+    else
+      Steps.push_back({C, C == '*', C == '*'});
+  }
+  auto Same = [&](char A, char B) { return IgnoreCase ? toLower(A) == toLower(B) : A == B; };
+  // On[I]: the first I steps can match the text read so far.
+  SmallVector<bool, 33> On(Steps.size() + 1, false), Next(Steps.size() + 1, false);
+  auto Close = [&](SmallVectorImpl<bool> &States) {
+    for (size_t I = 0; I < Steps.size(); ++I)
+      if (States[I] && Steps[I].Optional)
+        States[I + 1] = true;
+  };
+  On[0] = true;
+  Close(On);
+  for (char C : Text) {
+    std::fill(Next.begin(), Next.end(), false);
+    for (size_t I = 0; I < Steps.size(); ++I)
+      if (On[I] && (Steps[I].Star || Same(Steps[I].C, C)))
+        Next[Steps[I].Star ? I : I + 1] = true;
+    Close(Next);
+    std::swap(On, Next);
+  }
+  return On.back();
 }
 
 /// `*` within one name of a path, without case.
@@ -352,8 +366,8 @@ uint64_t CoverageFilter::instrumentOrder(uint32_t Row) const {
   uint32_t Type = M->declaringTypeOfMethod(Row);
   StringRef Name = M->getString(M->get(TableId::MethodDef, Row, MethodDefCol::Name));
   bool Ctor = Name == ".ctor" || Name == ".cctor";
-  return (uint64_t(Type < TypeOrder.size() ? TypeOrder[Type] : 0) << 33) |
-         (uint64_t(Ctor) << 32) | Row;
+  return (uint64_t(Type < TypeOrder.size() ? TypeOrder[Type] : 0) << 33) | (uint64_t(Ctor) << 32) |
+         Row;
 }
 
 bool CoverageFilter::inEarlierSection(uint32_t Row, const pdb::SequencePoint &P) const {

@@ -12,10 +12,10 @@
 // (bench/compare.sh does).
 //
 //===----------------------------------------------------------------------===//
+#include "il/ReadAll.h"
 #include "metadata/Module.h"
 #include "metadata/Resolver.h"
 #include "pe/Image.h"
-#include "weaver/ReadAll.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"

@@ -7,15 +7,15 @@
 //   weft-roundtrip-bench [--threads N] [--repeat N] (--corelib | --framework | FILE-OR-FOLDER...)
 //
 //===----------------------------------------------------------------------===//
+#include "il/BodyReader.h"
+#include "il/CallShapes.h"
+#include "il/Encoder.h"
+#include "il/MethodBody.h"
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "metadata/Resolver.h"
 #include "pe/Image.h"
-#include "weaver/ModuleWriter.h"
-#include "weaver/il/BodyReader.h"
-#include "weaver/il/CallShapes.h"
-#include "weaver/il/Encoder.h"
-#include "weaver/il/MethodBody.h"
+#include "weaving/ModuleWriter.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"

@@ -17,6 +17,7 @@
 // per core, and so is this one's).
 //
 //===----------------------------------------------------------------------===//
+#include "il/ReadAll.h"
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "metadata/Resolver.h"
@@ -26,12 +27,11 @@
 #include "support/Allocator.h"
 #include "support/AtomicFile.h"
 #include "support/WorkerTeam.h"
-#include "weaver/ModuleWriter.h"
-#include "weaver/ReadAll.h"
-#include "weaver/Symbols.h"
-#include "weaver/passes/Pass.h"
-#include "weaver/passes/Weaver.h"
-#include "weaver/spec/Spec.h"
+#include "weaving/ModuleWriter.h"
+#include "weaving/Pass.h"
+#include "weaving/Symbols.h"
+#include "weaving/Weaver.h"
+#include "weaving/spec/Spec.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/SmallVector.h"

@@ -13,9 +13,9 @@
 #include "runtime-profiler/CorProfiler.h"
 #include "runtime-profiler/Identity.h"
 #include "support/Format.h"
-#include "weaver/passes/Pass.h"
-#include "weaver/plugin/Plugin.h"
-#include "weaver/spec/Spec.h"
+#include "weaving/Pass.h"
+#include "weaving/plugin/Plugin.h"
+#include "weaving/spec/Spec.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"

@@ -7,11 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Tool.h"
+#include "coverage/CoverletFormats.h"
+#include "coverage/Report.h"
+#include "coverage/Threshold.h"
 #include "support/AtomicFile.h"
 #include "support/Port.h"
-#include "weaver/coverage/CoverletFormats.h"
-#include "weaver/coverage/Report.h"
-#include "weaver/coverage/Threshold.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"

@@ -8,8 +8,8 @@
 #ifndef WEFT_CLI_DIFF_H
 #define WEFT_CLI_DIFF_H
 
-#include "weaver/passes/WovenRecord.h"
-#include "weaver/text/ModuleDiff.h"
+#include "iltext/ModuleDiff.h"
+#include "weaving/WovenRecord.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"

@@ -4,13 +4,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Tool.h"
+#include "iltext/Disassembler.h"
+#include "iltext/RawDump.h"
 #include "metadata/Resolver.h"
 #include "metadata/pdb/SequencePoints.h"
 #include "support/Deflate.h"
 #include "support/Error.h"
-#include "weaver/Symbols.h"
-#include "weaver/text/Disassembler.h"
-#include "weaver/text/RawDump.h"
+#include "weaving/Symbols.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"

@@ -5,11 +5,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Tool.h"
+#include "il/BodyReader.h"
 #include "metadata/Schema.h"
 #include "pe/StrongName.h"
 #include "support/Error.h"
 #include "support/Format.h"
-#include "weaver/il/BodyReader.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Tool.h"
-#include "weaver/passes/Pass.h"
+#include "weaving/Pass.h"
 
 #include "llvm/Support/raw_ostream.h"
 

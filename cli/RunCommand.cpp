@@ -12,9 +12,9 @@
 #include "runtime-profiler/Identity.h"
 #include "support/Format.h"
 #include "support/Port.h"
-#include "weaver/passes/Pass.h"
-#include "weaver/plugin/Plugin.h"
-#include "weaver/spec/Spec.h"
+#include "weaving/Pass.h"
+#include "weaving/plugin/Plugin.h"
+#include "weaving/spec/Spec.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"

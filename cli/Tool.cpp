@@ -2,7 +2,7 @@
 #include "cli/Tool.h"
 
 #include "support/Error.h"
-#include "weaver/spec/Spec.h"
+#include "weaving/spec/Spec.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"

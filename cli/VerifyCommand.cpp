@@ -5,11 +5,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Tool.h"
+#include "il/ReadAll.h"
+#include "il/Verifier.h"
 #include "metadata/Resolver.h"
 #include "pe/StrongName.h"
 #include "support/Format.h"
-#include "weaver/ReadAll.h"
-#include "weaver/analysis/Verifier.h"
 
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"

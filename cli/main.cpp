@@ -1,6 +1,6 @@
 //===- cli/main.cpp - The weft command ------------------------------------===//
 #include "cli/Tool.h"
-#include "weaver/plugin/Plugin.h"
+#include "weaving/plugin/Plugin.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"

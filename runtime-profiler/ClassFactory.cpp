@@ -71,7 +71,7 @@ DllGetClassObject(REFCLSID Clsid, REFIID Riid, void **Out) {
 
 extern "C" __attribute__((visibility("default"))) HRESULT DllCanUnloadNow() { return S_FALSE; }
 
-// The trace pass's runtime (weaver/passes/trace-runtime) looks these up in the library the
+// The trace pass's runtime (passes/trace/runtime) looks these up in the library the
 // runtime loaded as its profiler and hands it its method names and recorded calls, from managed
 // code: they never throw.
 extern "C" __attribute__((visibility("default"))) void

@@ -2,8 +2,8 @@
 #include "runtime-profiler/Config.h"
 #include "runtime-profiler/Identity.h"
 #include "support/Port.h"
-#include "weaver/passes/Pass.h"
-#include "weaver/plugin/Plugin.h"
+#include "weaving/Pass.h"
+#include "weaving/plugin/Plugin.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"

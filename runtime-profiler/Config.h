@@ -9,8 +9,8 @@
 #ifndef WEFT_RUNTIME_PROFILER_CONFIG_H
 #define WEFT_RUNTIME_PROFILER_CONFIG_H
 
-#include "weaver/plugin/Plugin.h"
-#include "weaver/spec/Spec.h"
+#include "weaving/plugin/Plugin.h"
+#include "weaving/spec/Spec.h"
 
 #include "llvm/Support/Error.h"
 

@@ -1,9 +1,9 @@
 //===- runtime-profiler/EmitMirror.cpp ------------------------------------===//
 #include "runtime-profiler/EmitMirror.h"
 
+#include "il/BodyReader.h"
 #include "runtime-profiler/Log.h"
 #include "support/Format.h"
-#include "weaver/il/BodyReader.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Endian.h"

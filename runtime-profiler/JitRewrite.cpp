@@ -6,10 +6,10 @@
 // method compiled again through ReJIT is logged, with what it was given.
 //
 //===----------------------------------------------------------------------===//
+#include "il/BodyReader.h"
 #include "runtime-profiler/PluginHost.h"
 #include "runtime-profiler/Profiler.h"
 #include "runtime-profiler/ProfilerInternals.h"
-#include "weaver/il/BodyReader.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"

@@ -8,7 +8,7 @@
 #include "runtime-profiler/Profiler.h"
 #include "runtime-profiler/ProfilerInternals.h"
 #include "runtime-profiler/Recorder.h"
-#include "weaver/passes/EmbeddedRuntime.h"
+#include "weaving/EmbeddedRuntime.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"

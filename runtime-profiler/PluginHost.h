@@ -1,6 +1,6 @@
 //===- runtime-profiler/PluginHost.h - Plugins' hooks in the profiler -*- C++ -*-===//
 //
-// The runtime hooks of the plugins a spec loads (weaver/plugin/Plugin.h: weftRuntimeHooks): the
+// The runtime hooks of the plugins a spec loads (weaving/plugin/Plugin.h: weftRuntimeHooks): the
 // union of the events they ask for, each plugin called for its own events only, in the spec's
 // priority order, and the data each attaches to the modules, types and methods it is shown
 // (weftObject), kept per plugin and released when the module unloads or the process ends. A hook
@@ -12,7 +12,7 @@
 
 #include "runtime-profiler/CorProfiler.h"
 #include "runtime-profiler/Log.h"
-#include "weaver/plugin/Plugin.h"
+#include "weaving/plugin/Plugin.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"

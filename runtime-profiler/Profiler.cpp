@@ -1,6 +1,7 @@
 //===- runtime-profiler/Profiler.cpp --------------------------------------===//
 #include "runtime-profiler/Profiler.h"
 
+#include "il/BodyReader.h"
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "metadata/Names.h"
@@ -18,9 +19,8 @@
 #include "support/Format.h"
 #include "support/Port.h"
 #include "support/PrivateFiles.h"
-#include "weaver/il/BodyReader.h"
-#include "weaver/passes/Weaver.h"
-#include "weaver/spec/Spec.h"
+#include "weaving/Weaver.h"
+#include "weaving/spec/Spec.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"

@@ -16,8 +16,8 @@
 #include "runtime-profiler/EmitMirror.h"
 #include "runtime-profiler/Profiler.h"
 #include "support/Format.h"
-#include "weaver/passes/Weaver.h"
-#include "weaver/spec/Spec.h"
+#include "weaving/Weaver.h"
+#include "weaving/spec/Spec.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"

@@ -2,9 +2,9 @@
 #include "runtime-profiler/TracepointPass.h"
 #include "runtime-profiler/Recorder.h"
 
-#include "weaver/passes/Arguments.h"
-#include "weaver/passes/Emit.h"
-#include "weaver/passes/Returns.h"
+#include "weaving/Arguments.h"
+#include "weaving/Emit.h"
+#include "weaving/Returns.h"
 
 using namespace llvm;
 using namespace weft::metadata;

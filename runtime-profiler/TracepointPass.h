@@ -16,7 +16,7 @@
 #ifndef WEFT_RUNTIME_PROFILER_TRACEPOINTPASS_H
 #define WEFT_RUNTIME_PROFILER_TRACEPOINTPASS_H
 
-#include "weaver/passes/Pass.h"
+#include "weaving/Pass.h"
 
 #include <functional>
 #include <memory>

@@ -5,6 +5,7 @@
 // reverted (RequestRevert).
 //
 //===----------------------------------------------------------------------===//
+#include "il/BodyReader.h"
 #include "metadata/Names.h"
 #include "runtime-profiler/EventPipeSink.h"
 #include "runtime-profiler/LttngSink.h"
@@ -14,7 +15,6 @@
 #include "runtime-profiler/TracepointPass.h"
 #include "support/Port.h"
 #include "support/PrivateFiles.h"
-#include "weaver/il/BodyReader.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"

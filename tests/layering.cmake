@@ -1,6 +1,7 @@
-# Checks the layering of DESIGN.md: a layer never includes a header from a layer to its right.
+# Checks the layering of docs/design.md: a layer (a top-level folder) never includes a header from
+# a layer to its right.
 #   cmake -DSOURCE_DIR=<repo> -P tests/layering.cmake
-set(layers support pe metadata weaver runtime-profiler cli)
+set(layers support pe metadata il iltext weaving passes coverage runtime-profiler cli)
 set(failed FALSE)
 list(LENGTH layers count)
 math(EXPR last "${count} - 1")

@@ -15,10 +15,10 @@
 //   weft weave app.dll -o woven/app.dll --load weft-hello.so --pass hello:prefix=hi
 //
 //===----------------------------------------------------------------------===//
-#include "weaver/passes/Emit.h"
-#include "weaver/passes/Pass.h"
-#include "weaver/passes/Returns.h"
-#include "weaver/plugin/Plugin.h"
+#include "weaving/Emit.h"
+#include "weaving/Pass.h"
+#include "weaving/Returns.h"
+#include "weaving/plugin/Plugin.h"
 
 #include "llvm/Support/ErrorHandling.h"
 

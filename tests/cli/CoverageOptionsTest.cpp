@@ -6,9 +6,9 @@
 // figure below its threshold is an error (WEFT0008 with --message-format msbuild), exit 1.
 //
 //===----------------------------------------------------------------------===//
+#include "coverage/Report.h"
+#include "coverage/Threshold.h"
 #include "tests/support/Env.h"
-#include "weaver/coverage/Report.h"
-#include "weaver/coverage/Threshold.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"

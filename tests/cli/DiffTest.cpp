@@ -6,13 +6,13 @@
 // when a pass option changes, and bad input or usage exits with 2.
 //
 //===----------------------------------------------------------------------===//
+#include "iltext/Disassembler.h"
 #include "metadata/Module.h"
 #include "metadata/Names.h"
 #include "pe/Image.h"
 #include "tests/support/Env.h"
 #include "tests/support/JsonSchema.h"
-#include "weaver/spec/Spec.h"
-#include "weaver/text/Disassembler.h"
+#include "weaving/spec/Spec.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"

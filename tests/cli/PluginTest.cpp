@@ -7,7 +7,7 @@
 // taken are refused with a message and exit code 1.
 //
 //===----------------------------------------------------------------------===//
-#include "weaver/plugin/Plugin.h"
+#include "weaving/plugin/Plugin.h"
 
 #include "tests/support/Env.h"
 

@@ -20,8 +20,8 @@
 #include "pe/Image.h"
 #include "tests/support/Env.h"
 #include "tests/support/Weave.h"
-#include "weaver/passes/Weaver.h"
-#include "weaver/spec/Spec.h"
+#include "weaving/Weaver.h"
+#include "weaving/spec/Spec.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"

@@ -13,7 +13,7 @@
 #include "tests/support/Env.h"
 #include "tests/support/Golden.h"
 #include "tests/support/Weave.h"
-#include "weaver/coverage/Report.h"
+#include "coverage/Report.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"

@@ -7,6 +7,10 @@
 // taken out, and with those lines present.
 //
 //===----------------------------------------------------------------------===//
+#include "il/CallShapes.h"
+#include "il/Encoder.h"
+#include "il/MethodBody.h"
+#include "il/Verifier.h"
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "metadata/Names.h"
@@ -14,11 +18,7 @@
 #include "pe/Image.h"
 #include "support/Format.h"
 #include "tests/support/Env.h"
-#include "weaver/ModuleWriter.h"
-#include "weaver/analysis/Verifier.h"
-#include "weaver/il/CallShapes.h"
-#include "weaver/il/Encoder.h"
-#include "weaver/il/MethodBody.h"
+#include "weaving/ModuleWriter.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"

@@ -18,11 +18,11 @@
 //  - bad options: exit 1, a message naming the rule and the problem, no output file.
 //
 //===----------------------------------------------------------------------===//
+#include "il/BodyReader.h"
 #include "metadata/Module.h"
 #include "pe/Image.h"
 #include "tests/support/Env.h"
 #include "tests/support/Weave.h"
-#include "weaver/il/BodyReader.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"

@@ -5,10 +5,10 @@
 // have the lines of the offset-labelled ones but for the label lines.
 //
 //===----------------------------------------------------------------------===//
+#include "iltext/Disassembler.h"
 #include "metadata/Module.h"
 #include "pe/Image.h"
 #include "tests/support/Env.h"
-#include "weaver/text/Disassembler.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"

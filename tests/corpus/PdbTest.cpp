@@ -18,8 +18,8 @@
 #include "pe/Image.h"
 #include "tests/support/Env.h"
 #include "tests/support/Weave.h"
-#include "weaver/il/BodyReader.h"
-#include "weaver/il/MethodBody.h"
+#include "il/BodyReader.h"
+#include "il/MethodBody.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"

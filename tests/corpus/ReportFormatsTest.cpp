@@ -8,8 +8,8 @@
 // lines with their hits, and the branch outcomes its lines and methods show.
 //
 //===----------------------------------------------------------------------===//
+#include "coverage/CoverletFormats.h"
 #include "tests/support/Env.h"
-#include "weaver/coverage/CoverletFormats.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"

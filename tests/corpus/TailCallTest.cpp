@@ -8,20 +8,20 @@
 // their own (FSharpTailCalls recurses millions of calls deep through them), which count too.
 //
 //===----------------------------------------------------------------------===//
+#include "il/BodyReader.h"
+#include "il/CallShapes.h"
+#include "il/Encoder.h"
+#include "il/MethodBody.h"
+#include "il/Prefixes.h"
+#include "il/StackDepth.h"
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "metadata/Signature.h"
 #include "pe/Image.h"
 #include "tests/support/Env.h"
 #include "tests/support/Weave.h"
-#include "weaver/ModuleWriter.h"
-#include "weaver/analysis/StackDepth.h"
-#include "weaver/il/BodyReader.h"
-#include "weaver/il/CallShapes.h"
-#include "weaver/il/Encoder.h"
-#include "weaver/il/MethodBody.h"
-#include "weaver/il/Prefixes.h"
-#include "weaver/passes/Returns.h"
+#include "weaving/ModuleWriter.h"
+#include "weaving/Returns.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"

@@ -8,15 +8,15 @@
 // run because it takes the runtime down (constrained. before a call of an instance method).
 //
 //===----------------------------------------------------------------------===//
+#include "il/Encoder.h"
+#include "il/MethodBody.h"
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "pe/Image.h"
 #include "tests/support/Env.h"
 #include "tests/support/Weave.h"
-#include "weaver/ModuleWriter.h"
-#include "weaver/il/Encoder.h"
-#include "weaver/il/MethodBody.h"
-#include "weaver/passes/Emit.h"
+#include "weaving/Emit.h"
+#include "weaving/ModuleWriter.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"

@@ -22,9 +22,9 @@
 #include "metadata/Module.h"
 #include "metadata/Resolver.h"
 #include "pe/Image.h"
-#include "weaver/ModuleWriter.h"
-#include "weaver/passes/Weaver.h"
-#include "weaver/spec/Spec.h"
+#include "weaving/ModuleWriter.h"
+#include "weaving/Weaver.h"
+#include "weaving/spec/Spec.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"

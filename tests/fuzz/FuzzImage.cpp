@@ -6,15 +6,15 @@
 // bad input with an error, never crash, hang or allocate without bound.
 //
 //===----------------------------------------------------------------------===//
+#include "il/ReadAll.h"
+#include "il/Verifier.h"
+#include "iltext/Disassembler.h"
+#include "iltext/RawDump.h"
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "pe/Image.h"
 #include "pe/StrongName.h"
-#include "weaver/ModuleWriter.h"
-#include "weaver/ReadAll.h"
-#include "weaver/analysis/Verifier.h"
-#include "weaver/text/Disassembler.h"
-#include "weaver/text/RawDump.h"
+#include "weaving/ModuleWriter.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -1,6 +1,6 @@
 //===- tests/fuzz/FuzzMethodBody.cpp - Method headers, EH sections, IL ---===//
-#include "weaver/il/BodyReader.h"
-#include "weaver/il/MethodBody.h"
+#include "il/BodyReader.h"
+#include "il/MethodBody.h"
 
 using namespace weft::il;
 

@@ -10,7 +10,7 @@
 
 #include "metadata/Module.h"
 #include "pe/Image.h"
-#include "weaver/spec/Spec.h"
+#include "weaving/spec/Spec.h"
 
 #include "llvm/ADT/StringExtras.h"
 

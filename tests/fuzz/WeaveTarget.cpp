@@ -11,14 +11,14 @@
 #include "tests/fuzz/Host.h"
 #include "tests/fuzz/Targets.h"
 
+#include "il/ReadAll.h"
+#include "il/Verifier.h"
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "pe/Image.h"
-#include "weaver/ModuleWriter.h"
-#include "weaver/ReadAll.h"
-#include "weaver/analysis/Verifier.h"
-#include "weaver/passes/Weaver.h"
-#include "weaver/spec/Spec.h"
+#include "weaving/ModuleWriter.h"
+#include "weaving/Weaver.h"
+#include "weaving/spec/Spec.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -10,9 +10,9 @@
 // names, to show the hooks' order.
 //
 //===----------------------------------------------------------------------===//
-#include "weaver/passes/Emit.h"
-#include "weaver/passes/Pass.h"
-#include "weaver/plugin/Plugin.h"
+#include "weaving/Emit.h"
+#include "weaving/Pass.h"
+#include "weaving/plugin/Plugin.h"
 
 #include "llvm/Support/ErrorHandling.h"
 

@@ -4,7 +4,7 @@
 // must be refused when it is loaded, not end the process when the function is first called.
 //
 //===----------------------------------------------------------------------===//
-#include "weaver/plugin/Plugin.h"
+#include "weaving/plugin/Plugin.h"
 
 namespace weft {
 void functionThisWeftLacks();

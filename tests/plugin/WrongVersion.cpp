@@ -3,7 +3,7 @@
 // Says it was built for API version 999: weft must refuse it before calling anything else.
 //
 //===----------------------------------------------------------------------===//
-#include "weaver/plugin/Plugin.h"
+#include "weaving/plugin/Plugin.h"
 
 namespace {
 void registerPasses(weft::passes::PassRegistry &) {}

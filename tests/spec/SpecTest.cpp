@@ -6,7 +6,7 @@
 // visibility); pass uses are merged in spec order; System.Private.CoreLib is matched quickly.
 //
 //===----------------------------------------------------------------------===//
-#include "weaver/spec/Spec.h"
+#include "weaving/spec/Spec.h"
 
 #include "metadata/Module.h"
 #include "metadata/Names.h"

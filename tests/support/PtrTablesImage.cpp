@@ -1,12 +1,12 @@
 //===- tests/support/PtrTablesImage.cpp - An assembly with *Ptr tables ----===//
 #include "tests/support/PtrTablesImage.h"
 
+#include "il/BodyReader.h"
 #include "metadata/Module.h"
 #include "metadata/Schema.h"
 #include "pe/Image.h"
 #include "support/Error.h"
 #include "tests/support/PeFile.h"
-#include "weaver/il/BodyReader.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 

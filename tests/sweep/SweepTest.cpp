@@ -12,6 +12,13 @@
 // other file of the machine's anew in the suite, every one with WEFT_FULL=1.
 //
 //===----------------------------------------------------------------------===//
+#include "il/CallShapes.h"
+#include "il/Encoder.h"
+#include "il/MethodBody.h"
+#include "il/ReadAll.h"
+#include "il/StackDepth.h"
+#include "il/Verifier.h"
+#include "iltext/Disassembler.h"
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "metadata/Resolver.h"
@@ -21,14 +28,7 @@
 #include "tests/support/Env.h"
 #include "tests/support/MixedModeImage.h"
 #include "tests/support/PtrTablesImage.h"
-#include "weaver/ModuleWriter.h"
-#include "weaver/ReadAll.h"
-#include "weaver/analysis/StackDepth.h"
-#include "weaver/analysis/Verifier.h"
-#include "weaver/il/CallShapes.h"
-#include "weaver/il/Encoder.h"
-#include "weaver/il/MethodBody.h"
-#include "weaver/text/Disassembler.h"
+#include "weaving/ModuleWriter.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"

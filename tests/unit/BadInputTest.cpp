@@ -5,15 +5,15 @@
 // damage is placed using weft's own reading of the intact file.
 //
 //===----------------------------------------------------------------------===//
+#include "il/BodyReader.h"
+#include "il/ReadAll.h"
+#include "iltext/Disassembler.h"
+#include "iltext/RawDump.h"
 #include "metadata/Editor.h"
 #include "metadata/Module.h"
 #include "pe/Image.h"
 #include "tests/support/Env.h"
-#include "weaver/ModuleWriter.h"
-#include "weaver/ReadAll.h"
-#include "weaver/il/BodyReader.h"
-#include "weaver/text/Disassembler.h"
-#include "weaver/text/RawDump.h"
+#include "weaving/ModuleWriter.h"
 
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/raw_ostream.h"

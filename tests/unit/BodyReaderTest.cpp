@@ -1,5 +1,5 @@
 //===- tests/unit/BodyReaderTest.cpp - Method bodies and instructions -----===//
-#include "weaver/il/BodyReader.h"
+#include "il/BodyReader.h"
 
 #include <gtest/gtest.h>
 #include <set>

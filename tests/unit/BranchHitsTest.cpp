@@ -3,8 +3,8 @@
 // counter of its own, and outcomes of two methods with one document, line and ordinal, which
 // coverlet counts as one: the method it instruments first keeps it; and the statements a taken
 // jump goes past, which do not count it.
-#include "weaver/coverage/CoverletFormats.h"
-#include "weaver/coverage/Report.h"
+#include "coverage/CoverletFormats.h"
+#include "coverage/Report.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -5,8 +5,8 @@
 // on hand-made report models, branches included (Method::Branches).
 //
 //===----------------------------------------------------------------------===//
-#include "weaver/coverage/Threshold.h"
-#include "weaver/passes/CoverageFilter.h"
+#include "coverage/Threshold.h"
+#include "passes/coverage/CoverageFilter.h"
 
 #include "llvm/Support/Error.h"
 

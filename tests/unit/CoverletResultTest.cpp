@@ -1,11 +1,11 @@
-// The result every report is made from, as coverlet holds it (weaver/coverage/CoverletResult.cpp):
+// The result every report is made from, as coverlet holds it (coverage/CoverletResult.cpp):
 // each document's line once, the first instrumented method's with a statement on it, with the
 // hits of every statement on it; outcomes held by their method even on another's line (shown on
 // no line, counted); a lambda class's outcomes given to the method holding their line and the
 // class removed; classes and methods in the order coverlet instruments them; and the reports
 // and figures made of it.
-#include "weaver/coverage/CoverletFormats.h"
-#include "weaver/coverage/Threshold.h"
+#include "coverage/CoverletFormats.h"
+#include "coverage/Threshold.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"

@@ -1,14 +1,14 @@
 //===- tests/unit/EncoderTest.cpp - Instruction graph, encoder, verifier ---===//
-#include "weaver/il/Encoder.h"
+#include "il/Encoder.h"
 
+#include "il/BodyReader.h"
+#include "il/CallShapes.h"
+#include "il/MethodBody.h"
+#include "il/StackDepth.h"
+#include "il/Verifier.h"
 #include "metadata/Module.h"
 #include "metadata/Names.h"
 #include "tests/support/Env.h"
-#include "weaver/analysis/StackDepth.h"
-#include "weaver/analysis/Verifier.h"
-#include "weaver/il/BodyReader.h"
-#include "weaver/il/CallShapes.h"
-#include "weaver/il/MethodBody.h"
 
 #include "llvm/Support/raw_ostream.h"
 

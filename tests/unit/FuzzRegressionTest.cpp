@@ -10,10 +10,10 @@
 #include "tests/fuzz/Targets.h"
 #include "tests/support/Env.h"
 
+#include "il/BodyReader.h"
 #include "metadata/Module.h"
 #include "metadata/pdb/SequencePoints.h"
 #include "pe/Image.h"
-#include "weaver/il/BodyReader.h"
 
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"

@@ -1,7 +1,7 @@
 // JumpCounts on bodies built by hand: how often a jump is taken, as a sum of the counters the
 // coverage pass has (the runs of blocks holding instructions, the arrivals at block starts), and
 // where the counters cannot tell.
-#include "weaver/passes/CoverageJumps.h"
+#include "passes/coverage/CoverageJumps.h"
 
 #include "gtest/gtest.h"
 

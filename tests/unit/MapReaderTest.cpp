@@ -1,6 +1,6 @@
 // coverage::readMap on maps written by hand: any JSON layout, members it does not know, strings
 // with escapes, and damaged maps named by path and offset.
-#include "weaver/coverage/Report.h"
+#include "coverage/Report.h"
 
 #include <string>
 

@@ -1,0 +1,134 @@
+//===- weaving/plugin/Plugin.cpp - Loading plugins ------------------------===//
+#include "weaving/plugin/Plugin.h"
+
+#include "support/Port.h"
+#include "support/RegularFile.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <map>
+#include <mutex>
+#include <sys/stat.h>
+
+using namespace llvm;
+
+namespace weft::plugin {
+
+namespace {
+
+Error fail(StringRef Path, const Twine &What) {
+  return createStringError(inconvertibleErrorCode(), "plugin '" + Path + "': " + What);
+}
+
+struct Loaded {
+  std::mutex Lock;
+  /// By the library's real path: a library is loaded and registers its passes once.
+  std::map<std::string, LoadedPlugin> Plugins;
+  /// Which plugin registered a pass, for the message when another one takes the name.
+  StringMap<std::string> Owner;
+};
+
+Loaded &loaded() {
+  static Loaded *L = new Loaded; // plugins stay loaded until the process ends
+  return *L;
+}
+
+} // namespace
+
+Expected<LoadedPlugin> loadPlugin(StringRef Path, passes::PassRegistry &Registry) {
+  if (!sys::fs::exists(Path))
+    return fail(Path, "no such file");
+  // dlopen would wait on a FIFO and read a device: only a regular file is opened.
+  struct stat St;
+  if (::stat(Path.str().c_str(), &St) == 0 && !S_ISREG(St.st_mode))
+    return fail(Path, "is " + fileKindName(St.st_mode) + ", not a shared library");
+  SmallString<256> Real;
+  if (std::error_code EC = sys::fs::real_path(Path, Real))
+    return fail(Path, EC.message());
+
+  Loaded &L = loaded();
+  std::lock_guard<std::mutex> G(L.Lock);
+  auto Known = L.Plugins.find(std::string(Real));
+  if (Known != L.Plugins.end())
+    return Known->second;
+
+  // RTLD_NOW rather than the lazy binding of DynamicLibrary::getPermanentLibrary: a plugin that
+  // needs a function this weft lacks is refused here, naming it, instead of ending the process
+  // when the pass first calls it.
+  std::string Why;
+  void *Handle = port::loadLibraryNow(std::string(Real), Why);
+  if (!Handle)
+    return fail(Path, "cannot be loaded as a shared library: " + Twine(Why));
+  // Permanent: the passes' code and the strings of their PassInfo live in the library.
+  std::string Message;
+  sys::DynamicLibrary Lib = sys::DynamicLibrary::addPermanentLibrary(Handle, &Message);
+  if (!Lib.isValid())
+    return fail(Path, "cannot be loaded as a shared library: " + Message);
+  auto *Entry = reinterpret_cast<weftPluginInfo (*)()>(Lib.getAddressOfSymbol(EntryPoint));
+  if (!Entry)
+    return fail(Path, "is not a weft plugin: it has no function " + Twine(EntryPoint));
+  weftPluginInfo Info = Entry();
+  if (Info.APIVersion != WEFT_PLUGIN_API_VERSION)
+    return createStringError(inconvertibleErrorCode(),
+                             "'" + Path + "' was built for weft plugin API version " +
+                                 Twine(Info.APIVersion) + "; this weft supports version " +
+                                 Twine(WEFT_PLUGIN_API_VERSION) +
+                                 " (rebuild the plugin against this weft's headers)");
+  if (!Info.RegisterPasses)
+    return fail(Path, "its weftGetPluginInfo gives no RegisterPasses function");
+
+  LoadedPlugin P;
+  P.Path = Path.str();
+  P.Name = Info.Name ? Info.Name : sys::path::stem(Path).str();
+  P.Version = Info.Version ? Info.Version : "";
+  P.Runtime = Info.Runtime;
+
+  // The plugin registers into a registry of its own; its passes join the real one only if none
+  // of their names is taken.
+  passes::PassRegistry Own;
+  Info.RegisterPasses(Own);
+  for (const passes::PassInfo &PI : Own.all()) {
+    if (PI.Name.empty() || !PI.Create)
+      return fail(Path, "registers a pass without a name or a Create function");
+    if (Registry.find(PI.Name)) {
+      auto By = L.Owner.find(PI.Name);
+      std::string Who = By != L.Owner.end() ? "plugin '" + By->second + "'" : "weft";
+      return fail(Path,
+                  "registers the pass '" + PI.Name + "', which " + Who + " already registered");
+    }
+  }
+  for (const passes::PassInfo &PI : Own.all()) {
+    if (Error E = Registry.add(PI))
+      return std::move(E); // checked above
+    L.Owner[PI.Name] = P.Path;
+    P.Passes.push_back(PI.Name);
+  }
+  L.Plugins.emplace(std::string(Real), P);
+  return P;
+}
+
+std::vector<LoadedPlugin> loadedPlugins() {
+  Loaded &L = loaded();
+  std::lock_guard<std::mutex> G(L.Lock);
+  std::vector<LoadedPlugin> All;
+  for (const auto &P : L.Plugins)
+    All.push_back(P.second);
+  return All;
+}
+
+Expected<std::vector<LoadedPlugin>> loadPlugins(StringRef SpecPath, ArrayRef<std::string> Paths) {
+  std::vector<LoadedPlugin> Loaded;
+  for (const std::string &P : Paths) {
+    Expected<LoadedPlugin> L = loadPlugin(P);
+    if (!L)
+      return createStringError(inconvertibleErrorCode(),
+                               SpecPath + ": plugins: " + toString(L.takeError()));
+    Loaded.push_back(std::move(*L));
+  }
+  return std::move(Loaded);
+}
+
+} // namespace weft::plugin

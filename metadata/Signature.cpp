@@ -486,4 +486,36 @@ void encodeMethodSig(const MethodSig &S, std::vector<uint8_t> &Out) {
   }
 }
 
+namespace {
+const char *primitive(ElementType T, bool WithNamespace) {
+  switch (T) {
+#define WEFT_PRIMITIVE(Kind, Name)                                                                \
+  case ElementType::Kind: return WithNamespace ? "System." Name : Name;
+    WEFT_PRIMITIVE(Void, "Void")
+    WEFT_PRIMITIVE(Boolean, "Boolean")
+    WEFT_PRIMITIVE(Char, "Char")
+    WEFT_PRIMITIVE(I1, "SByte")
+    WEFT_PRIMITIVE(U1, "Byte")
+    WEFT_PRIMITIVE(I2, "Int16")
+    WEFT_PRIMITIVE(U2, "UInt16")
+    WEFT_PRIMITIVE(I4, "Int32")
+    WEFT_PRIMITIVE(U4, "UInt32")
+    WEFT_PRIMITIVE(I8, "Int64")
+    WEFT_PRIMITIVE(U8, "UInt64")
+    WEFT_PRIMITIVE(R4, "Single")
+    WEFT_PRIMITIVE(R8, "Double")
+    WEFT_PRIMITIVE(String, "String")
+    WEFT_PRIMITIVE(I, "IntPtr")
+    WEFT_PRIMITIVE(U, "UIntPtr")
+    WEFT_PRIMITIVE(Object, "Object")
+    WEFT_PRIMITIVE(TypedByRef, "TypedReference")
+#undef WEFT_PRIMITIVE
+  default: return nullptr;
+  }
+}
+} // namespace
+
+const char *primitiveTypeName(ElementType T) { return primitive(T, false); }
+const char *primitiveFullName(ElementType T) { return primitive(T, true); }
+
 } // namespace weft::metadata

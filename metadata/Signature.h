@@ -186,6 +186,12 @@ llvm::Expected<MethodSig> memberRefMethodSig(const Module &M, uint32_t MemberRef
 llvm::Expected<TypeSig> fieldDefSig(const Module &M, uint32_t FieldRow);
 llvm::Expected<TypeSig> typeSpecSig(const Module &M, uint32_t TypeSpecRow);
 
+/// The type of System a primitive element type stands for, by its name ("Int32" for I4; Void,
+/// String, Object and TypedByRef too), or null for any other element type.
+const char *primitiveTypeName(ElementType T);
+/// The same with its namespace ("System.Int32"), as Cecil and reflection write it.
+const char *primitiveFullName(ElementType T);
+
 } // namespace weft::metadata
 
 #endif

@@ -49,26 +49,9 @@ Token MethodContext::typeToken(const TypeSig &T) {
   if (T.Kind == ElementType::Class || T.Kind == ElementType::ValueType)
     return T.TypeToken;
   // The primitive types by name: their TypeRef (or TypeDef in the core library itself).
-  const char *Name = nullptr;
-  switch (T.Kind) {
-  case ElementType::Boolean: Name = "Boolean"; break;
-  case ElementType::Char: Name = "Char"; break;
-  case ElementType::I1: Name = "SByte"; break;
-  case ElementType::U1: Name = "Byte"; break;
-  case ElementType::I2: Name = "Int16"; break;
-  case ElementType::U2: Name = "UInt16"; break;
-  case ElementType::I4: Name = "Int32"; break;
-  case ElementType::U4: Name = "UInt32"; break;
-  case ElementType::I8: Name = "Int64"; break;
-  case ElementType::U8: Name = "UInt64"; break;
-  case ElementType::R4: Name = "Single"; break;
-  case ElementType::R8: Name = "Double"; break;
-  case ElementType::I: Name = "IntPtr"; break;
-  case ElementType::U: Name = "UIntPtr"; break;
-  case ElementType::String: Name = "String"; break;
-  case ElementType::Object: Name = "Object"; break;
-  default: break;
-  }
+  const char *Name = T.Kind == ElementType::Void || T.Kind == ElementType::TypedByRef
+                         ? nullptr
+                         : primitiveTypeName(T.Kind);
   if (Name) {
     if (!coreScope())
       if (uint32_t Row = module().findTypeDef("System", Name))

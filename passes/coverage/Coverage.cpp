@@ -70,6 +70,7 @@
 #include "support/StringStream.h"
 #include "weaving/Emit.h"
 #include "weaving/InputPdb.h"
+#include "weaving/StackMap.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -549,9 +550,6 @@ private:
   static constexpr uint32_t Header = 2;
   /// So many that a thread's block is less than 2 GiB (its size is an int32).
   static constexpr uint32_t MaxCounters = 0x7FFFFFFF / 8 - Header;
-  /// The stack map: an entry for each 64 KiB of address space, 4,096 of them (so addresses
-  /// 256 MiB apart share one).
-  static constexpr int32_t MapShift = 16, MapEntries = 4096;
 
   /// Appends one increment of counter K of the thread's block, whose address is in local \p
   /// Local: `*(long*)(Local + 8 * (2 + K)) += 1`, ldloc; ldc.i4 8 * (2 + K); add; dup;
@@ -730,8 +728,8 @@ private:
     return S;
   }
 
-  /// .cctor: All = new long[0]; Map = a block of MapEntries addresses, each that of a block of
-  /// no thread (an empty range); AppDomain.CurrentDomain.ProcessExit += OnExit;
+  /// .cctor: All = new long[0]; Map = a block of stackmap::Entries addresses, each that of a
+  /// block of no thread (an empty range); AppDomain.CurrentDomain.ProcessExit += OnExit;
   Error writeCctor(ModuleContext &MC, const HelperTypes &T) {
     using namespace sigbytes;
     Token CurrentDomain =
@@ -758,7 +756,7 @@ private:
     E.op(il::Opcode::Add);
     E.ldcI8(0); // high
     E.op(il::Opcode::Stind_I8);
-    E.ldc(MapEntries * 8);
+    E.ldc(stackmap::Entries * 8);
     E.tok(il::Opcode::Call, T.Alloc);
     E.stloc(1);
     E.ldc(0);
@@ -777,7 +775,7 @@ private:
     E.op(il::Opcode::Add);
     E.stloc(2);
     E.put(Cond); // ldloc.2
-    E.ldc(MapEntries);
+    E.ldc(stackmap::Entries);
     E.branch(il::Opcode::Blt, Fill);
     E.ldloc(1);
     E.tok(il::Opcode::Stsfld, MapField);
@@ -792,8 +790,8 @@ private:
 
   /// Counters(sp): the block of the thread whose stack holds sp (the address of a local of the
   /// caller), from the map if the entry's block is that thread's, else Claim's.
-  ///   nint b = *(nint*)(Map + ((int)(sp >> MapShift) & (MapEntries - 1)) * 8);
-  ///   if (sp < (nuint)b[1] && sp >= (nuint)b[0]) return b;
+  ///   nint b = *(nint*)(sp's entry of Map);   (weaving/StackMap.h)
+  ///   if (sp >= (nuint)b[0] && sp < (nuint)b[1]) return b;
   ///   return Claim(sp);
   Error writeCounters(ModuleContext &MC, const HelperTypes &T) {
     using namespace sigbytes;
@@ -802,19 +800,12 @@ private:
     B.LocalVarSigToken = MC.standAloneSig({SigLocal, 1, I});
     Emitter E(B, nullptr);
     il::Instr *Slow = B.create(il::Opcode::Ldarg_0);
-    emitMapEntry(E);
+    E.tok(il::Opcode::Ldsfld, MapField);
+    stackmap::emitEntry(E, [&] { E.ldarg(0); });
     E.op(il::Opcode::Ldind_I);
     E.stloc(0);
-    E.ldarg(0);
-    E.ldloc(0);
-    E.ldc(8);
-    E.op(il::Opcode::Add);
-    E.op(il::Opcode::Ldind_I);
-    E.branch(il::Opcode::Bge_Un, Slow);
-    E.ldarg(0);
-    E.ldloc(0);
-    E.op(il::Opcode::Ldind_I);
-    E.branch(il::Opcode::Blt_Un, Slow);
+    stackmap::emitCheckRange(
+        E, [&] { E.ldarg(0); }, [&] { E.ldloc(0); }, Slow);
     E.ldloc(0);
     E.op(il::Opcode::Ret);
     E.put(Slow); // ldarg.0
@@ -828,7 +819,7 @@ private:
   ///   nint b = Mine; if (b == 0) b = Join(); nuint page = sp & ~4095;
   ///   if (page < (nuint)b[0]) b[0] = page;
   ///   if (page + 4096 > (nuint)b[1]) b[1] = page + 4096;
-  ///   *(nint*)(Map + ((int)(sp >> MapShift) & (MapEntries - 1)) * 8) = b; return b;
+  ///   *(nint*)(sp's entry of Map) = b; return b;
   Error writeClaim(ModuleContext &MC, const HelperTypes &T) {
     using namespace sigbytes;
     il::MethodBody B;
@@ -872,7 +863,7 @@ private:
     E.op(il::Opcode::Add);
     E.op(il::Opcode::Stind_I);
     E.put(HighDone); // ldsfld Map
-    emitMapOffset(E);
+    stackmap::emitEntry(E, [&] { E.ldarg(0); });
     E.ldloc(0);
     E.op(il::Opcode::Stind_I);
     E.ldloc(0);
@@ -1051,24 +1042,6 @@ private:
     E.tok(il::Opcode::Call, WriteAllText);
     E.op(il::Opcode::Ret);
     return MC.setBody(FlushMethod, std::move(B), false);
-  }
-
-  /// The address of argument 0's entry of the map: Map + 8 * ((int)(sp >> MapShift) &
-  /// (MapEntries - 1)); emitMapOffset adds the offset to Map, already loaded.
-  void emitMapEntry(Emitter &E) {
-    E.tok(il::Opcode::Ldsfld, MapField);
-    emitMapOffset(E);
-  }
-  void emitMapOffset(Emitter &E) {
-    E.ldarg(0);
-    E.ldc(MapShift);
-    E.op(il::Opcode::Shr_Un);
-    E.op(il::Opcode::Conv_I4);
-    E.ldc(MapEntries - 1);
-    E.op(il::Opcode::And);
-    E.ldc(8);
-    E.op(il::Opcode::Mul);
-    E.op(il::Opcode::Add);
   }
 
   /// Flush's first step: local 5 = the counters of every thread that joined (local 4, from All:

@@ -278,24 +278,6 @@ private:
       if (!readCompressed(B, V))
         return "";
       return sigType(B, Depth + 1);
-    case ElementType::Void: return "System.Void";
-    case ElementType::Boolean: return "System.Boolean";
-    case ElementType::Char: return "System.Char";
-    case ElementType::I1: return "System.SByte";
-    case ElementType::U1: return "System.Byte";
-    case ElementType::I2: return "System.Int16";
-    case ElementType::U2: return "System.UInt16";
-    case ElementType::I4: return "System.Int32";
-    case ElementType::U4: return "System.UInt32";
-    case ElementType::I8: return "System.Int64";
-    case ElementType::U8: return "System.UInt64";
-    case ElementType::R4: return "System.Single";
-    case ElementType::R8: return "System.Double";
-    case ElementType::String: return "System.String";
-    case ElementType::I: return "System.IntPtr";
-    case ElementType::U: return "System.UIntPtr";
-    case ElementType::Object: return "System.Object";
-    case ElementType::TypedByRef: return "System.TypedReference";
     case ElementType::Class:
     case ElementType::ValueType:
       return readCompressed(B, V) ? type(typeDefOrRef(V), Depth + 1) : "";
@@ -316,7 +298,10 @@ private:
         S += (I ? "," : "") + sigType(B, Depth + 1);
       return S + ">";
     }
-    default: return "";
+    default:
+      if (const char *Name = primitiveFullName(E))
+        return Name;
+      return "";
     }
   }
 

@@ -16,31 +16,6 @@ constexpr unsigned MaxDepth = 64;
 /// The most dimensions of an array written (a broken signature may claim billions).
 constexpr uint32_t MaxRank = 256;
 
-/// Cecil's name of a primitive element type, or null.
-const char *primitive(ElementType T) {
-  switch (T) {
-  case ElementType::Void: return "System.Void";
-  case ElementType::Boolean: return "System.Boolean";
-  case ElementType::Char: return "System.Char";
-  case ElementType::I1: return "System.SByte";
-  case ElementType::U1: return "System.Byte";
-  case ElementType::I2: return "System.Int16";
-  case ElementType::U2: return "System.UInt16";
-  case ElementType::I4: return "System.Int32";
-  case ElementType::U4: return "System.UInt32";
-  case ElementType::I8: return "System.Int64";
-  case ElementType::U8: return "System.UInt64";
-  case ElementType::R4: return "System.Single";
-  case ElementType::R8: return "System.Double";
-  case ElementType::String: return "System.String";
-  case ElementType::Object: return "System.Object";
-  case ElementType::I: return "System.IntPtr";
-  case ElementType::U: return "System.UIntPtr";
-  case ElementType::TypedByRef: return "System.TypedReference";
-  default: return nullptr;
-  }
-}
-
 /// Types written as Cecil's TypeReference.FullName writes them.
 class CecilNames {
 public:
@@ -129,7 +104,7 @@ void CecilNames::genericParam(raw_ostream &OS, const TypeSig &T) const {
 }
 
 void CecilNames::type(raw_ostream &OS, const TypeSig &T, unsigned Depth) const {
-  if (const char *P = primitive(T.Kind))
+  if (const char *P = primitiveFullName(T.Kind))
     return void(OS << P);
   bool HasElement = !T.Args.empty();
   if (Depth > MaxDepth)

@@ -96,27 +96,9 @@ std::string listKey(StringRef Text) {
   return Out;
 }
 
-/// The System type a primitive element type stands for.
+/// The System type a primitive element type stands for (not void, nor a typed reference).
 const char *systemName(ElementType K) {
-  switch (K) {
-  case ElementType::Boolean: return "System.Boolean";
-  case ElementType::Char: return "System.Char";
-  case ElementType::I1: return "System.SByte";
-  case ElementType::U1: return "System.Byte";
-  case ElementType::I2: return "System.Int16";
-  case ElementType::U2: return "System.UInt16";
-  case ElementType::I4: return "System.Int32";
-  case ElementType::U4: return "System.UInt32";
-  case ElementType::I8: return "System.Int64";
-  case ElementType::U8: return "System.UInt64";
-  case ElementType::R4: return "System.Single";
-  case ElementType::R8: return "System.Double";
-  case ElementType::I: return "System.IntPtr";
-  case ElementType::U: return "System.UIntPtr";
-  case ElementType::String: return "System.String";
-  case ElementType::Object: return "System.Object";
-  default: return nullptr;
-  }
+  return K == ElementType::Void || K == ElementType::TypedByRef ? nullptr : primitiveFullName(K);
 }
 
 /// Whether TypeDef \p Row of \p M is a value type (extends System.ValueType or System.Enum).

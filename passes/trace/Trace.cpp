@@ -38,6 +38,7 @@
 #include "weaving/EmbeddedRuntime.h"
 #include "weaving/Emit.h"
 #include "weaving/Returns.h"
+#include "weaving/StackMap.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Base64.h"
@@ -153,8 +154,6 @@ private:
   enum Mode { Timeline = 0, Summary = 1 };
   /// The deepest call the thread stack of summary mode holds (the runtime's size).
   static constexpr int32_t StackSize = 4096;
-  /// The runtime's stack map: an entry for each 64 KiB of address space, modulo its size.
-  static constexpr int32_t MapShift = 16, MapEntries = 4096;
   /// Where a thread's record holds its stack: after its range and 128 module slots.
   static constexpr int32_t StackOffset = (2 + 128) * 8;
 
@@ -495,26 +494,11 @@ private:
     E.ldloc(4);
     E.branch(il::Opcode::Brfalse, Slow);
     E.ldloc(4);
-    E.ldloc(3);
-    E.ldc(MapShift);
-    E.op(il::Opcode::Shr_Un);
-    E.ldc(MapEntries - 1);
-    E.op(il::Opcode::And);
-    E.ldc(3);
-    E.op(il::Opcode::Shl);
-    E.op(il::Opcode::Add);
+    stackmap::emitEntry(E, [&] { E.ldloc(3); });
     E.op(il::Opcode::Ldind_I);
     E.stloc(4);
-    E.ldloc(3);
-    E.ldloc(4);
-    E.op(il::Opcode::Ldind_I);
-    E.branch(il::Opcode::Blt_Un, Slow);
-    E.ldloc(3);
-    E.ldloc(4);
-    E.ldc(8);
-    E.op(il::Opcode::Add);
-    E.op(il::Opcode::Ldind_I);
-    E.branch(il::Opcode::Bge_Un, Slow);
+    stackmap::emitCheckRange(
+        E, [&] { E.ldloc(3); }, [&] { E.ldloc(4); }, Slow);
     E.ldloc(4);
     E.tok(il::Opcode::Ldsfld, SlotField);
     E.op(il::Opcode::Add);

@@ -194,6 +194,7 @@ Error ImageBuilder::prepare() {
     FileAlignment = 0x200;
   if (SectionAlignment < FileAlignment || (SectionAlignment & (SectionAlignment - 1)))
     SectionAlignment = std::max<uint32_t>(0x2000, FileAlignment);
+  Report.FileAlignment = FileAlignment;
 
   DataDirectory Res = In.directory(DirResource);
   if (!Res.empty() && Res.Size) {

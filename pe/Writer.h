@@ -36,6 +36,9 @@ struct BuildReport {
   bool StrongNameRemoved = false;   // the input was strong-name signed and is no longer
   bool AuthenticodeRemoved = false; // the input had a certificate table, which no longer applies
   bool PerfMapRemoved = false;
+  /// The output's file alignment: the input's, or 0x200 where the input's suits only native code
+  /// (ReadyToRun) or is not one the format allows.
+  uint32_t FileAlignment = 0;
 };
 
 /// Where the strong-name signature of a built image goes, for a signer.

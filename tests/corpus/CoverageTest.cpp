@@ -7,13 +7,13 @@
 // reader, the options, the report's checks and determinism across thread counts.
 //
 //===----------------------------------------------------------------------===//
+#include "coverage/Report.h"
 #include "metadata/Module.h"
 #include "metadata/pdb/SequencePoints.h"
 #include "pe/Image.h"
 #include "tests/support/Env.h"
 #include "tests/support/Golden.h"
 #include "tests/support/Weave.h"
-#include "coverage/Report.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -142,9 +142,15 @@ TEST_P(CoveredProgram, VerifiesRunsAndCounts) {
     }
   }
   EXPECT_EQ(Mains, 1u);
-  // (Constructors the compiler made, F#'s closures' and unions' among them, have no counters:
-  // coverlet does not measure them.)
-  EXPECT_GT(Run, Blocks / 5) << "much of a corpus program runs";
+  // A C# program runs more than a quarter of its blocks (each over half, here). An F# program
+  // has, for each union and record, the structural equality, comparison, hashing, ToString and
+  // case accessors F# makes, which a program seldom calls (FSharpTailCalls runs 77 of its 310
+  // blocks, the rest nearly all those): a fifth for F#. (Constructors the compiler made, F#'s
+  // closures' and unions' among them, have no counters at all: coverlet does not measure them.)
+  if (test::isFSharpProgram(Name))
+    EXPECT_GT(Run, Blocks / 5) << "much of an F# corpus program runs";
+  else
+    EXPECT_GT(Run, Blocks / 4) << "much of a C# corpus program runs";
   outs() << Name << ": " << M->Methods.size() << " methods, " << Blocks << " blocks, " << Run
          << " run\n";
 }

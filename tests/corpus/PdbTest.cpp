@@ -2,7 +2,7 @@
 //
 // `weft weave` rewrites the portable PDB next to its input when method bodies change:
 //  - with nothing to move, the rewrite gives the PDB's own bytes (the corpus PDBs and the portable
-//    PDBs of ../shared/corpus-external/cecil);
+//    PDBs of the external corpus (test::externalCorpusDir));
 //  - for every corpus program and pass, every sequence point of the woven PDB lies on an
 //    instruction of the woven body, the visible points are the original ones in the same order,
 //    added code starts with a hidden point, the PDB id is the one the woven assembly's CodeView
@@ -18,8 +18,6 @@
 #include "pe/Image.h"
 #include "tests/support/Env.h"
 #include "tests/support/Weave.h"
-#include "il/BodyReader.h"
-#include "il/MethodBody.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -29,6 +27,9 @@
 
 #include <gtest/gtest.h>
 #include <set>
+
+#include "il/BodyReader.h"
+#include "il/MethodBody.h"
 
 using namespace llvm;
 using namespace weft;
@@ -42,12 +43,6 @@ std::string pdbOf(StringRef Dll) {
   return std::string(P);
 }
 
-std::string externalDir() {
-  SmallString<256> External(test::sourceDir());
-  sys::path::append(External, "..", "shared", "corpus-external", "cecil");
-  return std::string(External);
-}
-
 std::string checkerDll() {
   SmallString<256> Checker(test::binaryDir());
   sys::path::append(Checker, "pdb-check", "bin", "PdbCheck");
@@ -59,7 +54,9 @@ std::vector<std::string> portablePdbs() {
   std::vector<std::string> Out;
   for (const std::string &P : test::corpusPrograms())
     Out.push_back(pdbOf(test::corpusDll(P)));
-  for (std::string &F : test::filesUnder(externalDir(), {".pdb"}))
+  std::string External = test::externalCorpusDir();
+  for (std::string &F :
+       External.empty() ? std::vector<std::string>() : test::filesUnder(External, {".pdb"}))
     if (pdb::PortablePdb::open(F))
       Out.push_back(F);
     else
@@ -177,13 +174,15 @@ TEST_P(WovenPdb, MatchesTheWovenBodies) {
   EXPECT_EQ(C.ExitCode, 0) << C.Out << C.Err;
 }
 
-// The assemblies of ../shared/corpus-external/cecil that have a portable PDB, next to them or
-// embedded, woven with trace (which changes every method): the PDB is rewritten (or re-embedded)
-// and the independent checker accepts it.
+// The assemblies of the external corpus (test::externalCorpusDir) that have a portable PDB, next
+// to them or embedded, woven with trace (which changes every method): the PDB is rewritten (or
+// re-embedded) and the independent checker accepts it.
 TEST(PdbRewrite, ExternalAssembliesKeepTheirPdbs) {
+  if (test::externalCorpusDir().empty())
+    GTEST_SKIP() << test::externalCorpusMissing();
   std::string Dir = test::scratchDir("pdb-external");
   unsigned Separate = 0, Embedded = 0, Mismatched = 0;
-  for (const std::string &F : test::filesUnder(externalDir(), {".dll", ".exe"})) {
+  for (const std::string &F : test::filesUnder(test::externalCorpusDir(), {".dll", ".exe"})) {
     Expected<std::unique_ptr<pe::Image>> Img = pe::Image::open(F);
     if (!Img) {
       consumeError(Img.takeError());
@@ -231,10 +230,12 @@ TEST(PdbRewrite, ExternalAssembliesKeepTheirPdbs) {
 }
 
 // A Windows PDB is no error: the assembly is woven and the message says the symbols were not
-// updated. The same input woven twice gives the same PDB.
-TEST(PdbRewrite, WindowsPdbsAreLeftAloneAndOutputIsDeterministic) {
+// updated.
+TEST(PdbRewrite, WindowsPdbsAreLeftAlone) {
+  if (test::externalCorpusDir().empty())
+    GTEST_SKIP() << test::externalCorpusMissing();
   std::string Dir = test::scratchDir("pdb-windows");
-  SmallString<256> Lib(externalDir());
+  SmallString<256> Lib(test::externalCorpusDir());
   sys::path::append(Lib, "libpdb.dll");
   test::CommandResult W = test::run(
       test::weftTool(), {"weave", std::string(Lib), "-o", Dir + "/libpdb.dll", "--pass", "trace"});
@@ -242,7 +243,11 @@ TEST(PdbRewrite, WindowsPdbsAreLeftAloneAndOutputIsDeterministic) {
   EXPECT_NE(W.Err.find("a Windows PDB"), std::string::npos) << W.Err;
   EXPECT_NE(W.Err.find("the symbols were not updated"), std::string::npos) << W.Err;
   EXPECT_FALSE(sys::fs::exists(Dir + "/libpdb.pdb"));
+}
 
+// The same input woven twice, on one thread and on two, gives the same PDB.
+TEST(PdbRewrite, OutputIsDeterministic) {
+  std::string Dir = test::scratchDir("pdb-deterministic");
   std::string In = test::corpusDll("AsyncAwait");
   std::string Pdbs[2];
   for (int I = 0; I < 2; ++I) {
@@ -257,13 +262,15 @@ TEST(PdbRewrite, WindowsPdbsAreLeftAloneAndOutputIsDeterministic) {
   EXPECT_TRUE(Pdbs[0] == Pdbs[1]);
 }
 
-// Every PDB of ../shared/corpus-external/cecil reads (every table and every blob: documents,
-// sequence points, constants, imports, custom debug information) or is refused with a message
-// that names the file; so does `weft dump --source` of every assembly
-// there, whose PDB may be next to it or embedded.
+// Every PDB of the external corpus (test::externalCorpusDir) reads (every table and every blob:
+// documents, sequence points, constants, imports, custom debug information) or is refused with a
+// message that names the file; so does `weft dump --source` of every assembly there, whose PDB may
+// be next to it or embedded.
 TEST(PdbRead, ExternalPdbsReadOrAreRefusedClearly) {
+  if (test::externalCorpusDir().empty())
+    GTEST_SKIP() << test::externalCorpusMissing();
   unsigned Read = 0, Shown = 0, Imports = 0, Constants = 0, Debug = 0;
-  for (const std::string &F : test::filesUnder(externalDir(), {".pdb"})) {
+  for (const std::string &F : test::filesUnder(test::externalCorpusDir(), {".pdb"})) {
     Expected<std::unique_ptr<pdb::PortablePdb>> P = pdb::PortablePdb::open(F);
     if (!P) {
       std::string Msg = toString(P.takeError());
@@ -279,7 +286,7 @@ TEST(PdbRead, ExternalPdbsReadOrAreRefusedClearly) {
     ++Read;
   }
   std::string Scratch = test::scratchDir("external-pdb-dumps") + "/dump.il";
-  for (const std::string &F : test::filesUnder(externalDir(), {".dll", ".exe"})) {
+  for (const std::string &F : test::filesUnder(test::externalCorpusDir(), {".dll", ".exe"})) {
     test::CommandResult R = test::run(test::weftTool(), {"dump", F, "--source", "-o", Scratch});
     if (R.ExitCode == 0)
       ++Shown;

@@ -136,7 +136,13 @@ TEST(Span, WithoutAnSdkTheWovenModuleExportsToTheDashboard) {
     ASSERT_EQ(R.ExitCode, 0) << R.Err;
     EXPECT_EQ(R.Out, std::string(test::SpanAppOutput) + "current after the calls: request\n");
     EXPECT_EQ(R.Err, "") << "nothing lost, nothing to say";
-    expectSpanAppSpans(D.spans(13, Service), Protocol);
+    std::vector<test::ReceivedSpan> Spans = D.spans(13, Service);
+    expectSpanAppSpans(Spans, Protocol);
+    for (const test::ReceivedSpan &S : Spans)
+      EXPECT_EQ(S.Resource.count("deployment.environment") ? S.Resource.at("deployment.environment")
+                                                           : "(none)",
+                "test")
+          << Protocol << ": " << S.Name << ": OTEL_RESOURCE_ATTRIBUTES";
   }
 }
 

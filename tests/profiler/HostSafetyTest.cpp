@@ -106,14 +106,17 @@ std::vector<llvm::json::Object> events(const std::string &Path) {
   return Out;
 }
 
-/// The number after \p Key in \p Text (as "Key N"), or -1.
+/// The number after \p Key in \p Text (as "Key N"). A text without it fails the test (a bound
+/// checked on a number that was not there would pass whatever the profiler did), and gives -1.
 long long numberAfter(llvm::StringRef Text, llvm::StringRef Key) {
   size_t At = Text.find(Key);
-  if (At == llvm::StringRef::npos)
-    return -1;
   long long N = -1;
-  llvm::StringRef Rest = Text.drop_front(At + Key.size()).ltrim();
-  return Rest.consumeInteger(10, N) ? -1 : N;
+  if (At == llvm::StringRef::npos ||
+      Text.drop_front(At + Key.size()).ltrim().consumeInteger(10, N)) {
+    ADD_FAILURE() << "no number after '" << Key.str() << "' in:\n" << Text.str();
+    return -1;
+  }
+  return N;
 }
 
 /// What the profiler holds at exit (its "recorder: ..." line), by name.

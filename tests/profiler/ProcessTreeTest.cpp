@@ -2,7 +2,7 @@
 //
 // `weft run -- dotnet test` starts the SDK's command, MSBuild's nodes, the compilers and the test
 // host, all inheriting the variables that load the profiler. By default only the test host is
-// instrumented; --process chooses others; no process of the tree outlives weft with the profiler;
+// instrumented; --process and WEFT_PROCESSES choose others (two programs of a shell's tree); no process of the tree outlives weft with the profiler;
 // and processes that load the same module write their own coverage hits.
 //
 //===----------------------------------------------------------------------===//
@@ -153,6 +153,87 @@ TEST(ProcessTree, ProcessesLoadingOneModuleNeverOverwriteEachOthersHits) {
     Doubled += CountA != "0";
   }
   EXPECT_GT(Doubled, 10u);
+}
+
+/// Copies corpus program \p Name, its PDB and what it needs to run into \p Dir: its path there.
+std::string copyProgram(const std::string &Name, const std::string &Dir) {
+  EXPECT_TRUE(copyCorpusCompanions(Name, Dir));
+  std::string Dll = corpusDll(Name), Pdb = Dll.substr(0, Dll.size() - 4) + ".pdb";
+  EXPECT_FALSE(llvm::sys::fs::copy_file(Dll, Dir + "/" + Name + ".dll"));
+  EXPECT_FALSE(llvm::sys::fs::copy_file(Pdb, Dir + "/" + Name + ".pdb"));
+  return Dir + "/" + Name + ".dll";
+}
+
+/// What the profiler did in each of two programs run one after the other under `weft run`, with
+/// \p Options before `--` and \p Env: the log, and the programs' outputs (which the profiler must
+/// not change, chosen or not).
+struct TwoPrograms {
+  CommandResult R;
+  std::string Log, OutClosures, OutSwitches;
+};
+TwoPrograms runTwo(const std::string &Tag, std::vector<std::string> Options,
+                   std::vector<std::string> Env = {}) {
+  std::string Dir = scratchDir("process-choice-" + Tag);
+  std::string Closures = copyProgram("Closures", Dir), Switches = copyProgram("Switches", Dir);
+  TwoPrograms T;
+  std::vector<std::string> Args{"run", "--pass", "coverage", "--log", Dir + "/weft.log",
+                                "--output-dir", Dir};
+  Args.insert(Args.end(), Options.begin(), Options.end());
+  Args.insert(Args.end(), {"--", "sh", "-c",
+                           "cd '" + Dir + "' && dotnet '" + Closures + "' >closures.txt && dotnet '" +
+                               Switches + "' >switches.txt"});
+  T.R = run(weftTool(), Args, Env, 300);
+  T.Log = readFile(Dir + "/weft.log");
+  T.OutClosures = readFile(Dir + "/closures.txt");
+  T.OutSwitches = readFile(Dir + "/switches.txt");
+  return T;
+}
+
+/// Whether the log says a process running \p Program attached, or declined with \p Why.
+bool attached(const std::string &Log, llvm::StringRef Program) {
+  return llvm::any_of(attachedProcesses(Log),
+                      [&](const std::string &P) { return llvm::StringRef(P).contains(Program); });
+}
+bool declined(const std::string &Log, llvm::StringRef Program, llvm::StringRef Why) {
+  llvm::SmallVector<llvm::StringRef, 64> Lines;
+  llvm::StringRef(Log).split(Lines, '\n', -1, false);
+  return llvm::any_of(Lines, [&](llvm::StringRef L) {
+    return L.contains("declined: this process") && L.contains(Program) && L.contains(Why);
+  });
+}
+
+// --process GLOB chooses the processes of a tree to instrument by the name of their main
+// assembly (or program, or command line); the others decline, saying why, and run as they do.
+TEST(ProcessTree, ProcessChoosesByMainAssembly) {
+  TwoPrograms T = runTwo("option", {"--process", "Clos*.dll"});
+  ASSERT_EQ(T.R.ExitCode, 0) << T.R.Err << T.Log;
+  EXPECT_EQ(T.OutClosures, expectedOutput("Closures"));
+  EXPECT_EQ(T.OutSwitches, expectedOutput("Switches"));
+  EXPECT_TRUE(attached(T.Log, "Closures.dll")) << T.Log;
+  EXPECT_FALSE(attached(T.Log, "Switches.dll")) << T.Log;
+  EXPECT_TRUE(declined(T.Log, "Switches.dll", "it matches none of WEFT_PROCESSES (Clos*.dll)"))
+      << T.Log;
+}
+
+// WEFT_PROCESSES, set by the user rather than by --process, chooses the same way; several globs
+// (';' between them) choose each process one of them matches, here by its command line.
+TEST(ProcessTree, WeftProcessesVariableChoosesToo) {
+  TwoPrograms T = runTwo("variable", {}, {"WEFT_PROCESSES=nothing-matches-this;*Switches*"});
+  ASSERT_EQ(T.R.ExitCode, 0) << T.R.Err << T.Log;
+  EXPECT_EQ(T.OutClosures, expectedOutput("Closures"));
+  EXPECT_EQ(T.OutSwitches, expectedOutput("Switches"));
+  EXPECT_TRUE(attached(T.Log, "Switches.dll")) << T.Log;
+  EXPECT_FALSE(attached(T.Log, "Closures.dll")) << T.Log;
+  EXPECT_TRUE(declined(T.Log, "Closures.dll", "it matches none of WEFT_PROCESSES")) << T.Log;
+}
+
+// Without either, both programs are instrumented (neither is one of the SDK's own processes).
+TEST(ProcessTree, WithoutAChoiceEveryProgramIsInstrumented) {
+  TwoPrograms T = runTwo("default", {});
+  ASSERT_EQ(T.R.ExitCode, 0) << T.R.Err << T.Log;
+  EXPECT_TRUE(attached(T.Log, "Closures.dll")) << T.Log;
+  EXPECT_TRUE(attached(T.Log, "Switches.dll")) << T.Log;
+  EXPECT_EQ(T.Log.find("declined: this process"), std::string::npos) << T.Log;
 }
 
 } // namespace

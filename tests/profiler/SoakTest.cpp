@@ -15,6 +15,7 @@
 #include "tests/support/Env.h"
 #include "tests/support/Loopback.h"
 #include "tests/support/OtherUser.h"
+#include "tests/support/Weave.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -25,6 +26,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <mutex>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <thread>
@@ -162,6 +164,8 @@ TEST(Soak, AServerUnderLoadKeepsServingWhileWeftComesAndGoes) {
                                   Log,      "--output-dir", Dir, "--gc",   "informational"};
   double Slot = (P.Seconds - 2.0) / P.Cycles;
   unsigned Edits = 0, Attaches = 0, Detaches = 0, Sessions = 0;
+  std::vector<std::pair<std::string, CommandResult>> Traces; // each session's file and its run
+  std::mutex TracesLock;
   for (unsigned C = 0; C < P.Cycles; ++C) {
     CommandResult A = run(weftTool(), Attach, {}, 60);
     ASSERT_EQ(A.ExitCode, 0) << A.Out << A.Err << readFile(Log);
@@ -170,11 +174,14 @@ TEST(Soak, AServerUnderLoadKeepsServingWhileWeftComesAndGoes) {
     if (C % 2 == 1) {
       ++Sessions;
       Session = std::thread([&, C] {
-        run(binaryDir() + "/tools/dotnet-trace",
-            {"collect", "-p", Pid, "--providers",
-             "Microsoft-Windows-DotNETRuntime:0x1:4,Weft:0x3:4", "--duration", "00:00:00:02", "-o",
-             Dir + "/session-" + std::to_string(C) + ".nettrace"},
-            {}, 60);
+        std::string File = Dir + "/session-" + std::to_string(C) + ".nettrace";
+        CommandResult T = run(binaryDir() + "/tools/dotnet-trace",
+                              {"collect", "-p", Pid, "--providers",
+                               "Microsoft-Windows-DotNETRuntime:0x1:4,Weft:0x3:4", "--duration",
+                               "00:00:00:02", "-o", File},
+                              {}, 60);
+        std::lock_guard<std::mutex> G(TracesLock);
+        Traces.emplace_back(File, std::move(T));
       });
     }
     unsigned Here = (P.Edits * (C + 1)) / P.Cycles - (P.Edits * C) / P.Cycles;
@@ -241,6 +248,20 @@ TEST(Soak, AServerUnderLoadKeepsServingWhileWeftComesAndGoes) {
     }
   }
   EXPECT_GE(Timelines, 1u);
+
+  // Each dotnet-trace session ran to its end and wrote a trace that reads, with the runtime's GC
+  // events in it (the server allocates under load: a two-second session sees collections).
+  ASSERT_EQ(Traces.size(), size_t(Sessions));
+  size_t GcEvents = 0;
+  for (const auto &[File, T] : Traces) {
+    EXPECT_EQ(T.ExitCode, 0) << File << ": " << T.Out << T.Err;
+    CommandResult Dump = run("dotnet", {helperDll("NettraceDump"), File}, {}, 120);
+    ASSERT_EQ(Dump.ExitCode, 0) << File << ": " << Dump.Err;
+    size_t Here = countOf(Dump.Out, "Microsoft-Windows-DotNETRuntime/GC");
+    EXPECT_GE(Here, 1u) << File << ": no GC event in\n" << Dump.Out.substr(0, 2000);
+    GcEvents += Here;
+  }
+  std::cout << "dotnet-trace sessions: " << Traces.size() << ", " << GcEvents << " GC events\n";
 }
 
 } // namespace

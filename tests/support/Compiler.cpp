@@ -6,6 +6,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -131,9 +132,13 @@ std::vector<std::string> programsFor(CorpusLanguage Language, Share Slice) {
   std::vector<std::string> All = corpusPrograms(Language);
   if (fullRun() || Slice.Of <= 1)
     return All;
+  unsigned long long Rotation = WEFT_SAMPLE_ROTATION;
+  if (Optional<std::string> Env = sys::Process::GetEnv("WEFT_SAMPLE_ROTATION"))
+    StringRef(*Env).getAsInteger(10, Rotation);
   std::vector<std::string> Some;
-  for (size_t I = Slice.Index; I < All.size(); I += Slice.Of)
-    Some.push_back(All[I]);
+  for (size_t I = 0; I < All.size(); ++I)
+    if ((I + Rotation) % Slice.Of == Slice.Index)
+      Some.push_back(All[I]);
   return Some;
 }
 

@@ -30,7 +30,10 @@ unsigned weaveFolder(llvm::StringRef Dir, llvm::ArrayRef<std::string> WeaveArgs,
                      std::vector<std::string> &Failures);
 
 /// Which programs of the corpus a compiler test compiles outside WEFT_FULL=1: those whose
-/// position in corpusPrograms() is Index modulo Of.
+/// position in corpusPrograms(), plus the sample's rotation, is Index modulo Of. The rotation is
+/// the number of commits in the history the build was configured from (WEFT_SAMPLE_ROTATION
+/// overrides it): each commit moves every test's share on by one program, so that any Of
+/// commits in a row have each test compile every program.
 struct Share {
   unsigned Index = 0, Of = 1;
 };

@@ -84,17 +84,20 @@ std::vector<ReceivedSpan> receivedSpans(const std::string &Json) {
   const json::Object *Data = V->getAsObject() ? V->getAsObject()->getObject("data") : nullptr;
   for (const json::Value &RS : *Arr(Data, "resourceSpans"))
     for (const json::Value &SS : *Arr(RS.getAsObject(), "scopeSpans")) {
-      std::string Service;
+      std::map<std::string, std::string> ResourceAttributes;
       const json::Object *Resource = RS.getAsObject()->getObject("resource");
       for (const json::Value &A : *Arr(Resource, "attributes"))
-        if (A.getAsObject()->getString("key") == StringRef("service.name"))
-          if (const json::Object *Val = A.getAsObject()->getObject("value"))
-            Service = Val->getString("stringValue").getValueOr("").str();
+        if (const json::Object *Val = A.getAsObject()->getObject("value"))
+          if (Optional<StringRef> Text = Val->getString("stringValue"))
+            ResourceAttributes[A.getAsObject()->getString("key").getValueOr("").str()] =
+                Text->str();
+      std::string Service = ResourceAttributes["service.name"];
       const json::Object *Scope = SS.getAsObject()->getObject("scope");
       for (const json::Value &SV : *Arr(SS.getAsObject(), "spans")) {
         const json::Object &S = *SV.getAsObject();
         ReceivedSpan R;
         R.Service = Service;
+        R.Resource = ResourceAttributes;
         R.Kind = S.getInteger("kind").getValueOr(0);
         R.Scope = Scope && Scope->getString("name") ? Scope->getString("name")->str() : "";
         R.Name = S.getString("name").getValueOr("").str();

@@ -25,6 +25,8 @@ struct ReceivedSpan {
   double Milliseconds = 0;
   std::map<std::string, std::string> Attributes;
   std::vector<std::string> Events;
+  /// The string attributes of the resource that sent it (service.name, OTEL_RESOURCE_ATTRIBUTES').
+  std::map<std::string, std::string> Resource;
 };
 
 /// The spans of an OTLP JSON answer (a failure of the test where it is not that).

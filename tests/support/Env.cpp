@@ -124,6 +124,20 @@ std::string nugetPackagesDir() {
 
 std::string sourceDir() { return WEFT_SOURCE_DIR; }
 std::string binaryDir() { return WEFT_BINARY_DIR; }
+std::string externalCorpusDir() {
+  std::string Dir = WEFT_EXTERNAL_CORPUS;
+  if (Optional<std::string> Env = sys::Process::GetEnv("WEFT_EXTERNAL_CORPUS"))
+    Dir = *Env;
+  return sys::fs::is_directory(Dir) ? Dir : std::string();
+}
+std::string externalCorpusMissing() {
+  std::string Dir = WEFT_EXTERNAL_CORPUS;
+  if (Optional<std::string> Env = sys::Process::GetEnv("WEFT_EXTERNAL_CORPUS"))
+    Dir = *Env;
+  return "no external corpus at '" + Dir +
+         "': set WEFT_EXTERNAL_CORPUS to a folder of Mono.Cecil's test assemblies (the "
+         "Test/Resources/assemblies folder of a clone of https://github.com/jbevain/cecil)";
+}
 bool fullRun() {
   Optional<std::string> Full = sys::Process::GetEnv("WEFT_FULL");
   return Full && *Full == "1";

@@ -53,6 +53,13 @@ std::string nugetPackagesDir();
 std::string sourceDir(); // the repository
 std::string binaryDir(); // the build tree
 std::string weftTool();  // the weft executable
+/// The external corpus: assemblies other tools wrote (Mono.Cecil's test assemblies), in the folder
+/// WEFT_EXTERNAL_CORPUS names, by default ../shared/corpus-external/cecil beside the repository
+/// (CMake's WEFT_EXTERNAL_CORPUS, which the environment variable overrides when the tests run).
+/// Empty when that folder is not there: the tests that need it then skip, saying
+/// externalCorpusMissing().
+std::string externalCorpusDir();
+std::string externalCorpusMissing();
 /// WEFT_FULL=1: the long campaigns whole (every program, file or pass case), not the suite's slice.
 bool fullRun();
 std::string corpusDir(); // where the corpus programs were built (artifacts layout)

@@ -32,6 +32,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/ThreadPool.h"
@@ -77,14 +78,6 @@ const ExpectedRefusal ExpectedRefusals[] = {
     {"/microsoft.netframework.referenceassemblies.", "is not the start of an instruction"},
 };
 
-std::string externalCorpusDir() {
-  SmallString<256> External(test::sourceDir());
-  sys::path::append(External, "..", "shared", "corpus-external", "cecil");
-  if (Optional<std::string> Env = sys::Process::GetEnv("WEFT_EXTERNAL_CORPUS"))
-    External = *Env;
-  return std::string(External);
-}
-
 // The inputs the suite makes from the corpus programs (tests/support), made once per process:
 // each program with its metadata in the "#-" stream with *Ptr tables, and one mixed-mode image.
 struct MadeInputs {
@@ -129,8 +122,11 @@ std::vector<Source> sources() {
   std::string NuGet = test::nugetPackagesDir();
   if (!NuGet.empty() && sys::fs::is_directory(NuGet))
     S.push_back({"NuGet packages", NuGet});
-  if (std::string External = externalCorpusDir(); sys::fs::is_directory(External))
+  if (std::string External = test::externalCorpusDir(); !External.empty())
     S.push_back({"external corpus", External});
+  else
+    outs() << "the sweep goes without the external corpus: " << test::externalCorpusMissing()
+           << '\n';
   S.push_back({"made from the corpus", madeInputs().Dir, /*Sampled=*/false});
   if (Optional<std::string> Extra = sys::Process::GetEnv("WEFT_SWEEP_EXTRA")) {
     SmallVector<StringRef, 4> Dirs;
@@ -615,27 +611,36 @@ void roundTripOne(const std::string &Path, metadata::AssemblyResolver &Framework
           Error EB = text::disassemble(OB, **Out, **OM, DO);
           consumeError(std::move(EA));
           consumeError(std::move(EB));
-          // A ReadyToRun input loses its native code (image base, stack size, CLI flags and,
-          // for Windows' images aligned to pages in the file, the file alignment change with
-          // it), and an unsigned output loses the strong-name flag: those header lines, and the
-          // text's comments about them, are compared by what the writer reports; the rest must
-          // be the same.
-          if (W->Report.WasReadyToRun || W->Report.StrongNameRemoved) {
-            bool ReadyToRun = W->Report.WasReadyToRun;
-            auto Strip = [ReadyToRun](std::string &Text) {
-              std::string Kept;
-              for (StringRef L : split(Text, '\n'))
-                if (!L.startswith(".imagebase ") && !L.startswith(".stackreserve ") &&
-                    !L.startswith(".corflags ") &&
-                    !(ReadyToRun && L.startswith(".file alignment ")) &&
-                    !L.startswith("// the ReadyToRun image has .corflags ") &&
-                    !L.ltrim(' ').startswith("// strong-name signed: "))
-                  Kept += L.str() + "\n";
-              Text = std::move(Kept);
-            };
-            Strip(OA.str());
-            Strip(OB.str());
-          }
+          // A ReadyToRun input loses its native code (image base, stack size and CLI flags
+          // change with it) and an unsigned output loses the strong-name flag: those header
+          // lines, and the text's comments about them, are left out of the comparison; the rest
+          // must be the same. The file alignment is compared with the one the writer reports
+          // (Windows' runtime packs align their native code to pages; the IL-only output takes
+          // 0x200), and the writer's must be the input's unless the input was ReadyToRun.
+          std::string Alignment;
+          raw_string_ostream(Alignment)
+              << ".file alignment " << format_hex(W->Report.FileAlignment, 10);
+          auto Strip = [&](std::string &Text, bool Input) {
+            std::string Kept;
+            for (StringRef L : split(Text, '\n')) {
+              if (Input && L.startswith(".file alignment ")) {
+                if (!W->Report.WasReadyToRun && L != Alignment && Failure.empty())
+                  Failure = "the writer reports " + Alignment + " for an input with " + L.str();
+                Kept += Alignment + "\n";
+                continue;
+              }
+              if ((W->Report.WasReadyToRun || W->Report.StrongNameRemoved) &&
+                  (L.startswith(".imagebase ") || L.startswith(".stackreserve ") ||
+                   L.startswith(".corflags ") ||
+                   L.startswith("// the ReadyToRun image has .corflags ") ||
+                   L.ltrim(' ').startswith("// strong-name signed: ")))
+                continue;
+              Kept += L.str() + "\n";
+            }
+            Text = std::move(Kept);
+          };
+          Strip(OA.str(), true);
+          Strip(OB.str(), false);
           if (OA.str() != OB.str()) {
             size_t I = 0;
             while (I < A.size() && I < B.size() && A[I] == B[I])
@@ -694,7 +699,7 @@ TEST(Sweep, EveryAssemblyRoundTrips) {
   // Mixed-mode images are refused with the reason: the one the suite makes always, and the C++/CLI
   // library of the external corpus when it is there (and sampled).
   std::vector<std::string> MixedMode{madeInputs().MixedMode};
-  std::string CppCli = externalCorpusDir() + "/cppcli.dll";
+  std::string CppCli = test::externalCorpusDir() + "/cppcli.dll";
   if (any_of(Files, [&](const auto &F) { return F.first == CppCli; }))
     MixedMode.push_back(CppCli);
   for (const std::string &F : MixedMode) {

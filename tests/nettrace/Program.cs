@@ -11,7 +11,9 @@ static class Program
         try
         {
             using var source = new EventPipeEventSource(args[0]);
-            source.Dynamic.All += e =>
+            // The runtime's own events through the parser that knows their names (the runtime sends
+            // no manifest for them); every other provider through the manifests in the file.
+            Action<TraceEvent> print = e =>
             {
                 if (only != null && e.ProviderName != only)
                     return;
@@ -19,6 +21,12 @@ static class Program
                 for (int i = 0; i < e.PayloadNames.Length; i++)
                     fields.Add(e.PayloadNames[i] + "=" + Convert.ToString(e.PayloadValue(i), System.Globalization.CultureInfo.InvariantCulture));
                 Console.WriteLine(string.Join("\t", fields));
+            };
+            source.Clr.All += print;
+            source.Dynamic.All += e =>
+            {
+                if (e.ProviderName != "Microsoft-Windows-DotNETRuntime")
+                    print(e);
             };
             source.Process();
             return 0;

@@ -27,6 +27,9 @@ llvm::Expected<std::string> fileSha256Hex(llvm::StringRef Path);
 /// The same of the file open as \p F (named \p Path in errors), read from where it stands to its
 /// end; \p F stays open.
 llvm::Expected<std::string> fileSha256Hex(llvm::sys::fs::file_t F, llvm::StringRef Path);
+/// The same of \p Path if it is a regular file; one of another kind (a FIFO, a device, a folder)
+/// is refused by its type, not read (support/RegularFile.h).
+llvm::Expected<std::string> regularFileSha256Hex(llvm::StringRef Path);
 
 } // namespace weft::pe
 

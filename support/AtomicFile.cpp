@@ -1,20 +1,16 @@
 //===- support/AtomicFile.cpp - Writing an output all at once -------------===//
+//
+// The rules of AtomicFile.h once; what a path names, and how a device, FIFO or socket is opened
+// for writing in place, are the system's (AtomicFilePosix.cpp, AtomicFileWindows.cpp).
+//
+//===----------------------------------------------------------------------===//
 #include "support/AtomicFile.h"
 
 #include "support/Error.h"
 
-#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <unistd.h>
 
 using namespace llvm;
 
@@ -22,121 +18,47 @@ namespace weft {
 
 namespace {
 
-Error pathError(StringRef Path, const Twine &Why) { return createFileError(Path, plainError(Why)); }
-
-Error errnoError(StringRef Path, int Errno) {
-  return createFileError(Path, errorCodeToError(std::error_code(Errno, std::generic_category())));
-}
-
-/// The target of the link \p Link, as a path (relative targets count from the link's folder).
-Expected<std::string> linkTarget(StringRef Link) {
-  SmallString<256> Target;
-  Target.resize(4096);
-  ssize_t N = ::readlink(std::string(Link).c_str(), Target.data(), Target.size());
-  if (N < 0)
-    return errnoError(Link, errno);
-  Target.resize(size_t(N));
-  if (sys::path::is_absolute(Target))
-    return std::string(Target);
-  SmallString<256> Full(sys::path::parent_path(Link));
-  sys::path::append(Full, Target);
-  return std::string(Full);
-}
-
-/// Writes \p Bytes to \p Fd; errors name \p Path.
+/// Writes \p Bytes to the descriptor \p Fd (binary: no newline is translated); errors name
+/// \p Path.
 Error writeAll(int Fd, StringRef Path, ArrayRef<uint8_t> Bytes) {
-  for (size_t Done = 0; Done < Bytes.size();) {
-    ssize_t N = ::write(Fd, Bytes.data() + Done, Bytes.size() - Done);
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N <= 0)
-      return errnoError(Path, N < 0 ? errno : EIO);
-    Done += size_t(N);
+  raw_fd_ostream OS(Fd, /*shouldClose=*/false);
+  OS.write(reinterpret_cast<const char *>(Bytes.data()), Bytes.size());
+  OS.flush();
+  if (std::error_code EC = OS.error()) {
+    OS.clear_error();
+    return createFileError(Path, errorCodeToError(EC));
   }
   return Error::success();
 }
 
-/// Opens what \p T names for writing in place: a device or FIFO opened (never truncated,
-/// created or followed), a socket connected to.
-Expected<int> openInPlace(const OutputTarget &T) {
-  if (T.What != OutputTarget::Kind::Socket) {
-    int Fd = ::open(T.Path.c_str(), O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
-    if (Fd < 0)
-      return errnoError(T.Path, errno);
-    struct stat St;
-    if (::fstat(Fd, &St) != 0 || S_ISREG(St.st_mode) || S_ISDIR(St.st_mode)) {
-      ::close(Fd); // replaced by a file since it was looked at: not written over in place
-      return pathError(T.Path, "changed while it was being opened");
-    }
-    return Fd;
-  }
-  sockaddr_un Addr{};
-  Addr.sun_family = AF_UNIX;
-  if (T.Path.size() >= sizeof Addr.sun_path)
-    return pathError(T.Path, "is a socket whose path is too long to connect to");
-  std::memcpy(Addr.sun_path, T.Path.c_str(), T.Path.size() + 1);
-  int Fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (Fd < 0)
-    return errnoError(T.Path, errno);
-  if (::connect(Fd, reinterpret_cast<sockaddr *>(&Addr), sizeof Addr) != 0) {
-    int Err = errno;
-    ::close(Fd);
-    return errnoError(T.Path, Err);
-  }
-  return Fd;
-}
-
 Error writeInPlace(const OutputTarget &T, ArrayRef<uint8_t> Bytes) {
-  Expected<int> Fd = openInPlace(T);
+  Expected<int> Fd = detail::openInPlace(T);
   if (!Fd)
     return Fd.takeError();
   Error E = writeAll(*Fd, T.Path, Bytes);
-  if (::close(*Fd) != 0 && !E)
-    return errnoError(T.Path, errno);
+  std::error_code Closed = sys::Process::SafelyCloseFileDescriptor(*Fd);
+  if (Closed && !E)
+    return createFileError(T.Path, errorCodeToError(Closed));
   return E;
 }
 
-} // namespace
-
-Expected<OutputTarget> resolveOutput(StringRef Named) {
-  std::string Path = Named.str();
-  for (unsigned Hops = 0;; ++Hops) {
-    struct stat St;
-    if (::lstat(Path.c_str(), &St) != 0) {
-      if (errno != ENOENT)
-        return errnoError(Path, errno);
-      if (Hops)
-        return pathError(Named, "is a symbolic link to nothing ('" + Path +
-                                    "' does not exist); weft does not create a link's target");
-      return OutputTarget{Path, OutputTarget::Kind::Regular};
-    }
-    if (S_ISLNK(St.st_mode)) {
-      // A link is followed only if its user made it (or root did): one that another user put
-      // in a shared folder would otherwise send the output wherever they chose.
-      if (St.st_uid != ::geteuid() && St.st_uid != 0)
-        return pathError(Path, "is a symbolic link owned by another user (uid " + Twine(St.st_uid) +
-                                   "); weft writes only through links of its user's own");
-      if (Hops >= 40)
-        return pathError(Named, "has too many levels of symbolic links");
-      Expected<std::string> Next = linkTarget(Path);
-      if (!Next)
-        return Next.takeError();
-      Path = std::move(*Next);
-      continue;
-    }
-    if (S_ISDIR(St.st_mode))
-      return pathError(Path, "is a directory");
-    if (S_ISREG(St.st_mode))
-      return OutputTarget{Path, OutputTarget::Kind::Regular};
-    if (S_ISCHR(St.st_mode) || S_ISBLK(St.st_mode))
-      return OutputTarget{Path, OutputTarget::Kind::Device};
-    if (S_ISFIFO(St.st_mode))
-      return OutputTarget{Path, OutputTarget::Kind::Fifo};
-    if (S_ISSOCK(St.st_mode))
-      return OutputTarget{Path, OutputTarget::Kind::Socket};
-    return pathError(Path, "is neither a file, a device, a FIFO nor a socket");
+/// A temporary file beside \p Target, filled by \p Fill and renamed over it once complete.
+Error replaceThroughTemporary(StringRef Target, function_ref<Error(int Fd)> Fill) {
+  Expected<sys::fs::TempFile> Temp = sys::fs::TempFile::create(Target + ".weft-%%%%%%");
+  if (!Temp)
+    return createFileError(Target, Temp.takeError());
+  if (Error E = Fill(Temp->FD)) {
+    consumeError(Temp->discard());
+    return E;
   }
+  if (Error E = Temp->keep(Target)) {
+    consumeError(Temp->discard());
+    return createFileError(Target, std::move(E));
+  }
+  return Error::success();
 }
+
+} // namespace
 
 bool isRegularOutput(StringRef Path) {
   Expected<OutputTarget> T = resolveOutput(Path);
@@ -154,19 +76,7 @@ Error writeFileAtomically(StringRef Named, ArrayRef<uint8_t> Bytes) {
   if (T->inPlace())
     return writeInPlace(*T, Bytes);
   StringRef Path = T->Path;
-  // A temporary file beside the target, renamed over it once complete.
-  Expected<sys::fs::TempFile> Temp = sys::fs::TempFile::create(Path + ".weft-%%%%%%");
-  if (!Temp)
-    return createFileError(Path, Temp.takeError());
-  if (Error E = writeAll(Temp->FD, Path, Bytes)) {
-    consumeError(Temp->discard());
-    return E;
-  }
-  if (Error E = Temp->keep(Path)) {
-    consumeError(Temp->discard());
-    return createFileError(Path, std::move(E));
-  }
-  return Error::success();
+  return replaceThroughTemporary(Path, [&](int Fd) { return writeAll(Fd, Path, Bytes); });
 }
 
 ScratchFile &ScratchFile::operator=(ScratchFile &&Other) noexcept {
@@ -190,11 +100,11 @@ Error ScratchFile::keepAs(StringRef Named) {
     return T.takeError();
   StringRef Target = T->Path;
   if (T->inPlace()) {
-    Expected<int> Fd = openInPlace(*T);
+    Expected<int> Fd = detail::openInPlace(*T);
     if (!Fd)
       return Fd.takeError();
     std::error_code EC = sys::fs::copy_file(Path, *Fd);
-    ::close(*Fd);
+    sys::Process::SafelyCloseFileDescriptor(*Fd);
     return EC ? createFileError(Target, errorCodeToError(EC)) : Error::success();
   }
   // Made private to this user; the output gets the permissions a new file gets.
@@ -205,17 +115,12 @@ Error ScratchFile::keepAs(StringRef Named) {
     return Error::success();
   }
   // Another file system: a copy beside the target, renamed over it.
-  Expected<sys::fs::TempFile> Temp = sys::fs::TempFile::create(Target + ".weft-%%%%%%");
-  if (!Temp)
-    return createFileError(Target, Temp.takeError());
-  if (std::error_code EC = sys::fs::copy_file(Path, Temp->FD)) {
-    consumeError(Temp->discard());
-    return createFileError(Target, errorCodeToError(EC));
-  }
-  if (Error E = Temp->keep(Target)) {
-    consumeError(Temp->discard());
-    return createFileError(Target, std::move(E));
-  }
+  if (Error E = replaceThroughTemporary(Target, [&](int Fd) -> Error {
+        if (std::error_code EC = sys::fs::copy_file(Path, Fd))
+          return createFileError(Target, errorCodeToError(EC));
+        return Error::success();
+      }))
+    return E;
   sys::fs::remove(Path);
   Path.clear();
   return Error::success();

@@ -33,7 +33,8 @@ struct OutputTarget {
 };
 
 /// Resolves \p Path for writing (following a link of the user's own); errors name the path and
-/// say why it cannot be an output.
+/// say why it cannot be an output. Differs between systems (AtomicFilePosix.cpp,
+/// AtomicFileWindows.cpp).
 llvm::Expected<OutputTarget> resolveOutput(llvm::StringRef Path);
 
 /// Whether \p Path names a regular file, or nothing yet (after a link of the user's own): the
@@ -64,6 +65,12 @@ public:
 private:
   std::string Path;
 };
+
+namespace detail {
+/// Opens what \p T names for writing in place, never creating or truncating it; errors name it.
+/// Differs between systems, as resolveOutput does.
+llvm::Expected<int> openInPlace(const OutputTarget &T);
+} // namespace detail
 
 } // namespace weft
 

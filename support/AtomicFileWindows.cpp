@@ -1,4 +1,4 @@
-//===- support/AtomicFileWindows.cpp - Writing an output all at once: Windows -===//
+//===- support/AtomicFileWindows.cpp - What an output is: Windows ---------===//
 //
 // The rules of support/AtomicFile.h as Windows can keep them: a file (or a new name) is written
 // to a temporary file beside it and renamed over it (LLVM's rename replaces the file, retrying
@@ -8,12 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "support/AtomicFile.h"
+
 #include "support/Error.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
-#include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
 
@@ -22,37 +21,6 @@ namespace weft {
 namespace {
 
 Error pathError(StringRef Path, const Twine &Why) { return createFileError(Path, plainError(Why)); }
-
-/// Writes \p Bytes to the C runtime's descriptor \p Fd (binary: no newline is translated);
-/// errors name \p Path.
-Error writeAll(int Fd, StringRef Path, ArrayRef<uint8_t> Bytes) {
-  raw_fd_ostream OS(Fd, /*shouldClose=*/false);
-  OS.write(reinterpret_cast<const char *>(Bytes.data()), Bytes.size());
-  OS.flush();
-  if (std::error_code EC = OS.error()) {
-    OS.clear_error();
-    return createFileError(Path, errorCodeToError(EC));
-  }
-  return Error::success();
-}
-
-/// Opens the device or pipe \p T names for writing in place (never created or truncated).
-Expected<int> openInPlace(const OutputTarget &T) {
-  int Fd = -1;
-  if (std::error_code EC =
-          sys::fs::openFileForWrite(T.Path, Fd, sys::fs::CD_OpenExisting, sys::fs::OF_None))
-    return createFileError(T.Path, errorCodeToError(EC));
-  return Fd;
-}
-
-Error writeInPlace(const OutputTarget &T, ArrayRef<uint8_t> Bytes) {
-  Expected<int> Fd = openInPlace(T);
-  if (!Fd)
-    return Fd.takeError();
-  Error E = writeAll(*Fd, T.Path, Bytes);
-  sys::Process::SafelyCloseFileDescriptor(*Fd);
-  return E;
-}
 
 } // namespace
 
@@ -74,83 +42,13 @@ Expected<OutputTarget> resolveOutput(StringRef Named) {
   }
 }
 
-bool isRegularOutput(StringRef Path) {
-  Expected<OutputTarget> T = resolveOutput(Path);
-  if (!T) {
-    consumeError(T.takeError());
-    return false;
-  }
-  return !T->inPlace();
-}
-
-Error writeFileAtomically(StringRef Named, ArrayRef<uint8_t> Bytes) {
-  Expected<OutputTarget> T = resolveOutput(Named);
-  if (!T)
-    return T.takeError();
-  if (T->inPlace())
-    return writeInPlace(*T, Bytes);
-  StringRef Path = T->Path;
-  Expected<sys::fs::TempFile> Temp = sys::fs::TempFile::create(Path + ".weft-%%%%%%");
-  if (!Temp)
-    return createFileError(Path, Temp.takeError());
-  if (Error E = writeAll(Temp->FD, Path, Bytes)) {
-    consumeError(Temp->discard());
-    return E;
-  }
-  if (Error E = Temp->keep(Path)) {
-    consumeError(Temp->discard());
-    return createFileError(Path, std::move(E));
-  }
-  return Error::success();
-}
-
-ScratchFile &ScratchFile::operator=(ScratchFile &&Other) noexcept {
-  if (this != &Other) {
-    if (!Path.empty())
-      sys::fs::remove(Path);
-    Path = std::move(Other.Path);
-    Other.Path.clear();
-  }
-  return *this;
-}
-
-ScratchFile::~ScratchFile() {
-  if (!Path.empty())
-    sys::fs::remove(Path);
-}
-
-Error ScratchFile::keepAs(StringRef Named) {
-  Expected<OutputTarget> T = resolveOutput(Named);
-  if (!T)
-    return T.takeError();
-  StringRef Target = T->Path;
-  if (T->inPlace()) {
-    Expected<int> Fd = openInPlace(*T);
-    if (!Fd)
-      return Fd.takeError();
-    std::error_code EC = sys::fs::copy_file(Path, *Fd);
-    sys::Process::SafelyCloseFileDescriptor(*Fd);
-    return EC ? createFileError(Target, errorCodeToError(EC)) : Error::success();
-  }
-  if (!sys::fs::rename(Path, Target)) {
-    Path.clear();
-    return Error::success();
-  }
-  // Another volume: a copy beside the target, renamed over it.
-  Expected<sys::fs::TempFile> Temp = sys::fs::TempFile::create(Target + ".weft-%%%%%%");
-  if (!Temp)
-    return createFileError(Target, Temp.takeError());
-  if (std::error_code EC = sys::fs::copy_file(Path, Temp->FD)) {
-    consumeError(Temp->discard());
-    return createFileError(Target, errorCodeToError(EC));
-  }
-  if (Error E = Temp->keep(Target)) {
-    consumeError(Temp->discard());
-    return createFileError(Target, std::move(E));
-  }
-  sys::fs::remove(Path);
-  Path.clear();
-  return Error::success();
+/// Opens the device or pipe \p T names for writing in place (never created or truncated).
+Expected<int> detail::openInPlace(const OutputTarget &T) {
+  int Fd = -1;
+  if (std::error_code EC =
+          sys::fs::openFileForWrite(T.Path, Fd, sys::fs::CD_OpenExisting, sys::fs::OF_None))
+    return createFileError(T.Path, errorCodeToError(EC));
+  return Fd;
 }
 
 } // namespace weft

@@ -26,6 +26,10 @@ Error plainError(const Twine &Message) {
   return make_error<StringError>(Message, inconvertibleErrorCode());
 }
 
+Error errnoError(StringRef Path, int Errno) {
+  return createFileError(Path, errorCodeToError(std::error_code(Errno, std::generic_category())));
+}
+
 Error addContext(Error E, const Twine &Context) {
   return handleErrors(std::move(E), [&](std::unique_ptr<FormatError> F) -> Error {
     return formatError(Context + ": " + F->structure(), F->offset(), F->what());

@@ -42,6 +42,9 @@ llvm::Error formatError(const llvm::Twine &Structure, uint64_t Offset, const llv
 /// An error that is not about a place in a file (bad arguments, I/O).
 llvm::Error plainError(const llvm::Twine &Message);
 
+/// The system's error \p Errno (an errno value) about the file \p Path.
+llvm::Error errnoError(llvm::StringRef Path, int Errno);
+
 /// Adds context in front of the message of every FormatError in \p E (for example the method whose
 /// body was being decoded); other errors are passed through.
 llvm::Error addContext(llvm::Error E, const llvm::Twine &Context);

@@ -27,7 +27,7 @@
 
 using namespace llvm;
 
-// PrivateFiles.cpp and the profiler take uid_t for it.
+// PrivateFilesPosix.cpp and the profiler take uid_t for it.
 static_assert(std::is_same_v<weft::port::UserId, uid_t>);
 
 namespace weft::port {

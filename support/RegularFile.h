@@ -28,6 +28,12 @@ llvm::Error requireRegularFile(llvm::StringRef Path);
 /// is checked is what is read. The descriptor is closed on exec; the caller closes it.
 llvm::Expected<int> openRegularFile(llvm::StringRef Path);
 
+namespace detail {
+/// \p Path opened for reading without waiting for a writer (a FIFO), closed on exec; errors name
+/// the path. What differs between systems: RegularFilePosix.cpp, RegularFileWindows.cpp.
+llvm::Expected<int> openForReadWithoutWaiting(llvm::StringRef Path);
+} // namespace detail
+
 } // namespace weft
 
 #endif

@@ -1,4 +1,4 @@
-//===- support/PrivateFiles.cpp - Files only their user controls ----------===//
+//===- support/PrivateFilesPosix.cpp - Files only their user controls -----===//
 #include "support/PrivateFiles.h"
 
 #include "support/Error.h"
@@ -19,10 +19,6 @@ namespace weft {
 namespace {
 
 Error refused(StringRef Path, const Twine &Why) { return createFileError(Path, plainError(Why)); }
-
-Error errnoError(StringRef Path, int Errno) {
-  return createFileError(Path, errorCodeToError(std::error_code(Errno, std::generic_category())));
-}
 
 /// "0755".
 std::string modeText(mode_t Mode) {

@@ -6,15 +6,11 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Process.h"
 
-#include <sys/stat.h>
-
 using namespace llvm;
 
 namespace weft {
 
-namespace {
-
-std::string typeName(sys::fs::file_type Type) {
+std::string fileKindName(sys::fs::file_type Type) {
   switch (Type) {
   case sys::fs::file_type::directory_file: return "a folder";
   case sys::fs::file_type::fifo_file: return "a FIFO";
@@ -27,37 +23,13 @@ std::string typeName(sys::fs::file_type Type) {
   }
 }
 
-/// The kind of file of mode \p Mode (st_mode). Windows' C runtime has no links or sockets.
-sys::fs::file_type typeOfMode(unsigned Mode) {
-  using sys::fs::file_type;
-  if (S_ISFIFO(Mode))
-    return file_type::fifo_file;
-  if (S_ISCHR(Mode))
-    return file_type::character_file;
-  if (S_ISBLK(Mode))
-    return file_type::block_file;
-#ifdef S_ISSOCK
-  if (S_ISSOCK(Mode))
-    return file_type::socket_file;
-#endif
-  if (S_ISDIR(Mode))
-    return file_type::directory_file;
-#ifdef S_ISLNK
-  if (S_ISLNK(Mode))
-    return file_type::symlink_file;
-#endif
-  if (S_ISREG(Mode))
-    return file_type::regular_file;
-  return file_type::type_unknown;
-}
+namespace {
 
 Error notRegular(StringRef Path, sys::fs::file_type Type) {
-  return createFileError(Path, plainError("is " + typeName(Type) + ", not a regular file"));
+  return createFileError(Path, plainError("is " + fileKindName(Type) + ", not a regular file"));
 }
 
 } // namespace
-
-std::string fileKindName(unsigned Mode) { return typeName(typeOfMode(Mode)); }
 
 Error requireRegularFile(StringRef Path) {
   sys::fs::file_status St;

@@ -11,12 +11,15 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
 
 #include <string>
 
 namespace weft {
 
-/// What a file of mode \p Mode (st_mode) is, for messages: "a FIFO", "a folder", ...
+/// What a file of type \p Type is, for messages: "a FIFO", "a folder", ...
+std::string fileKindName(llvm::sys::fs::file_type Type);
+/// The same of a file of mode \p Mode (POSIX's st_mode; RegularFilePosix.cpp).
 std::string fileKindName(unsigned Mode);
 
 /// Succeeds if \p Path (symbolic links followed) is a regular file; else an error naming the path

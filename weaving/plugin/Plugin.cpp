@@ -11,7 +11,6 @@
 
 #include <map>
 #include <mutex>
-#include <sys/stat.h>
 
 using namespace llvm;
 
@@ -42,9 +41,9 @@ Expected<LoadedPlugin> loadPlugin(StringRef Path, passes::PassRegistry &Registry
   if (!sys::fs::exists(Path))
     return fail(Path, "no such file");
   // dlopen would wait on a FIFO and read a device: only a regular file is opened.
-  struct stat St;
-  if (::stat(Path.str().c_str(), &St) == 0 && !S_ISREG(St.st_mode))
-    return fail(Path, "is " + fileKindName(St.st_mode) + ", not a shared library");
+  sys::fs::file_status St;
+  if (!sys::fs::status(Path, St) && St.type() != sys::fs::file_type::regular_file)
+    return fail(Path, "is " + fileKindName(St.type()) + ", not a shared library");
   SmallString<256> Real;
   if (std::error_code EC = sys::fs::real_path(Path, Real))
     return fail(Path, EC.message());

@@ -62,7 +62,7 @@ Expected<std::string> readAll(int F, StringRef Name, uint64_t Max) {
     if (N < 0 && errno == EINTR)
       continue;
     if (N < 0)
-      return createFileError(Name, errorCodeToError(lastError()));
+      return errnoError(Name, errno);
     if (N == 0)
       return Bytes;
     if (Bytes.size() + size_t(N) > Max)
@@ -77,7 +77,7 @@ Error writeAll(int F, StringRef Bytes, StringRef Name) {
     if (N < 0 && errno == EINTR)
       continue;
     if (N < 0)
-      return createFileError(Name, errorCodeToError(lastError()));
+      return errnoError(Name, errno);
     Bytes = Bytes.drop_front(size_t(N));
   }
   return Error::success();
@@ -183,10 +183,10 @@ readMember(int Folder, StringRef Name, uint64_t Max,
   if (!F && errno == ELOOP)
     return createFileError(Name, plainError("is a symbolic link, not a regular file"));
   if (!F)
-    return createFileError(Name, errorCodeToError(lastError()));
+    return errnoError(Name, errno);
   struct stat St;
   if (::fstat(F.get(), &St) != 0)
-    return createFileError(Name, errorCodeToError(lastError()));
+    return errnoError(Name, errno);
   if (!S_ISREG(St.st_mode))
     return createFileError(Name,
                            plainError("is " + fileKindName(St.st_mode) + ", not a regular file"));
@@ -206,7 +206,7 @@ Error makeFolder(StringRef Dir, unsigned Mode) {
     if (std::error_code EC = sys::fs::create_directories(Parent))
       return createFileError(Parent, errorCodeToError(EC));
   if (::mkdir(Dir.str().c_str(), Mode) != 0 && errno != EEXIST)
-    return createFileError(Dir, errorCodeToError(lastError()));
+    return errnoError(Dir, errno);
   return Error::success();
 }
 
@@ -375,7 +375,7 @@ Error WeaveCache::store(StringRef Key, ArrayRef<CachedFile> Files,
   sys::path::append(Model, "tmp-XXXXXX");
   std::string Made(Model.str());
   if (!::mkdtemp(Made.data()))
-    return createFileError(Model, errorCodeToError(lastError()));
+    return errnoError(Model, errno);
   std::string Temp = sys::path::filename(Made).str();
   Error Written = [&]() -> Error {
     // Through the folder checked at open: the temporary folder is the one just made, and ours.
@@ -385,13 +385,15 @@ Error WeaveCache::store(StringRef Key, ArrayRef<CachedFile> Files,
     if (!Folder || ::fstat(Folder.get(), &St) != 0 || St.st_uid != ::geteuid())
       return createFileError(Made, plainError("is not the folder weft just made"));
     if (Shared && ::fchmod(Folder.get(), 0777 & ~Umask) != 0)
-      return createFileError(Made, errorCodeToError(lastError()));
+      return errnoError(Made, errno);
     unsigned Mode = Shared ? 0666 : 0600;
     auto Put = [&](StringRef Name, StringRef Bytes) -> Error {
       Descriptor F(::openat(Folder.get(), Name.str().c_str(),
                             O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, Mode));
-      if (!F)
-        return createFileError(Made + "/" + Name, errorCodeToError(lastError()));
+      if (!F) {
+        int Err = errno; // before the name's string is made
+        return errnoError(Made + "/" + Name.str(), Err);
+      }
       return writeAll(F.get(), Bytes, Made + "/" + Name.str());
     };
     for (size_t I = 0; I < Files.size(); ++I) {

@@ -60,10 +60,9 @@ TEST(CoverageCompare, CorpusLinesAndBranchesAsCoverletCountsThem) {
         "test", std::string(Project), "-nologo", "-p:ArtifactsPath=" + Root + "/artifacts",
         // The PDBs name the sources where they are (coverlet
         // measures no assembly whose sources it cannot find).
-        "-p:PathMap=",
-        "-p:RestoreAdditionalProjectSources=" + test::binaryDir() + "/package-test/nupkg",
-        "-p:RestorePackagesPath=" + Root + "/packages", "-p:WeftVersion=" WEFT_PACKAGE_VERSION,
-        "--results-directory", Root + "/results"};
+        "-p:PathMap=", "--results-directory", Root + "/results"};
+    std::vector<std::string> Restore = test::packageRestoreArgs(WEFT_PACKAGE_VERSION);
+    Args.insert(Args.end(), Restore.begin(), Restore.end());
     Args.insert(Args.end(), More.begin(), More.end());
     // Time for the test host to exit and write its hits, as docs/msbuild.md advises.
     test::CommandResult R =

@@ -236,7 +236,7 @@ bool hasFile(const LineHits &L, StringRef Suffix) {
 
 class PackageOptions : public ::testing::Test {
 protected:
-  static std::string Root, Dir, Sources;
+  static std::string Root, Dir;
 
   static void SetUpTestSuite() {
     Root = test::scratchDir("package-options");
@@ -261,20 +261,15 @@ protected:
     ASSERT_NE(End, std::string::npos);
     Sln.insert(End, "  <Project Path=\"Greeter.Tests2/Greeter.Tests2.csproj\" />\n");
     ASSERT_TRUE(test::writeFile(path("WovenSolution.slnx"), Sln));
-    Sources = test::binaryDir() + "/package-test/nupkg";
   }
 
   static std::string path(StringRef Relative) { return Dir + "/" + Relative.str(); }
 
-  /// `dotnet test` of a project (or the solution) of the sample, the package restored from the
-  /// test's folder; the output and error together.
+  /// `dotnet test` of a project (or the solution) of the sample, with the package; the output
+  /// and error together.
   static test::CommandResult dotnetTest(StringRef Project, std::vector<std::string> More = {}) {
-    std::vector<std::string> Args = {"test",
-                                     path(Project),
-                                     "-nologo",
-                                     "-p:RestoreAdditionalProjectSources=" + Sources,
-                                     "-p:RestorePackagesPath=" + Root + "/packages",
-                                     "-p:WeftVersion=" WEFT_PACKAGE_VERSION};
+    std::vector<std::string> Args = test::packageRestoreArgs(WEFT_PACKAGE_VERSION);
+    Args.insert(Args.begin(), {"test", path(Project), "-nologo"});
     Args.insert(Args.end(), More.begin(), More.end());
     // The woven code writes its hits as the test host exits, and VSTest kills a test host that
     // has not exited 100 ms after the session ends (coverlet.msbuild's hits are written the
@@ -286,7 +281,7 @@ protected:
   }
 };
 
-std::string PackageOptions::Root, PackageOptions::Dir, PackageOptions::Sources;
+std::string PackageOptions::Root, PackageOptions::Dir;
 
 constexpr const char *Tests = "Greeter.Tests/Greeter.Tests.csproj";
 

@@ -1,8 +1,8 @@
 //===- tests/package/PackageTest.cpp - The NuGet package in dotnet build --===//
 //
 // corpus/WovenSolution built as a user builds it: `dotnet build` with the Weft package that
-// package/pack.sh made (the package.pack step), restored from a local folder into a package
-// folder of the test's own. The library (two target frameworks) and the program are woven on
+// package/pack.sh made (the package.pack step), restored from a local folder into the packages
+// folder the suite's samples share (tests/support/Env.h). The library (two target frameworks) and the program are woven on
 // every build and run with their probes; an unchanged build weaves nothing, a changed spec or
 // probe assembly weaves again, a spec error fails the build with a WEFT code at the spec's line;
 // `dotnet test -p:WeftCoverage=true` (the tests built for two target frameworks) makes one report
@@ -12,7 +12,7 @@
 // The sample lies in a folder whose name a shell would run (`$(touch ...)`, backticks), and the
 // weaving cache's folder adds a quote and a `;`: every value reaches weft whole, and nothing is
 // run. (The SDK itself builds no project whose path holds a quote, nor restores packages to a
-// folder whose name holds `$(`: the package folder is beside the sample.)
+// folder whose name holds `$(`: the packages folder is the suite's.)
 //
 //===----------------------------------------------------------------------===//
 #include "tests/support/CoverageFigures.h"
@@ -35,9 +35,8 @@ namespace {
 
 class Package : public ::testing::Test {
 protected:
-  static std::string Root;    // the test's scratch folder: the sample and the package folder
-  static std::string Dir;     // the sample's copy
-  static std::string Sources; // the folder the package is restored from
+  static std::string Root; // the test's scratch folder
+  static std::string Dir;  // the sample's copy
 
   static void SetUpTestSuite() {
     Root = test::scratchDir("package-sample");
@@ -47,7 +46,6 @@ protected:
     sys::path::append(From, "corpus", "WovenSolution");
     test::CommandResult R = test::run("cp", {"-R", std::string(From) + "/.", Dir});
     ASSERT_EQ(R.ExitCode, 0) << R.Err;
-    Sources = test::binaryDir() + "/package-test/nupkg";
   }
 
   static std::string path(StringRef Relative) { return Dir + "/" + Relative.str(); }
@@ -56,12 +54,8 @@ protected:
   /// the test's folder; the output and error together.
   static test::CommandResult dotnet(std::string Verb, StringRef Project,
                                     std::vector<std::string> More = {}) {
-    std::vector<std::string> Args = {Verb,
-                                     path(Project),
-                                     "-nologo",
-                                     "-p:RestoreAdditionalProjectSources=" + Sources,
-                                     "-p:RestorePackagesPath=" + Root + "/packages",
-                                     "-p:WeftVersion=" WEFT_PACKAGE_VERSION};
+    std::vector<std::string> Args = test::packageRestoreArgs(WEFT_PACKAGE_VERSION);
+    Args.insert(Args.begin(), {Verb, path(Project), "-nologo"});
     Args.insert(Args.end(), More.begin(), More.end());
     // A busy machine's test host may take more than VSTest's 100 ms to exit and write its hits
     // (docs/msbuild.md): the setting users are told to give.
@@ -95,7 +89,7 @@ protected:
   }
 };
 
-std::string Package::Root, Package::Dir, Package::Sources;
+std::string Package::Root, Package::Dir;
 
 const char *WovenOutput = "enter Sample.App.Program::Run\n"
                           "enter Sample.Greeter.Greeting::Shout\n"
@@ -234,13 +228,9 @@ TEST_F(Package, AMachineWithoutWeftFailsWithTheWayOut) {
   ASSERT_TRUE(test::writeFile(Tiny + "/weft.json", R"({"version": 1, "rules": [
     {"match": {"assembly": "Tiny"}, "passes": ["single-ret"]}]})"));
   auto Build = [&](std::vector<std::string> More) {
-    std::vector<std::string> Args = {"build",
-                                     Tiny + "/Tiny.csproj",
-                                     "-nologo",
-                                     "-p:RestoreAdditionalProjectSources=" + Sources,
-                                     "-p:RestorePackagesPath=" + Root + "/packages",
-                                     "-p:WeftHostOS=macOS",
-                                     "-p:WeftHostArchitecture=Arm64"};
+    std::vector<std::string> Args = test::packageRestoreArgs(WEFT_PACKAGE_VERSION);
+    Args.insert(Args.begin(), {"build", Tiny + "/Tiny.csproj", "-nologo", "-p:WeftHostOS=macOS",
+                               "-p:WeftHostArchitecture=Arm64"});
     Args.insert(Args.end(), More.begin(), More.end());
     test::CommandResult R = test::run("dotnet", Args, {}, 600);
     R.Out += R.Err;
@@ -301,7 +291,8 @@ TEST_F(Package, EveryPlatformsWeftWeavesTheSameBytes) {
   for (const char *F : Woven)
     Native[F] = test::readFile(path(F));
   for (const Other &O : Others) {
-    std::string Exe = Root + "/packages/weft/" WEFT_PACKAGE_VERSION "/tools/" + O.Rid + "/" + O.Exe;
+    std::string Exe =
+        test::packagesDir() + "/weft/" WEFT_PACKAGE_VERSION "/tools/" + O.Rid + "/" + O.Exe;
     ASSERT_TRUE(sys::fs::exists(Exe)) << "the package carries no " << O.Rid << " weft";
     std::string Wrapper = Root + "/weft-" + O.Rid;
     ASSERT_TRUE(

@@ -29,8 +29,8 @@ CommandResult DotnetSample::dotnet(std::vector<std::string> Args, StringRef In) 
   // Before `--`: what follows it is the test run's own (run settings, the test application's
   // options).
   auto Own = std::find(Args.begin(), Args.end(), "--");
-  Args.insert(Own, {"-p:RestoreAdditionalProjectSources=" + binaryDir() + "/package-test/nupkg",
-                    "-p:RestorePackagesPath=" + Root + "/packages", "-p:WeftVersion=" + Version});
+  std::vector<std::string> Restore = packageRestoreArgs(Version);
+  Args.insert(Own, Restore.begin(), Restore.end());
   // dotnet test takes its runner from the global.json of the folder it runs in.
   std::vector<std::string> Command = {"-C", path(In), "dotnet"};
   Command.insert(Command.end(), Args.begin(), Args.end());

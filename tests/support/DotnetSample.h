@@ -2,8 +2,8 @@
 //
 // A folder of samples in the repository, copied to a scratch folder and run with `dotnet` the
 // way users run it: the Weft package that package/pack.sh made (the package.pack step) restored
-// from the build tree into a package folder of the sample's own, and coverlet's packages from
-// NuGet beside it. Reports are read with tests/support/CoverageFigures.h.
+// from the build tree, with coverlet's packages from NuGet, into the packages folder the suite's
+// samples share (test::packageRestoreArgs). Reports are read with tests/support/CoverageFigures.h.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WEFT_TESTS_SUPPORT_DOTNETSAMPLE_H

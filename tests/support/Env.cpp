@@ -253,6 +253,13 @@ void removeTree(StringRef Dir) {
   ::nftw(Dir.str().c_str(), removeEntry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+std::string packagesDir() { return binaryDir() + "/package-test/packages"; }
+
+std::vector<std::string> packageRestoreArgs(StringRef Version) {
+  return {"-p:RestoreAdditionalProjectSources=" + binaryDir() + "/package-test/nupkg",
+          "-p:RestorePackagesPath=" + packagesDir(), "-p:WeftVersion=" + Version.str()};
+}
+
 std::string scratchDir(StringRef Name) {
   SmallString<256> P(binaryDir());
   sys::path::append(P, "test-scratch", Name);

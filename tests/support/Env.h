@@ -53,6 +53,12 @@ std::string nugetPackagesDir();
 std::string sourceDir(); // the repository
 std::string binaryDir(); // the build tree
 std::string weftTool();  // the weft executable
+/// The Weft package (package/pack.sh, the package.pack step) as the tests restore it: from the
+/// build tree's package-test/nupkg into the packages folder all the suite's samples share
+/// (package-test/packages; package.pack removes its old copy of Weft), at version \p Version.
+/// The properties for `dotnet build`/`test`, and that folder.
+std::vector<std::string> packageRestoreArgs(llvm::StringRef Version);
+std::string packagesDir();
 /// The external corpus: assemblies other tools wrote (Mono.Cecil's test assemblies), in the folder
 /// WEFT_EXTERNAL_CORPUS names, by default ../shared/corpus-external/cecil beside the repository
 /// (CMake's WEFT_EXTERNAL_CORPUS, which the environment variable overrides when the tests run).

@@ -59,10 +59,11 @@ Error checkPasses(const RunOptions &O, std::string &PassList) {
     Expected<spec::Spec> S = spec::Spec::load(O.SpecFile);
     if (!S)
       return S.takeError();
-    if (Expected<std::vector<plugin::LoadedPlugin>> L =
-            plugin::loadPlugins(O.SpecFile, S->pluginPaths());
-        !L)
+    Expected<std::vector<plugin::LoadedPlugin>> L =
+        plugin::loadPlugins(O.SpecFile, S->pluginPaths());
+    if (!L)
       return L.takeError();
+    warnOfPlugins(*L);
     for (const spec::PassUse *U : S->passUses())
       Uses.push_back(*U);
   }

@@ -2,6 +2,7 @@
 #include "cli/Tool.h"
 
 #include "support/Error.h"
+#include "weaving/plugin/Plugin.h"
 #include "weaving/spec/Spec.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -117,6 +118,12 @@ void reportWarning(const Twine &Message) {
     printMSBuild("warning", CodeWarning, Message.str());
   else
     WithColor::warning(errs(), "weft") << Message << '\n';
+}
+
+void warnOfPlugins(ArrayRef<plugin::LoadedPlugin> Plugins) {
+  for (const plugin::LoadedPlugin &P : Plugins)
+    if (!P.Warning.empty())
+      reportWarning(P.Warning);
 }
 
 Expected<Input> openInput(const std::string &Path, bool AllowNative, bool AllowPdb) {

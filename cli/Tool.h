@@ -6,12 +6,17 @@
 #include "pe/Image.h"
 #include "support/AtomicFile.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
 
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
+
+namespace weft::plugin {
+struct LoadedPlugin;
+}
 
 namespace weft::cli {
 
@@ -50,6 +55,8 @@ std::pair<DiagnosticCode, std::string> takeCoded(llvm::Error E);
 int reportError(llvm::Error E);
 int reportError(const llvm::Twine &Message, DiagnosticCode Code = CodeOther);
 void reportWarning(const llvm::Twine &Message);
+/// Warns of what loading \p Plugins warned of (a deprecated API).
+void warnOfPlugins(llvm::ArrayRef<plugin::LoadedPlugin> Plugins);
 
 /// An opened input: the mapped image and, for a managed one, its metadata; or a standalone
 /// portable PDB, which is metadata without an image.

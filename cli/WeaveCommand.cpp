@@ -697,8 +697,11 @@ Error prepareRun(WeaveRun &Run) {
     Expected<spec::Spec> S = spec::Spec::load(Opt.SpecFile);
     if (!S)
       return withCode(CodeSpec, S.takeError());
-    if (Expected<std::vector<plugin::LoadedPlugin>> L = plugin::loadPlugins(Opt.SpecFile, S->pluginPaths()); !L)
+    Expected<std::vector<plugin::LoadedPlugin>> L =
+        plugin::loadPlugins(Opt.SpecFile, S->pluginPaths());
+    if (!L)
       return L.takeError();
+    warnOfPlugins(*L);
     Run.Spec = std::move(*S);
   } else if (!Opt.Passes.empty()) {
     std::vector<spec::PassUse> Uses;

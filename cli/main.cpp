@@ -81,9 +81,13 @@ int main(int argc, char **argv) {
     reportError(llvm::Twine(E.what()) + "\nRun 'weft --help' for usage.");
     return ExitUsage;
   }
-  for (const std::string &P : Plugins)
-    if (llvm::Expected<weft::plugin::LoadedPlugin> L = weft::plugin::loadPlugin(P); !L)
+  for (const std::string &P : Plugins) {
+    llvm::Expected<weft::plugin::LoadedPlugin> L = weft::plugin::loadPlugin(P);
+    if (!L)
       return reportError(L.takeError());
+    if (!L->Warning.empty())
+      reportWarning(L->Warning);
+  }
   for (auto &[Sub, Run] : Runners)
     if (Sub->parsed())
       return Run();

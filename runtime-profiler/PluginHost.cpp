@@ -1,64 +1,18 @@
 //===- runtime-profiler/PluginHost.cpp ------------------------------------===//
 #include "runtime-profiler/PluginHost.h"
 
+#include "weaving/plugin/Objects.h"
+
 #include <algorithm>
 #include <tuple>
 
 using namespace llvm;
 
-/// A module, type or method, with what each plugin attached to it.
-struct weftObject {
-  struct Item {
-    const void *Plugin;
-    void *Data;
-    void (*Release)(void *);
-  };
-  std::mutex Lock;
-  std::vector<Item> Items;
-
-  weftObject() = default;
-  weftObject(const weftObject &) = delete;
-  ~weftObject() {
-    for (Item &I : Items)
-      if (I.Release)
-        I.Release(I.Data);
-  }
-};
-
 namespace weft::prof {
 
 namespace {
 
-void *getData(weftObject *Object, const void *Plugin) {
-  if (!Object)
-    return nullptr;
-  std::lock_guard<std::mutex> G(Object->Lock);
-  for (const weftObject::Item &I : Object->Items)
-    if (I.Plugin == Plugin)
-      return I.Data;
-  return nullptr;
-}
-
-void setData(weftObject *Object, const void *Plugin, void *Data, void (*Release)(void *)) {
-  if (!Object)
-    return;
-  weftObject::Item Old{nullptr, nullptr, nullptr};
-  {
-    std::lock_guard<std::mutex> G(Object->Lock);
-    auto It = std::find_if(Object->Items.begin(), Object->Items.end(),
-                           [&](const weftObject::Item &I) { return I.Plugin == Plugin; });
-    if (It == Object->Items.end()) {
-      Object->Items.push_back({Plugin, Data, Release});
-    } else {
-      Old = *It;
-      *It = {Plugin, Data, Release};
-    }
-  }
-  if (Old.Release && Old.Data != Data)
-    Old.Release(Old.Data); // outside the lock: it may look at the object
-}
-
-const weftRuntimeServices Services{getData, setData};
+const weftRuntimeServices Services{plugin::objectData, plugin::setObjectData};
 
 } // namespace
 
@@ -80,21 +34,31 @@ struct PluginHost::ModuleObjects {
 };
 
 PluginHost::PluginHost(const std::vector<plugin::LoadedPlugin> &Loaded, Log &L) : L(L) {
-  for (const plugin::LoadedPlugin &P : Loaded)
-    if (P.Runtime) {
-      Plugins.push_back({P.Name, P.Runtime});
-      Events |= P.Runtime->Events;
+  for (const plugin::LoadedPlugin &P : Loaded) {
+    Hooked H;
+    H.Name = P.Name;
+    if (P.C && P.C->HasHooks) {
+      H.C = &P.C->Hooks;
+      H.Events = H.C->Events;
+    } else if (P.Runtime) {
+      H.Hooks = P.Runtime;
+      H.Events = P.Runtime->Events;
+    } else {
+      continue;
     }
+    Events |= H.Events;
+    Plugins.push_back(std::move(H));
+  }
 }
 
 PluginHost::~PluginHost() { releaseAll(); }
 
 template <typename Fn> void PluginHost::each(uint32_t Event, const char *Hook, Fn &&Call) {
   for (const Hooked &P : Plugins) {
-    if (!(P.Hooks->Events & Event))
+    if (!(P.Events & Event))
       continue;
     try {
-      Call(*P.Hooks, static_cast<const void *>(P.Hooks));
+      Call(P);
     } catch (...) {
       L.line("plugin " + P.Name + ": its " + Hook + " hook threw; weft and the other plugins go on");
     }
@@ -111,21 +75,39 @@ PluginHost::ModuleObjects &PluginHost::objectsOf(ModuleID Module, StringRef Path
   return *M;
 }
 
+namespace {
+
+weft_object *cObject(weftObject *O) { return reinterpret_cast<weft_object *>(O); }
+
+} // namespace
+
 void PluginHost::moduleLoaded(ModuleID Module, StringRef Path) {
   ModuleObjects &M = objectsOf(Module, Path);
-  each(WEFT_ON_MODULE_LOAD, "ModuleLoaded", [&](const weftRuntimeHooks &H, const void *Key) {
-    weftModuleEvent E{&Services, Key, &M.Module, Module, M.Path.c_str()};
-    if (H.ModuleLoaded)
-      H.ModuleLoaded(&E);
+  each(WEFT_ON_MODULE_LOAD, "ModuleLoaded", [&](const Hooked &H) {
+    if (H.C) {
+      weft_module_event E{cObject(&M.Module), Module, {M.Path.data(), M.Path.size()}};
+      if (H.C->ModuleLoaded)
+        H.C->ModuleLoaded(H.C->Data, &E);
+      return;
+    }
+    weftModuleEvent E{&Services, H.Hooks, &M.Module, Module, M.Path.c_str()};
+    if (H.Hooks->ModuleLoaded)
+      H.Hooks->ModuleLoaded(&E);
   });
 }
 
 void PluginHost::moduleUnloading(ModuleID Module) {
   ModuleObjects &M = objectsOf(Module);
-  each(WEFT_ON_MODULE_UNLOAD, "ModuleUnloading", [&](const weftRuntimeHooks &H, const void *Key) {
-    weftModuleEvent E{&Services, Key, &M.Module, Module, M.Path.c_str()};
-    if (H.ModuleUnloading)
-      H.ModuleUnloading(&E);
+  each(WEFT_ON_MODULE_UNLOAD, "ModuleUnloading", [&](const Hooked &H) {
+    if (H.C) {
+      weft_module_event E{cObject(&M.Module), Module, {M.Path.data(), M.Path.size()}};
+      if (H.C->ModuleUnloading)
+        H.C->ModuleUnloading(H.C->Data, &E);
+      return;
+    }
+    weftModuleEvent E{&Services, H.Hooks, &M.Module, Module, M.Path.c_str()};
+    if (H.Hooks->ModuleUnloading)
+      H.Hooks->ModuleUnloading(&E);
   });
   std::unique_ptr<ModuleObjects> Gone;
   {
@@ -146,28 +128,47 @@ void PluginHost::methodCompiling(bool ReJit, ModuleID Module, FunctionID Functio
     return;
   ModuleObjects &M = objectsOf(Module);
   weftObject *MethodObject = M.member(Method), *TypeObject = M.member(Type);
-  each(Event, ReJit ? "MethodReJitting" : "MethodCompiling",
-       [&](const weftRuntimeHooks &H, const void *Key) {
-         weftMethodEvent E{&Services, Key,    &M.Module, TypeObject, MethodObject,
-                           Module,    Function, Method,  Woven ? 1 : 0};
-         if (auto *Hook = ReJit ? H.MethodReJitting : H.MethodCompiling)
-           Hook(&E);
-       });
+  each(Event, ReJit ? "MethodReJitting" : "MethodCompiling", [&](const Hooked &H) {
+    if (H.C) {
+      weft_method_event E{cObject(&M.Module), cObject(TypeObject), cObject(MethodObject),
+                          Module,             Function,           Method,
+                          Woven ? 1 : 0};
+      if (auto *Hook = ReJit ? H.C->MethodReJitting : H.C->MethodCompiling)
+        Hook(H.C->Data, &E);
+      return;
+    }
+    weftMethodEvent E{&Services, H.Hooks,  &M.Module, TypeObject,   MethodObject,
+                      Module,    Function, Method,    Woven ? 1 : 0};
+    if (auto *Hook = ReJit ? H.Hooks->MethodReJitting : H.Hooks->MethodCompiling)
+      Hook(&E);
+  });
 }
 
 void PluginHost::garbageCollectionStarted(uint32_t Reason, ArrayRef<int> Collected) {
-  each(WEFT_ON_GC, "GarbageCollection", [&](const weftRuntimeHooks &H, const void *Key) {
-    weftGcEvent E{&Services, Key, 0, Reason, uint32_t(Collected.size()), Collected.data()};
-    if (H.GarbageCollection)
-      H.GarbageCollection(&E);
+  each(WEFT_ON_GC, "GarbageCollection", [&](const Hooked &H) {
+    if (H.C) {
+      weft_gc_event E{0, Reason, uint32_t(Collected.size()), Collected.data()};
+      if (H.C->GarbageCollection)
+        H.C->GarbageCollection(H.C->Data, &E);
+      return;
+    }
+    weftGcEvent E{&Services, H.Hooks, 0, Reason, uint32_t(Collected.size()), Collected.data()};
+    if (H.Hooks->GarbageCollection)
+      H.Hooks->GarbageCollection(&E);
   });
 }
 
 void PluginHost::garbageCollectionFinished() {
-  each(WEFT_ON_GC, "GarbageCollection", [&](const weftRuntimeHooks &H, const void *Key) {
-    weftGcEvent E{&Services, Key, 1, 0, 0, nullptr};
-    if (H.GarbageCollection)
-      H.GarbageCollection(&E);
+  each(WEFT_ON_GC, "GarbageCollection", [&](const Hooked &H) {
+    if (H.C) {
+      weft_gc_event E{1, 0, 0, nullptr};
+      if (H.C->GarbageCollection)
+        H.C->GarbageCollection(H.C->Data, &E);
+      return;
+    }
+    weftGcEvent E{&Services, H.Hooks, 1, 0, 0, nullptr};
+    if (H.Hooks->GarbageCollection)
+      H.Hooks->GarbageCollection(&E);
   });
 }
 

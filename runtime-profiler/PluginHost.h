@@ -12,6 +12,7 @@
 
 #include "runtime-profiler/CorProfiler.h"
 #include "runtime-profiler/Log.h"
+#include "weaving/plugin/CAbi.h"
 #include "weaving/plugin/Plugin.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -47,13 +48,16 @@ public:
   void releaseAll();
 
 private:
+  /// A plugin's hooks: of the C ABI (C) or of the C++ API (Hooks).
   struct Hooked {
     std::string Name;
-    const weftRuntimeHooks *Hooks;
+    const weftRuntimeHooks *Hooks = nullptr;
+    const weft_runtime_hooks *C = nullptr;
+    uint32_t Events = 0;
   };
   struct ModuleObjects;
   ModuleObjects &objectsOf(ModuleID Module, llvm::StringRef Path = {});
-  /// Calls \p Call(Hooks, PluginKey) for every plugin that asks for \p Event.
+  /// Calls \p Call(Plugin) for every plugin that asks for \p Event.
   template <typename Fn> void each(uint32_t Event, const char *Hook, Fn &&Call);
 
   std::vector<Hooked> Plugins;

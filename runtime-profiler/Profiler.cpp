@@ -220,10 +220,14 @@ HRESULT Profiler::initialize(IUnknown *Unk, StringRef AttachData, bool Attaching
   // replaced through ReJIT only.
   if (Conf.Spec && !Attaching)
     Events |= COR_PRF_MONITOR_CACHE_SEARCHES;
-  for (const plugin::LoadedPlugin &P : Conf.Plugins)
+  for (const plugin::LoadedPlugin &P : Conf.Plugins) {
+    uint32_t Wanted = P.C && P.C->HasHooks ? P.C->Hooks.Events : P.Runtime ? P.Runtime->Events : 0;
     L->line("plugin " + P.Name + (P.Version.empty() ? "" : " " + P.Version) + " (" + P.Path +
             "): passes " + join(P.Passes, ", ") +
-            (P.Runtime ? "; runtime events " + eventNames(P.Runtime->Events) : ""));
+            (Wanted ? "; runtime events " + eventNames(Wanted) : ""));
+    if (!P.Warning.empty())
+      L->line("warning: " + P.Warning);
+  }
   Plugins = std::make_unique<PluginHost>(Conf.Plugins, *L);
   if (Plugins->wants(WEFT_ON_GC))
     High |= COR_PRF_HIGH_BASIC_GC; // the collections' start and end, concurrent GC left on

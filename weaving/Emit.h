@@ -40,6 +40,14 @@ public:
 
   /// The first instruction placed (null if none yet).
   il::Instr *first() const { return First; }
+  /// The instruction it places before (null: the end of the body).
+  il::Instr *before() const { return Before; }
+  /// Takes \p I, which other code placed where this emitter places, as placed by it (the first
+  /// such becomes first()).
+  void adopt(il::Instr *I) {
+    if (!First)
+      First = I;
+  }
 
 private:
   il::Instr *var(uint32_t N, il::Opcode Zero, il::Opcode Short) {

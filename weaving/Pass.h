@@ -203,6 +203,7 @@ public:
   std::vector<il::Instr *> Marks;
   uint32_t Number = 0;
   std::string Text;
+  void *PassData = nullptr; // a plugin's (weft_api::SetMethodData)
 
 protected:
   uint32_t Row = 0;

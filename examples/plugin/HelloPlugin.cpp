@@ -7,86 +7,64 @@
 //   call  void [System.Console]System.Console::WriteLine(string)
 //
 // before its first instruction, and with the option exit=true a line "hello: leave ..." before
-// every way out of the method (each ret, and each tail call, which must stay one: Returns.h).
-// Build it as a shared library against the headers of the weft
-// that loads it (this directory's CMakeLists.txt), then
+// every way out of the method (each ret, and each tail call, which must stay one). It is written
+// against weft's C++ plugin layer (include/weft/Plugin.hpp), which needs nothing but weft's
+// include/ folder: build it as a shared library with any C++17 compiler, then
 //
 //   weft weave app.dll -o woven/app.dll --load weft-hello.so --pass hello
 //   weft weave app.dll -o woven/app.dll --load weft-hello.so --pass hello:prefix=hi
 //
 //===----------------------------------------------------------------------===//
-#include "weaving/Emit.h"
-#include "weaving/Pass.h"
-#include "weaving/Returns.h"
-#include "weaving/plugin/Plugin.h"
+#include "weft/Plugin.hpp"
 
-#include "llvm/Support/ErrorHandling.h"
+#include <string>
 
-using namespace llvm;
-using namespace weft;
-using namespace weft::passes;
+using namespace weft::sdk;
 
 namespace {
 
 class Hello final : public Pass {
 public:
-  explicit Hello(const PassOptions &O)
-      : Prefix(O.get("prefix", "hello").str()), Exit(O.get("exit") == "true") {}
+  explicit Hello(const Options &O) : Prefix(O.get("prefix", "hello")), Exit(O.get("exit") == "true") {}
 
-  // The serial phase makes the reference every method uses: a real token, which runOnMethod may
+  // The serial phase makes the reference every method uses: a real token, which runMethod may
   // place in bodies as it is.
-  Error beginModule(ModuleContext &MC) override {
-    Expected<metadata::Token> Console = MC.frameworkType("System.Console", "System", "Console");
-    if (!Console)
-      return Console.takeError();
-    // void (string)
-    const uint8_t Sig[] = {metadata::SigDefault, 1, uint8_t(metadata::ElementType::Void),
-                           uint8_t(metadata::ElementType::String)};
-    WriteLine = MC.memberRef(*Console, "WriteLine", Sig);
-    return Error::success();
+  void beginModule(Module &M) override {
+    weft_token Console = M.frameworkType("System.Console", "System", "Console");
+    // void (string): default calling convention, one parameter, void, string.
+    WriteLine = M.memberRef(Console, "WriteLine", {0x00, 0x01, 0x01, 0x0E});
   }
 
   // Runs for many methods at once: it reads the pass's members and keeps nothing in them. The
-  // string's token is provisional; the weaver makes it real afterwards.
-  Error runOnMethod(MethodContext &C) override {
-    il::MethodBody &B = C.body();
-    Emitter E(B, B.instructions().empty() ? nullptr : B.instructions().front());
-    E.tok(il::Opcode::Ldstr, C.userString(Prefix + ": enter " + C.displayName()));
-    E.tok(il::Opcode::Call, WriteLine);
-    if (Exit) {
-      metadata::Token Leave = C.userString(Prefix + ": leave " + C.displayName());
-      beforeEachExit(B, [&](Emitter &X, bool) {
-        X.tok(il::Opcode::Ldstr, Leave);
-        X.tok(il::Opcode::Call, WriteLine);
-      });
-    }
-    return Error::success();
+  // strings' tokens are provisional; weft makes them real afterwards.
+  void runMethod(Method &M) override {
+    std::string Name(M.displayName());
+    Body B = M.body();
+    std::vector<Instr> All = B.instructions();
+    Emitter E = B.emitBefore(All.empty() ? Instr() : All.front());
+    E.tok(WEFT_OP_LDSTR, M.userString(Prefix + ": enter " + Name));
+    E.tok(WEFT_OP_CALL, WriteLine);
+    if (!Exit)
+      return;
+    weft_token Leave = M.userString(Prefix + ": leave " + Name);
+    M.beforeEachExit([&](Emitter &X, bool /*TailCall*/) {
+      X.tok(WEFT_OP_LDSTR, Leave);
+      X.tok(WEFT_OP_CALL, WriteLine);
+    });
   }
 
 private:
   std::string Prefix;
   bool Exit;
-  metadata::Token WriteLine = 0;
+  weft_token WriteLine = 0;
 };
-
-PassInfo helloPass() {
-  return {"hello",
-          "Example plugin pass: every method prints 'hello: enter Type::Method' when entered",
-          {{"prefix", "what the lines start with (default hello)"},
-           {"exit", "true: also print 'hello: leave Type::Method' before each way out"}},
-          [](const PassOptions &O) -> Expected<std::unique_ptr<Pass>> {
-            return std::make_unique<Hello>(O);
-          }};
-}
-
-void registerPasses(PassRegistry &R) {
-  if (Error E = R.add(helloPass()))
-    report_fatal_error(std::move(E));
-}
 
 } // namespace
 
-extern "C" WEFT_PLUGIN_EXPORT weftPluginInfo weftGetPluginInfo(void) {
-  return {WEFT_PLUGIN_API_VERSION, "weft-example-hello", "1.0", registerPasses,
-          /*Runtime=*/nullptr};
-}
+WEFT_PLUGIN("weft-example-hello", "1.0", [](Plugin &P) {
+  P.addPass<Hello>(
+      {"hello",
+       "Example plugin pass: every method prints 'hello: enter Type::Method' when entered",
+       {{"prefix", "what the lines start with (default hello)"},
+        {"exit", "true: also print 'hello: leave Type::Method' before each way out"}}});
+})

@@ -1,13 +1,18 @@
 //===- tests/cli/PluginTest.cpp - weft --load -----------------------------===//
 //
-// Plugins through the command line: the example plugin (examples/plugin) lists its pass and
-// weaves a corpus program that then runs with one extra line per method entered; a plugin built
-// for another API version, one that needs a function weft lacks, a shared library without the
-// entry point, a file that is no shared library, a missing file and a plugin whose pass name is
-// taken are refused with a message and exit code 1.
+// Plugins through the command line: the example plugin (examples/plugin, the C++ layer over the
+// C ABI) lists its pass and weaves a corpus program that then runs with one extra line per
+// method entered; the C plugin of the ABI's first version (tests/plugin/abi-v1) weaves a program
+// with exception handlers that then runs with a line at each entry and each exit, writes its
+// side file from the methods it counted, and fails naming the method and its own reason; a
+// plugin of the deprecated C++ API loads with a warning; a plugin built for another ABI or API
+// version, one that needs a function weft lacks, a shared library without the entry point, a
+// file that is no shared library, a missing file and a plugin whose pass name is taken are
+// refused with a message and exit code 1.
 //
 //===----------------------------------------------------------------------===//
 #include "weaving/plugin/Plugin.h"
+#include "weft-c/Plugin.h"
 
 #include "tests/support/Env.h"
 
@@ -28,6 +33,9 @@ const std::string Hello = WEFT_HELLO_PLUGIN;
 const std::string WrongVersion = WEFT_WRONG_VERSION_PLUGIN;
 const std::string MissingSymbol = WEFT_MISSING_SYMBOL_PLUGIN;
 const std::string NoEntry = WEFT_NO_ENTRY_PLUGIN;
+const std::string CTrace = WEFT_C_TRACE_PLUGIN;
+const std::string WrongAbi = WEFT_WRONG_ABI_PLUGIN;
+const std::string Legacy = WEFT_MARKER_A_PLUGIN;
 
 test::CommandResult weft(std::vector<std::string> Args) {
   return test::run(test::weftTool(), Args);
@@ -134,7 +142,94 @@ TEST(Plugin, FilesThatAreNoPluginsAreRefused) {
   R = weft({"passes", "--load", NoEntry});
   EXPECT_EQ(R.ExitCode, 1);
   EXPECT_EQ(R.Err, "weft: error: plugin '" + NoEntry +
-                       "': is not a weft plugin: it has no function weftGetPluginInfo\n");
+                       "': is not a weft plugin: it has no function weft_plugin_init (nor the "
+                       "deprecated weftGetPluginInfo)\n");
+}
+
+/// How many lines of \p Text start with \p Prefix; the others, joined, in \p Rest.
+unsigned linesStartingWith(StringRef Text, StringRef Prefix, std::string &Rest) {
+  unsigned N = 0;
+  SmallVector<StringRef, 0> Lines;
+  Text.split(Lines, '\n');
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    if (Lines[I].startswith(Prefix)) {
+      ++N;
+      continue;
+    }
+    Rest += Lines[I].str() + (I + 1 < Lines.size() ? "\n" : "");
+  }
+  return N;
+}
+
+TEST(Plugin, CPluginOfTheFirstAbiWeavesAndRuns) {
+  std::string Dir = test::scratchDir("plugin-c-trace");
+  std::string In = test::corpusDll("Exceptions");
+  std::string Out = Dir + "/Exceptions.dll";
+  test::CommandResult R = weft({"weave", In, "-o", Out, "--load", CTrace, "--pass",
+                                "c-trace:prefix=ct", "--verify-each", "-v"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_FALSE(StringRef(R.Err).contains("warning")) << R.Err;
+  // FinishMethod counted each method the pass changed once: the number weft reports.
+  StringRef Before = StringRef(R.Err).split(" methods changed").first;
+  unsigned Changed = 0;
+  ASSERT_FALSE(Before.substr(Before.rfind(' ') + 1).getAsInteger(10, Changed)) << R.Err;
+  EXPECT_GT(Changed, 10u);
+  EXPECT_EQ(test::readFile(Out + ".c-trace"), "methods " + std::to_string(Changed) + "\n");
+
+  SmallString<256> Config(sys::path::parent_path(In));
+  sys::path::append(Config, "Exceptions.runtimeconfig.json");
+  ASSERT_FALSE(sys::fs::copy_file(Config, Dir + "/Exceptions.runtimeconfig.json"));
+  test::CommandResult Run = test::run("dotnet", {Out}, {}, 300);
+  ASSERT_EQ(Run.ExitCode, 0) << Run.Err;
+  std::string Rest, Ignored;
+  unsigned Entries = linesStartingWith(Run.Out, "ct: enter ", Ignored);
+  std::string WithoutEntries = Ignored;
+  unsigned Exits = linesStartingWith(WithoutEntries, "ct: leave ", Rest);
+  EXPECT_EQ(Rest, expectedOutput("Exceptions"));
+  EXPECT_TRUE(StringRef(Run.Out).startswith("ct: enter Weft.Corpus.Exceptions.Program::Main\n"))
+      << Run.Out.substr(0, 500);
+  EXPECT_GT(Entries, 10u);
+  // A method left by an exception prints no leave line: fewer exits than entries, but some.
+  EXPECT_GT(Exits, 5u);
+  EXPECT_LE(Exits, Entries);
+}
+
+TEST(Plugin, CPluginFailuresNameTheMethodAndTheReason) {
+  std::string Dir = test::scratchDir("plugin-c-fails");
+  std::string Out = Dir + "/Exceptions.dll";
+  test::CommandResult R = weft({"weave", test::corpusDll("Exceptions"), "-o", Out, "--load",
+                                CTrace, "--pass", "c-trace:fail=Nested"});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_TRUE(StringRef(R.Err).contains("c-trace fails on Weft.Corpus.Exceptions.Program::Nested"))
+      << R.Err;
+  EXPECT_FALSE(sys::fs::exists(Out));
+  // Create's own failure, naming the rule the options came from.
+  R = weft({"weave", test::corpusDll("Exceptions"), "-o", Out, "--load", CTrace, "--pass",
+            "c-trace:prefix=" + std::string(70, 'x')});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_TRUE(StringRef(R.Err).contains("c-trace: prefix must have 1 to 63 bytes")) << R.Err;
+  EXPECT_TRUE(StringRef(R.Err).contains("--pass")) << R.Err;
+  EXPECT_FALSE(sys::fs::exists(Out));
+}
+
+TEST(Plugin, CPluginOfAnotherAbiIsRefused) {
+  test::CommandResult R = weft({"passes", "--load", WrongAbi});
+  EXPECT_EQ(R.ExitCode, 1);
+  EXPECT_EQ(R.Err, "weft: error: plugin '" + WrongAbi +
+                       "': it was built for weft's plugin ABI version 999; this weft implements "
+                       "version " +
+                       std::to_string(WEFT_ABI_VERSION) + "\n");
+  EXPECT_TRUE(R.Out.empty()) << R.Out;
+}
+
+TEST(Plugin, CxxApiPluginLoadsWithADeprecationWarning) {
+  test::CommandResult R = weft({"passes", "--load", Legacy});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_TRUE(StringRef(R.Out).contains("\nmark-a\n")) << R.Out;
+  EXPECT_EQ(R.Err, "weft: warning: plugin '" + Legacy +
+                       "' uses weft's C++ plugin API (weftGetPluginInfo), which is deprecated and "
+                       "goes in weft 1.0: port it to the C ABI, include/weft-c/Plugin.h "
+                       "(docs/plugins.md)\n");
 }
 
 TEST(Plugin, TakenPassNameIsRefused) {

@@ -637,6 +637,46 @@ TEST(ProfilerPlugins, TwoPluginsBothSeeTheirEventsAndRewriteTheSameMethods) {
       << Rt.Log;
 }
 
+// A plugin of the C ABI's first version (tests/plugin/abi-v1, C99) beside one of the deprecated
+// C++ API in one spec: at JIT time its pass gives the program the lines it gives it offline, and
+// its runtime hook sees the compilations and keeps a counter on each method's object; the log
+// warns of the C++ plugin.
+TEST(ProfilerPlugins, ACPluginOfTheFirstAbiWeavesAtJitTimeAndSeesCompilations) {
+  std::string Plain = thirdPartyFolder("c-plugin");
+  std::string Spec = Plain + "/weft.json";
+  ASSERT_TRUE(writeFile(Spec, "{\"version\": 1, \"plugins\": [\"" +
+                                  std::string(WEFT_C_TRACE_PLUGIN) + "\", \"" +
+                                  WEFT_MARKER_A_PLUGIN +
+                                  "\"], \"rules\": [{\"match\": {\"assembly\": \"ThirdParty\"}, "
+                                  "\"passes\": [{\"name\": \"c-trace\", \"options\": "
+                                  "{\"prefix\": \"ct\"}}, \"mark-a\"]}]}"));
+  std::string Offline = thirdPartyFolder("c-plugin-offline");
+  CommandResult W = run(weftTool(), {"weave", Plain + "/ThirdParty.dll", "-o",
+                                     Offline + "/ThirdParty.dll", "--spec", Spec});
+  ASSERT_EQ(W.ExitCode, 0) << W.Err;
+  EXPECT_NE(W.Err.find("uses weft's C++ plugin API (weftGetPluginInfo), which is deprecated"),
+            std::string::npos)
+      << W.Err;
+  CommandResult Off = run("dotnet", {Offline + "/ThirdParty.dll"});
+  ASSERT_EQ(Off.ExitCode, 0) << Off.Err;
+  EXPECT_NE(Off.Out.find("ct: enter Program::Main\n"), std::string::npos) << Off.Out;
+  std::string Report = Plain + "/c-trace.txt";
+  Ran Rt = weftRun("c-plugin", {"--spec", Spec}, {"dotnet", Plain + "/ThirdParty.dll"},
+                   {"WEFT_C_TRACE_REPORT=" + Report});
+  EXPECT_EQ(Rt.R.ExitCode, 0) << Rt.R.Err;
+  EXPECT_EQ(Rt.R.Out, Off.Out);
+  std::map<std::string, int> C = counts(readFile(Report));
+  EXPECT_GT(C["jit"], 100) << readFile(Report);
+  EXPECT_GT(C["methods-with-data"], 100);
+  EXPECT_LE(C["methods-with-data"], C["jit"]);
+  EXPECT_NE(Rt.Log.find("plugin c-trace 1.0"), std::string::npos) << Rt.Log;
+  EXPECT_NE(Rt.Log.find("warning: plugin '" + std::string(WEFT_MARKER_A_PLUGIN) + "' uses weft's"),
+            std::string::npos)
+      << Rt.Log;
+  EXPECT_NE(shutdownLine(Rt.Log).find(" 0 left as they were after a problem"), std::string::npos)
+      << Rt.Log;
+}
+
 /// The lines of \p Log that contain \p What.
 size_t linesWith(llvm::StringRef Log, llvm::StringRef What) {
   llvm::SmallVector<llvm::StringRef, 256> Lines;

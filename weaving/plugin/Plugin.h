@@ -117,26 +117,34 @@ struct weftPluginInfo {
 WEFT_PLUGIN_EXPORT weftPluginInfo weftGetPluginInfo(void);
 }
 
+struct weft_plugin;
+
 namespace weft::plugin {
 
-/// The entry point's name, as the loader looks it up.
+/// The entry points' names, as the loader looks them up: the C ABI's, then the C++ API's.
+constexpr const char *CEntryPoint = "weft_plugin_init";
 constexpr const char *EntryPoint = "weftGetPluginInfo";
 
-/// A plugin weft has loaded.
+/// A plugin weft has loaded: one of the C ABI (include/weft-c/Plugin.h), or one of the C++
+/// API this header describes, which still loads, with a warning, until the next major version.
 struct LoadedPlugin {
   std::string Path;
   std::string Name, Version;
   /// The passes it registered, in its order.
   std::vector<std::string> Passes;
-  /// Its runtime hooks (null for none).
+  /// Its runtime hooks (null for none): a plugin of the C++ API's.
   const weftRuntimeHooks *Runtime = nullptr;
+  /// A plugin of the C ABI: what weft_plugin_init said (its runtime hooks among it).
+  const weft_plugin *C = nullptr;
+  /// Why loading it deserves a warning (a plugin of the deprecated C++ API); empty if not.
+  std::string Warning;
 };
 
 /// Loads the plugin at \p Path for the rest of the process and adds its passes to \p Registry.
 /// Fails, naming the file, if it is missing, is no shared library, has no entry point, was built
-/// for another API version, gives no register function, or registers a pass whose name is taken
-/// (then none of its passes are added). Loading the same file again returns what the first load
-/// did.
+/// for another ABI or API version, fails in its entry point or gives no passes' register
+/// function, or registers a pass whose name is taken (then none of its passes are added).
+/// Loading the same file again returns what the first load did.
 llvm::Expected<LoadedPlugin>
 loadPlugin(llvm::StringRef Path, passes::PassRegistry &Registry = passes::PassRegistry::global());
 

@@ -1,0 +1,187 @@
+//===- tests/cli/CSharpPassTest.cpp - Passes written in C# ----------------===//
+//
+// The C# example passes (examples/csharp), compiled with NativeAOT against the C# SDK
+// (sdk/dotnet/Weft.Sdk) into shared libraries, loaded like any plugin: `weft passes` lists them;
+// they weave tests/csharp-passes/Sample offline, and the woven program runs on CoreCLR with the
+// behaviour the pass promises; under `weft run` the same plugin weaves at JIT time, a NativeAOT
+// runtime inside the CoreCLR process, while the program's eight threads compile methods and
+// collect garbage.
+//
+//===----------------------------------------------------------------------===//
+#include "tests/support/Env.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <gtest/gtest.h>
+#include <map>
+
+using namespace llvm;
+using namespace weft;
+
+namespace {
+
+const std::string MethodTimer = WEFT_METHOD_TIMER_PLUGIN;
+const std::string NullGuard = WEFT_NULL_GUARD_PLUGIN;
+const std::string Sample = WEFT_CSHARP_SAMPLE;
+
+test::CommandResult weft(std::vector<std::string> Args, std::vector<std::string> Env = {}) {
+  return test::run(test::weftTool(), Args, Env, 600);
+}
+
+/// A copy of the sample's folder in a scratch folder of its own; the path of its Sample.dll.
+std::string sampleCopy(StringRef Name) {
+  std::string Dir = test::scratchDir(Name);
+  test::CommandResult R =
+      test::run("cp", {"-R", std::string(sys::path::parent_path(Sample)) + "/.", Dir});
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  return Dir + "/Sample.dll";
+}
+
+/// The lines of \p Out that start with \p Prefix, by the method they name: each one's times.
+std::map<std::string, std::vector<double>> timings(StringRef Out, StringRef Prefix) {
+  std::map<std::string, std::vector<double>> Times;
+  SmallVector<StringRef, 0> Lines;
+  Out.split(Lines, '\n');
+  for (StringRef L : Lines) {
+    if (!L.consume_front(Prefix))
+      continue;
+    auto [Method, Rest] = L.split(' ');
+    double Ms = -1;
+    if (!Rest.consume_back(" ms") || Rest.trim().getAsDouble(Ms))
+      Ms = -1;
+    Times[Method.str()].push_back(Ms);
+  }
+  return Times;
+}
+
+/// \p Out without the lines starting with \p Prefix.
+std::string without(StringRef Out, StringRef Prefix) {
+  std::string Rest;
+  SmallVector<StringRef, 0> Lines;
+  Out.split(Lines, '\n');
+  for (size_t I = 0; I < Lines.size(); ++I)
+    if (!Lines[I].startswith(Prefix))
+      Rest += Lines[I].str() + (I + 1 < Lines.size() ? "\n" : "");
+  return Rest;
+}
+
+/// What the sample's timed methods logged, as MethodTimer promises: each call that returned
+/// once, with its time; nothing for a call left by an exception or a method not marked.
+void expectTimed(const std::string &Out, const std::string &Plain) {
+  auto Times = timings(Out, "MethodTimer: ");
+  EXPECT_EQ(without(Out, "MethodTimer: "), Plain);
+  ASSERT_EQ(Times["Sample.Program::Fib"].size(), 1u) << Out;
+  EXPECT_GE(Times["Sample.Program::Fib"][0], 0.0) << Out;
+  ASSERT_EQ(Times["Sample.Program::Sleep"].size(), 2u) << Out;
+  EXPECT_GE(Times["Sample.Program::Sleep"][0], 19.0) << Out;
+  EXPECT_GE(Times["Sample.Program::Sleep"][1], 29.0) << Out;
+  EXPECT_EQ(Times["Sample.Program::SumAsync"].size(), 1u) << Out;
+  EXPECT_EQ(Times["Sample.Program::Allocate"].size(), 8u) << Out;
+  EXPECT_EQ(Times.count("Sample.Program::Throws"), 0u) << Out;
+  EXPECT_EQ(Times.count("Sample.Program::Untimed"), 0u) << Out;
+  EXPECT_EQ(Times.count("Sample.Program::Main"), 0u) << Out;
+}
+
+TEST(CSharpPass, PassesListsTheNativeAotPluginsPass) {
+  test::CommandResult R = weft({"passes", "--load", MethodTimer});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_TRUE(StringRef(R.Out).contains(
+      "method-timer\n  Methods marked [Time] log how long each call took, as MethodTimer.Fody "
+      "does\n    prefix: what the lines start with (default MethodTimer)\n"))
+      << R.Out;
+  EXPECT_TRUE(R.Err.empty()) << R.Err;
+}
+
+TEST(CSharpPass, MethodTimerWovenOfflineLogsEachTimedCall) {
+  std::string In = sampleCopy("csharp-method-timer");
+  test::CommandResult Plain = test::run("dotnet", {In}, {}, 300);
+  ASSERT_EQ(Plain.ExitCode, 0) << Plain.Err;
+  std::string Dir = test::scratchDir("csharp-method-timer-woven");
+  test::CommandResult R = weft({"weave", In, "-o", Dir + "/Sample.dll", "--load", MethodTimer,
+                                "--pass", "method-timer", "--verify-each", "-v"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_TRUE(StringRef(R.Err).contains("weft: 5 methods changed")) << R.Err;
+  for (const char *Companion : {"Sample.runtimeconfig.json", "Sample.deps.json"})
+    ASSERT_FALSE(sys::fs::copy_file(std::string(sys::path::parent_path(In)) + "/" + Companion,
+                                    Dir + "/" + Companion));
+  test::CommandResult Run = test::run("dotnet", {Dir + "/Sample.dll"}, {}, 300);
+  ASSERT_EQ(Run.ExitCode, 0) << Run.Err;
+  expectTimed(Run.Out, Plain.Out);
+}
+
+TEST(CSharpPass, MethodTimerAtJitTimeInsideTheRuntime) {
+  std::string In = sampleCopy("csharp-method-timer-run");
+  test::CommandResult Plain = test::run("dotnet", {In}, {}, 300);
+  ASSERT_EQ(Plain.ExitCode, 0) << Plain.Err;
+  std::string Dir = std::string(sys::path::parent_path(In));
+  std::string Spec = Dir + "/weft.json";
+  ASSERT_TRUE(test::writeFile(
+      Spec, "{\"version\": 1, \"plugins\": [\"" + MethodTimer +
+                "\"], \"rules\": [{\"match\": {\"assembly\": \"Sample\"}, \"passes\": "
+                "[\"method-timer\"]}]}"));
+  std::string Log = Dir + "/weft.log";
+  test::CommandResult Run =
+      weft({"run", "--log", Log, "--spec", Spec, "--", "dotnet", In});
+  ASSERT_EQ(Run.ExitCode, 0) << Run.Err << test::readFile(Log);
+  expectTimed(Run.Out, Plain.Out);
+  std::string Text = test::readFile(Log);
+  EXPECT_NE(Text.find("plugin weft-method-timer 1.0"), std::string::npos) << Text;
+  EXPECT_NE(Text.find(" 0 left as they were after a problem"), std::string::npos) << Text;
+}
+
+/// The lines the sample prints for its NullGuard calls.
+std::string guardLines(StringRef Out) {
+  std::string Lines;
+  for (StringRef Name : {"Length", "MaybeLength", "maybe", "Join", "Allowed", "allowed", "Box",
+                         "Count"}) {
+    SmallVector<StringRef, 0> All;
+    Out.split(All, '\n');
+    for (StringRef L : All)
+      if (L.startswith((Name + ":").str()) || L.startswith((Name + " ").str()))
+        Lines += L.str() + "\n";
+  }
+  return Lines;
+}
+
+TEST(CSharpPass, NullGuardAndMethodTimerTogetherOfflineAndAtJitTime) {
+  std::string In = sampleCopy("csharp-both");
+  test::CommandResult Plain = test::run("dotnet", {In}, {}, 300);
+  ASSERT_EQ(Plain.ExitCode, 0) << Plain.Err;
+  // Without the pass: what C# does with null.
+  EXPECT_EQ(guardLines(Plain.Out), "Length: NullReferenceException\nMaybeLength returned\n"
+                                   "maybe -1\nJoin: NullReferenceException\nAllowed returned\n"
+                                   "allowed none\nBox returned\n"
+                                   "Count: ArgumentNullException source\n");
+  const std::string Guarded = "Length: ArgumentNullException text\nMaybeLength returned\n"
+                              "maybe -1\nJoin: ArgumentNullException b\nAllowed returned\n"
+                              "allowed none\nBox: ArgumentNullException value\n"
+                              "Count: ArgumentNullException items\n";
+  std::string Dir = std::string(sys::path::parent_path(In));
+  std::string Spec = Dir + "/weft.json";
+  ASSERT_TRUE(test::writeFile(
+      Spec, "{\"version\": 1, \"plugins\": [\"" + MethodTimer + "\", \"" + NullGuard +
+                "\"], \"rules\": [{\"match\": {\"assembly\": \"Sample\"}, \"passes\": "
+                "[\"null-guard\", \"method-timer\"]}]}"));
+  // Offline: two NativeAOT plugins in one weft.
+  std::string Out = test::scratchDir("csharp-both-woven");
+  test::CommandResult R = weft({"weave", In, "-o", Out + "/Sample.dll", "--spec", Spec,
+                                "--verify-each"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  for (const char *Companion : {"Sample.runtimeconfig.json", "Sample.deps.json"})
+    ASSERT_FALSE(sys::fs::copy_file(Dir + "/" + Companion, Out + "/" + Companion));
+  test::CommandResult Woven = test::run("dotnet", {Out + "/Sample.dll"}, {}, 300);
+  ASSERT_EQ(Woven.ExitCode, 0) << Woven.Err;
+  EXPECT_EQ(guardLines(Woven.Out), Guarded) << Woven.Out;
+  EXPECT_EQ(timings(Woven.Out, "MethodTimer: ")["Sample.Program::Sleep"].size(), 2u) << Woven.Out;
+  // At JIT time, both inside the runtime.
+  std::string Log = Dir + "/weft.log";
+  test::CommandResult Run = weft({"run", "--log", Log, "--spec", Spec, "--", "dotnet", In});
+  ASSERT_EQ(Run.ExitCode, 0) << Run.Err << test::readFile(Log);
+  EXPECT_EQ(guardLines(Run.Out), Guarded) << Run.Out;
+  EXPECT_EQ(without(Run.Out, "MethodTimer: "), without(Woven.Out, "MethodTimer: "));
+}
+
+} // namespace

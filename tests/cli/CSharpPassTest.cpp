@@ -25,6 +25,8 @@ namespace {
 
 const std::string MethodTimer = WEFT_METHOD_TIMER_PLUGIN;
 const std::string NullGuard = WEFT_NULL_GUARD_PLUGIN;
+const std::string FromPackage = WEFT_FROM_PACKAGE_PLUGIN;
+const std::string ConfigureAwait = WEFT_CONFIGURE_AWAIT_PLUGIN;
 const std::string Sample = WEFT_CSHARP_SAMPLE;
 
 test::CommandResult weft(std::vector<std::string> Args, std::vector<std::string> Env = {}) {
@@ -112,6 +114,24 @@ TEST(CSharpPass, MethodTimerWovenOfflineLogsEachTimedCall) {
   expectTimed(Run.Out, Plain.Out);
 }
 
+// The same pass in a project of a user's (tests/csharp-passes/FromPackage), built from the Weft.Sdk
+// package rather than the SDK's project.
+TEST(CSharpPass, APluginBuiltFromThePackageWeaves) {
+  std::string In = sampleCopy("csharp-from-package");
+  test::CommandResult Plain = test::run("dotnet", {In}, {}, 300);
+  ASSERT_EQ(Plain.ExitCode, 0) << Plain.Err;
+  std::string Dir = test::scratchDir("csharp-from-package-woven");
+  test::CommandResult R = weft({"weave", In, "-o", Dir + "/Sample.dll", "--load", FromPackage,
+                                "--pass", "method-timer"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  for (const char *Companion : {"Sample.runtimeconfig.json", "Sample.deps.json"})
+    ASSERT_FALSE(sys::fs::copy_file(std::string(sys::path::parent_path(In)) + "/" + Companion,
+                                    Dir + "/" + Companion));
+  test::CommandResult Run = test::run("dotnet", {Dir + "/Sample.dll"}, {}, 300);
+  ASSERT_EQ(Run.ExitCode, 0) << Run.Err;
+  expectTimed(Run.Out, Plain.Out);
+}
+
 TEST(CSharpPass, MethodTimerAtJitTimeInsideTheRuntime) {
   std::string In = sampleCopy("csharp-method-timer-run");
   test::CommandResult Plain = test::run("dotnet", {In}, {}, 300);
@@ -182,6 +202,47 @@ TEST(CSharpPass, NullGuardAndMethodTimerTogetherOfflineAndAtJitTime) {
   ASSERT_EQ(Run.ExitCode, 0) << Run.Err << test::readFile(Log);
   EXPECT_EQ(guardLines(Run.Out), Guarded) << Run.Out;
   EXPECT_EQ(without(Run.Out, "MethodTimer: "), without(Woven.Out, "MethodTimer: "));
+}
+
+/// The sample's line about where its library's continuations ran.
+std::string contextLine(StringRef Out) {
+  size_t At = Out.find("context posts ");
+  return At == StringRef::npos ? "" : Out.substr(At).split('\n').first.str();
+}
+
+// ConfigureAwait: the library's awaits, which came back on the caller's SynchronizationContext
+// (posted to it twice), no longer do, woven offline and at JIT time.
+TEST(CSharpPass, ConfigureAwaitKeepsContinuationsOffTheCallersContext) {
+  std::string In = sampleCopy("csharp-configure-await");
+  test::CommandResult Plain = test::run("dotnet", {In}, {}, 300);
+  ASSERT_EQ(Plain.ExitCode, 0) << Plain.Err;
+  EXPECT_EQ(contextLine(Plain.Out), "context posts 2, continuations on the context True");
+  const std::string Off = "context posts 0, continuations on the context False";
+  std::string Dir = test::scratchDir("csharp-configure-await-woven");
+  test::CommandResult R = weft({"weave", In, "-o", Dir + "/Sample.dll", "--load", ConfigureAwait,
+                                "--pass", "configure-await", "--verify-each", "-v"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_TRUE(StringRef(R.Err).contains(
+      "note: configure-await: Sample.Library/'<TwoAwaitsAsync>d__0'::MoveNext: 2 awaits without "
+      "the caller's context"))
+      << R.Err;
+  for (const char *Companion : {"Sample.runtimeconfig.json", "Sample.deps.json"})
+    ASSERT_FALSE(sys::fs::copy_file(std::string(sys::path::parent_path(In)) + "/" + Companion,
+                                    Dir + "/" + Companion));
+  test::CommandResult Run = test::run("dotnet", {Dir + "/Sample.dll"}, {}, 300);
+  ASSERT_EQ(Run.ExitCode, 0) << Run.Err;
+  EXPECT_EQ(contextLine(Run.Out), Off);
+  // Everything else the program prints is as it was.
+  EXPECT_EQ(without(Run.Out, "context posts "), without(Plain.Out, "context posts "));
+
+  std::string Spec = std::string(sys::path::parent_path(In)) + "/weft.json";
+  ASSERT_TRUE(test::writeFile(
+      Spec, "{\"version\": 1, \"plugins\": [\"" + ConfigureAwait +
+                "\"], \"rules\": [{\"match\": {\"assembly\": \"Sample\", \"stateMachines\": "
+                "\"include\"}, \"passes\": [\"configure-await\"]}]}"));
+  test::CommandResult Jit = weft({"run", "--spec", Spec, "--", "dotnet", In});
+  ASSERT_EQ(Jit.ExitCode, 0) << Jit.Err;
+  EXPECT_EQ(contextLine(Jit.Out), Off);
 }
 
 } // namespace

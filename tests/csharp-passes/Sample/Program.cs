@@ -1,7 +1,8 @@
 // What the C# example passes are tried on: methods marked [Time] (MethodTimer), synchronous and
 // async, called once or twice, on eight threads while collections run; a method left by an
 // exception; one not marked. Public methods given null for parameters that may or may not be
-// null (NullGuard).
+// null (NullGuard). A library's async method awaiting twice under a SynchronizationContext
+// (ConfigureAwait).
 using System.Diagnostics.CodeAnalysis;
 
 namespace Sample;
@@ -23,6 +24,35 @@ public static class Guarded
 
 [AttributeUsage(AttributeTargets.Method)]
 sealed class TimeAttribute : Attribute;
+
+/// <summary>A context that counts what is posted to it and runs it on the thread pool, as
+/// itself.</summary>
+sealed class CountingContext : SynchronizationContext
+{
+    public int Posts;
+
+    public override void Post(SendOrPostCallback callback, object? state)
+    {
+        Interlocked.Increment(ref Posts);
+        ThreadPool.QueueUserWorkItem(_ =>
+        {
+            SetSynchronizationContext(this);
+            callback(state);
+        });
+    }
+}
+
+/// <summary>A library's async method, for ConfigureAwait.</summary>
+public static class Library
+{
+    public static async Task<bool> TwoAwaitsAsync(SynchronizationContext expected)
+    {
+        await Task.Delay(10);
+        bool first = SynchronizationContext.Current == expected;
+        await Task.Delay(10);
+        return first && SynchronizationContext.Current == expected;
+    }
+}
 
 static class Program
 {
@@ -66,6 +96,12 @@ static class Program
                 Console.WriteLine(name + ": " + e.GetType().Name);
             }
         }
+        // ConfigureAwait: where a library's awaits come back.
+        var context = new CountingContext();
+        SynchronizationContext.SetSynchronizationContext(context);
+        bool onContext = Library.TwoAwaitsAsync(context).GetAwaiter().GetResult();
+        SynchronizationContext.SetSynchronizationContext(null);
+        Console.WriteLine("context posts " + context.Posts + ", continuations on the context " + onContext);
         // Threads compiling and running timed methods while collections come and go (at run
         // time, the plugin weaves on the threads that compile).
         long total = 0;

@@ -49,15 +49,18 @@ while (($# >= 3)); do
     plugin=$side/$(basename "$([[ $side == here ]] && echo "$here" || echo "$there")")
     runner=("$reference")
     [[ $side == there ]] && runner=("${target[@]}")
+    mkdir -p "$side/$tag"
     set +e
     "${runner[@]}" weave "$name" -o "$side/$tag/$name" --load "$plugin" --pass "$pass" \
       >"$side/$tag.out" 2>"$side/$tag.err"
     echo $? >"$side/$tag.status"
     set -e
   done
-  # The plugin's file name differs (.so, .dll): messages that name it are compared without it.
+  # The plugin's file name differs (.so, .dll), and so does the folder each side writes to:
+  # messages are compared without them.
   for f in out err; do
-    sed -i "s#here/[^' ]*#PLUGIN#g; s#there/[^' ]*#PLUGIN#g" "here/$tag.$f" "there/$tag.$f"
+    sed -i "s#here/#SIDE/#g; s#there/#SIDE/#g; s#SIDE/[^' ]*\.\(so\|dll\)#PLUGIN#g" \
+      "here/$tag.$f" "there/$tag.$f"
   done
   if [[ $(cat "here/$tag.status") != 0 ]]; then
     echo "$pass: the reference weft failed: $(cat "here/$tag.err")" >&2

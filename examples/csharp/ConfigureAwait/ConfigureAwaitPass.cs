@@ -31,7 +31,7 @@ public sealed class ConfigureAwaitPass : Pass
     {
         uint context = module.FrameworkType("System.Threading", "System.Threading", "SynchronizationContext");
         contextType = context;
-        byte[] contextSig = [Class, .. Compressed(context)];
+        byte[] contextSig = [Class, .. Sig.TypeDefOrRef(context)];
         getCurrent = module.MemberRef(context, "get_Current", [Default, 0, .. contextSig]);
         setContext = module.MemberRef(context, "SetSynchronizationContext", [Default, 1, Void, .. contextSig]);
     }
@@ -46,7 +46,7 @@ public sealed class ConfigureAwaitPass : Pass
             method.Skip("no await on a task");
             return;
         }
-        uint saved = method.AddLocal([Class, .. Compressed(contextType)]);
+        uint saved = method.AddLocal([Class, .. Sig.TypeDefOrRef(contextType)]);
         foreach (Instr call in awaits)
         {
             Emitter before = body.EmitBefore(call);
@@ -84,7 +84,7 @@ public sealed class ConfigureAwaitPass : Pass
             ++at;
         if (inst[at] != ValueType)
             return false;
-        uint awaiter = Decompress(inst, at + 1);
+        uint awaiter = Sig.ReadTypeDefOrRef(inst, at + 1);
         return AwaiterName(md, awaiter) is "TaskAwaiter" or "TaskAwaiter`1" or "ValueTaskAwaiter"
                                           or "ValueTaskAwaiter`1";
     }
@@ -96,26 +96,6 @@ public sealed class ConfigureAwaitPass : Pass
         _ => "",
     };
 
-    /// <summary>A TypeDefOrRef coded index (II.23.2.8) at <paramref name="at"/>, as a token.</summary>
-    private static uint Decompress(byte[] b, int at)
-    {
-        uint v = (b[at] & 0x80) == 0 ? b[at]
-               : (b[at] & 0xC0) == 0x80 ? (uint)((b[at] & 0x3F) << 8 | b[at + 1])
-               : (uint)((b[at] & 0x1F) << 24 | b[at + 1] << 16 | b[at + 2] << 8 | b[at + 3]);
-        uint table = (v & 3) switch { 0 => TypeDefTable, 1 => TypeRefTable, _ => TypeSpecTable };
-        return table << 24 | v >> 2;
-    }
-
-    private static byte[] Compressed(uint token)
-    {
-        uint tag = (token >> 24) switch { TypeDefTable => 0u, TypeRefTable => 1u, _ => 2u };
-        uint value = ((token & 0xFFFFFF) << 2) | tag;
-        if (value < 0x80)
-            return [(byte)value];
-        if (value < 0x4000)
-            return [(byte)(0x80 | (value >> 8)), (byte)value];
-        return [(byte)(0xC0 | (value >> 24)), (byte)(value >> 16), (byte)(value >> 8), (byte)value];
-    }
 }
 
 static class Registration

@@ -27,7 +27,7 @@ public sealed class MethodTimerPass(Options options) : Pass
         uint stringType = module.CoreType("System", "String");
         uint console = module.FrameworkType("System.Console", "System", "Console");
         getTimestamp = module.MemberRef(stopwatch, "GetTimestamp", [Default, 0, I8]);
-        getElapsedTime = module.MemberRef(stopwatch, "GetElapsedTime", [Default, 1, ValueType, .. Compressed(timeSpan), I8]);
+        getElapsedTime = module.MemberRef(stopwatch, "GetElapsedTime", [Default, 1, ValueType, .. Sig.TypeDefOrRef(timeSpan), I8]);
         totalMilliseconds = module.MemberRef(timeSpan, "get_TotalMilliseconds", [HasThis, 0, R8]);
         concat = module.MemberRef(stringType, "Concat", [Default, 3, String, Object, Object, Object]);
         writeLine = module.MemberRef(console, "WriteLine", [Default, 1, Void, String]);
@@ -42,7 +42,7 @@ public sealed class MethodTimerPass(Options options) : Pass
         }
         string name = method.DisplayName;
         uint start = method.AddLocal([I8]);
-        uint elapsed = method.AddLocal([ValueType, .. Compressed(timeSpan)]);
+        uint elapsed = method.AddLocal([ValueType, .. Sig.TypeDefOrRef(timeSpan)]);
         Body body = method.Body;
         Instr[] all = body.Instructions();
         Emitter entry = body.EmitBefore(all.Length > 0 ? all[0] : default);
@@ -91,18 +91,6 @@ public sealed class MethodTimerPass(Options options) : Pass
         TypeDefTable => md.String(TypeDefTable, type & 0xFFFFFF, 1),
         _ => "",
     };
-
-    /// <summary>A TypeDefOrRef token as a signature's compressed coded index (II.23.2.8).</summary>
-    private static byte[] Compressed(uint token)
-    {
-        uint tag = (token >> 24) switch { TypeDefTable => 0u, TypeRefTable => 1u, _ => 2u };
-        uint value = ((token & 0xFFFFFF) << 2) | tag;
-        if (value < 0x80)
-            return [(byte)value];
-        if (value < 0x4000)
-            return [(byte)(0x80 | (value >> 8)), (byte)value];
-        return [(byte)(0xC0 | (value >> 24)), (byte)(value >> 16), (byte)(value >> 8), (byte)value];
-    }
 }
 
 static class Registration

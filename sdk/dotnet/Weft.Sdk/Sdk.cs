@@ -641,3 +641,30 @@ public readonly struct Emitter(Body body, Instr before)
         return i;
     }
 }
+
+/// <summary>Signature bytes (ECMA-335 II.23.2).</summary>
+public static class Sig
+{
+    /// <summary>A TypeDef, TypeRef or TypeSpec token as a signature's compressed TypeDefOrRef
+    /// coded index (II.23.2.8).</summary>
+    public static byte[] TypeDefOrRef(uint token)
+    {
+        uint tag = (token >> 24) switch { 0x02 => 0u, 0x01 => 1u, _ => 2u };
+        uint value = ((token & 0xFFFFFF) << 2) | tag;
+        if (value < 0x80)
+            return [(byte)value];
+        if (value < 0x4000)
+            return [(byte)(0x80 | (value >> 8)), (byte)value];
+        return [(byte)(0xC0 | (value >> 24)), (byte)(value >> 16), (byte)(value >> 8), (byte)value];
+    }
+
+    /// <summary>The token the TypeDefOrRef coded index at <paramref name="at"/> names.</summary>
+    public static uint ReadTypeDefOrRef(ReadOnlySpan<byte> b, int at)
+    {
+        uint v = (b[at] & 0x80) == 0 ? b[at]
+               : (b[at] & 0xC0) == 0x80 ? (uint)((b[at] & 0x3F) << 8 | b[at + 1])
+               : (uint)((b[at] & 0x1F) << 24 | b[at + 1] << 16 | b[at + 2] << 8 | b[at + 3]);
+        uint table = (v & 3) switch { 0 => 0x02u, 1 => 0x01u, _ => 0x1Bu };
+        return table << 24 | v >> 2;
+    }
+}

@@ -42,6 +42,14 @@ std::string sampleCopy(StringRef Name) {
   return Dir + "/Sample.dll";
 }
 
+/// Puts beside the woven copy in \p Dir what the sample at \p In needs to run.
+bool copyCompanions(StringRef In, StringRef Dir) {
+  for (const char *Companion : {"Sample.runtimeconfig.json", "Sample.deps.json"})
+    if (sys::fs::copy_file(sys::path::parent_path(In) + "/" + Companion, Dir + "/" + Companion))
+      return false;
+  return true;
+}
+
 /// The lines of \p Out that start with \p Prefix, by the method they name: each one's times.
 std::map<std::string, std::vector<double>> timings(StringRef Out, StringRef Prefix) {
   std::map<std::string, std::vector<double>> Times;
@@ -106,9 +114,7 @@ TEST(CSharpPass, MethodTimerWovenOfflineLogsEachTimedCall) {
                                 "--pass", "method-timer", "--verify-each", "-v"});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_TRUE(StringRef(R.Err).contains("weft: 5 methods changed")) << R.Err;
-  for (const char *Companion : {"Sample.runtimeconfig.json", "Sample.deps.json"})
-    ASSERT_FALSE(sys::fs::copy_file(std::string(sys::path::parent_path(In)) + "/" + Companion,
-                                    Dir + "/" + Companion));
+  ASSERT_TRUE(copyCompanions(In, Dir));
   test::CommandResult Run = test::run("dotnet", {Dir + "/Sample.dll"}, {}, 300);
   ASSERT_EQ(Run.ExitCode, 0) << Run.Err;
   expectTimed(Run.Out, Plain.Out);
@@ -124,9 +130,7 @@ TEST(CSharpPass, APluginBuiltFromThePackageWeaves) {
   test::CommandResult R = weft({"weave", In, "-o", Dir + "/Sample.dll", "--load", FromPackage,
                                 "--pass", "method-timer"});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
-  for (const char *Companion : {"Sample.runtimeconfig.json", "Sample.deps.json"})
-    ASSERT_FALSE(sys::fs::copy_file(std::string(sys::path::parent_path(In)) + "/" + Companion,
-                                    Dir + "/" + Companion));
+  ASSERT_TRUE(copyCompanions(In, Dir));
   test::CommandResult Run = test::run("dotnet", {Dir + "/Sample.dll"}, {}, 300);
   ASSERT_EQ(Run.ExitCode, 0) << Run.Err;
   expectTimed(Run.Out, Plain.Out);
@@ -190,8 +194,7 @@ TEST(CSharpPass, NullGuardAndMethodTimerTogetherOfflineAndAtJitTime) {
   test::CommandResult R = weft({"weave", In, "-o", Out + "/Sample.dll", "--spec", Spec,
                                 "--verify-each"});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
-  for (const char *Companion : {"Sample.runtimeconfig.json", "Sample.deps.json"})
-    ASSERT_FALSE(sys::fs::copy_file(Dir + "/" + Companion, Out + "/" + Companion));
+  ASSERT_TRUE(copyCompanions(In, Out));
   test::CommandResult Woven = test::run("dotnet", {Out + "/Sample.dll"}, {}, 300);
   ASSERT_EQ(Woven.ExitCode, 0) << Woven.Err;
   EXPECT_EQ(guardLines(Woven.Out), Guarded) << Woven.Out;
@@ -226,9 +229,7 @@ TEST(CSharpPass, ConfigureAwaitKeepsContinuationsOffTheCallersContext) {
       "note: configure-await: Sample.Library/'<TwoAwaitsAsync>d__0'::MoveNext: 2 awaits without "
       "the caller's context"))
       << R.Err;
-  for (const char *Companion : {"Sample.runtimeconfig.json", "Sample.deps.json"})
-    ASSERT_FALSE(sys::fs::copy_file(std::string(sys::path::parent_path(In)) + "/" + Companion,
-                                    Dir + "/" + Companion));
+  ASSERT_TRUE(copyCompanions(In, Dir));
   test::CommandResult Run = test::run("dotnet", {Dir + "/Sample.dll"}, {}, 300);
   ASSERT_EQ(Run.ExitCode, 0) << Run.Err;
   EXPECT_EQ(contextLine(Run.Out), Off);

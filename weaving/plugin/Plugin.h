@@ -33,7 +33,7 @@
 #include <vector>
 
 /// The version of the plugin ABI this weft implements.
-#define WEFT_PLUGIN_API_VERSION 4
+#define WEFT_PLUGIN_API_VERSION 5
 
 /// Makes the entry point visible even when a plugin hides its other symbols.
 #define WEFT_PLUGIN_EXPORT __attribute__((visibility("default")))

@@ -318,7 +318,8 @@ struct weft_api {
   weft_bytes (*ParamType)(weft_method *C, uint32_t Index);
   /* The declaring type seen from inside it (its instantiation over its own parameters). */
   weft_bytes (*DeclaringTypeSignature)(weft_method *C);
-  /* Whether a value of the type cannot be boxed (Span<T>, pointers, TypedReference). */
+  /* Whether a value of the type cannot be boxed (Span<T>, pointers, TypedReference); 0 also for
+   * bytes that are no type signature. */
   int (*IsByRefLike)(weft_method *C, weft_bytes Type);
   /* Provisional tokens (real after the batch: FinishMethod sees the real ones). */
   weft_token (*MethodTypeRef)(weft_method *C, weft_token Scope, weft_string Namespace,
@@ -328,7 +329,8 @@ struct weft_api {
   weft_token (*MethodTypeSpec)(weft_method *C, weft_bytes Signature);
   weft_token (*MethodMethodSpec)(weft_method *C, weft_token Method, weft_bytes Instantiation);
   weft_token (*MethodUserString)(weft_method *C, weft_string Text);
-  /* A token for box, ldobj and the like of a type: its TypeDef, TypeRef or a TypeSpec. */
+  /* A token for box, ldobj and the like of a type: its TypeDef, TypeRef or a TypeSpec; 0, with
+   * the last error, for bytes that are no type signature. */
   weft_token (*TypeToken)(weft_method *C, weft_bytes Type);
   /* The types of the values a call instruction takes from the stack, each as local variable
    * type bytes, given to Each in order; Constrained: the constrained. prefix's type or 0. */
@@ -355,6 +357,8 @@ struct weft_api {
   /* Every branch, switch case and clause boundary at From goes to To. */
   void (*Retarget)(weft_body *B, weft_instr *From, weft_instr *To);
   uint32_t (*Opcode)(const weft_instr *I);
+  /* A value that is no opcode leaves the instruction as it was (CreateInstr returns null for
+   * one, with the last error). */
   void (*SetOpcode)(weft_instr *I, uint32_t Opcode);
   uint32_t (*OperandKind)(uint32_t Opcode); /* WEFT_OPERAND_* */
   /* The operand, by its kind: integers (and float bits), tokens, argument and local numbers,

@@ -14,7 +14,9 @@
 #include "llvm/Support/StringSaver.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <deque>
 #include <memory>
 
@@ -139,75 +141,64 @@ weft_string optionRule(const weft_options *O) { return str(options(O).rule()); }
 
 // --- Metadata ---
 
-/// The column's spec, or null (with the last error set) if the table, row or column is not
-/// there.
-const metadata::ColumnSpec *column(const weft_metadata *Md, uint32_t Table, uint32_t Row,
-                                   uint32_t Col) {
+/// Whether the table, row and column are there and the column is of one of \p Kinds (\p Asked
+/// names them for the message); if not, the last error says which.
+bool column(const weft_metadata *Md, uint32_t Table, uint32_t Row, uint32_t Col,
+            std::initializer_list<metadata::ColumnKind> Kinds, const char *Asked) {
   if (Table >= metadata::MaxTables || !metadata::tableSpec(Table).exists()) {
     fail("no metadata table " + Twine(Table), WEFT_BAD_ARGUMENT);
-    return nullptr;
+    return false;
   }
   const metadata::TableSpec &T = metadata::tableSpec(Table);
   if (Row == 0 || Row > md(Md).rowCount(TableId(Table))) {
     fail(Twine(T.Name) + " has no row " + Twine(Row), WEFT_BAD_ARGUMENT);
-    return nullptr;
+    return false;
   }
   if (Col >= T.NumColumns) {
     fail(Twine(T.Name) + " has no column " + Twine(Col), WEFT_BAD_ARGUMENT);
-    return nullptr;
+    return false;
   }
-  return &T.Columns[Col];
-}
-
-weft_status wrongKind(uint32_t Table, const metadata::ColumnSpec &C, const char *Asked) {
-  return fail(metadata::tableName(Table) + "." + C.Name + " is not " + Asked, WEFT_BAD_ARGUMENT);
+  if (std::find(Kinds.begin(), Kinds.end(), T.Columns[Col].Kind) == Kinds.end()) {
+    fail(Twine(T.Name) + "." + T.Columns[Col].Name + " is not " + Asked, WEFT_BAD_ARGUMENT);
+    return false;
+  }
+  return true;
 }
 
 uint32_t rowCount(const weft_metadata *Md, uint32_t Table) {
   return Table < metadata::MaxTables ? md(Md).rowCount(TableId(Table)) : 0;
 }
 
+using K = metadata::ColumnKind;
+
 weft_status columnValue(const weft_metadata *Md, uint32_t Table, uint32_t Row, uint32_t Col,
                         uint32_t *Value) {
-  const metadata::ColumnSpec *C = column(Md, Table, Row, Col);
-  if (!C)
+  if (!column(Md, Table, Row, Col, {K::U8, K::U16, K::U32}, "a constant"))
     return WEFT_BAD_ARGUMENT;
-  using K = metadata::ColumnKind;
-  if (C->Kind != K::U8 && C->Kind != K::U16 && C->Kind != K::U32)
-    return wrongKind(Table, *C, "a constant");
   *Value = md(Md).get(TableId(Table), Row, Col);
   return WEFT_OK;
 }
 
 weft_status columnToken(const weft_metadata *Md, uint32_t Table, uint32_t Row, uint32_t Col,
                         weft_token *Value) {
-  const metadata::ColumnSpec *C = column(Md, Table, Row, Col);
-  if (!C)
+  if (!column(Md, Table, Row, Col, {K::Idx, K::Coded}, "an index"))
     return WEFT_BAD_ARGUMENT;
-  if (C->Kind != metadata::ColumnKind::Idx && C->Kind != metadata::ColumnKind::Coded)
-    return wrongKind(Table, *C, "an index");
   *Value = md(Md).getToken(TableId(Table), Row, Col);
   return WEFT_OK;
 }
 
 weft_status columnString(const weft_metadata *Md, uint32_t Table, uint32_t Row, uint32_t Col,
                          weft_string *Value) {
-  const metadata::ColumnSpec *C = column(Md, Table, Row, Col);
-  if (!C)
+  if (!column(Md, Table, Row, Col, {K::Str}, "a string"))
     return WEFT_BAD_ARGUMENT;
-  if (C->Kind != metadata::ColumnKind::Str)
-    return wrongKind(Table, *C, "a string");
   *Value = str(md(Md).getString(md(Md).get(TableId(Table), Row, Col)));
   return WEFT_OK;
 }
 
 weft_status columnBlob(const weft_metadata *Md, uint32_t Table, uint32_t Row, uint32_t Col,
                        weft_bytes *Value) {
-  const metadata::ColumnSpec *C = column(Md, Table, Row, Col);
-  if (!C)
+  if (!column(Md, Table, Row, Col, {K::Blob}, "a blob"))
     return WEFT_BAD_ARGUMENT;
-  if (C->Kind != metadata::ColumnKind::Blob)
-    return wrongKind(Table, *C, "a blob");
   *Value = bytes(md(Md).getBlob(md(Md).get(TableId(Table), Row, Col)));
   return WEFT_OK;
 }

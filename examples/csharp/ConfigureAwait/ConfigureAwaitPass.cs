@@ -23,8 +23,7 @@ public sealed class ConfigureAwaitPass : Pass
 {
     private uint getCurrent, setContext, contextType;
 
-    private const uint TypeRefTable = 0x01, TypeDefTable = 0x02, TypeSpecTable = 0x1B, MemberRefTable = 0x0A,
-                       MethodSpecTable = 0x2B;
+    private const uint MemberRefTable = 0x0A, MethodSpecTable = 0x2B;
     private const byte Default = 0x00, Void = 0x01, Class = 0x12, ValueType = 0x11, GenericInst = 0x15;
 
     public override void BeginModule(Module module)
@@ -85,17 +84,9 @@ public sealed class ConfigureAwaitPass : Pass
         if (inst[at] != ValueType)
             return false;
         uint awaiter = Sig.ReadTypeDefOrRef(inst, at + 1);
-        return AwaiterName(md, awaiter) is "TaskAwaiter" or "TaskAwaiter`1" or "ValueTaskAwaiter"
+        return md.TypeName(awaiter) is "TaskAwaiter" or "TaskAwaiter`1" or "ValueTaskAwaiter"
                                           or "ValueTaskAwaiter`1";
     }
-
-    private static string AwaiterName(Metadata md, uint type) => (type >> 24) switch
-    {
-        TypeRefTable => md.String(TypeRefTable, type & 0xFFFFFF, 1),
-        TypeDefTable => md.String(TypeDefTable, type & 0xFFFFFF, 1),
-        _ => "",
-    };
-
 }
 
 static class Registration

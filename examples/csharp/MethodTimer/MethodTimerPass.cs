@@ -15,8 +15,7 @@ public sealed class MethodTimerPass(Options options) : Pass
     private readonly string prefix = options.Get("prefix", "MethodTimer");
     private uint getTimestamp, getElapsedTime, totalMilliseconds, timeSpan, doubleType, concat, writeLine;
 
-    // ECMA-335 tables and columns.
-    private const uint TypeRefTable = 0x01, TypeDefTable = 0x02, MemberRefTable = 0x0A, CustomAttributeTable = 0x0C;
+    // ECMA-335 element types.
     private const byte Default = 0x00, HasThis = 0x20, I8 = 0x0A, R8 = 0x0D, String = 0x0E, Object = 0x1C, Void = 0x01, ValueType = 0x11;
 
     public override void BeginModule(Module module)
@@ -69,28 +68,8 @@ public sealed class MethodTimerPass(Options options) : Pass
     private static bool IsTimed(Method method)
     {
         Metadata md = method.Metadata;
-        foreach (uint row in md.CustomAttributes(method.Token))
-        {
-            uint ctor = md.Token(CustomAttributeTable, row, 1);
-            uint table = ctor >> 24, ctorRow = ctor & 0xFFFFFF;
-            string typeName = table switch
-            {
-                MemberRefTable => TypeName(md, md.Token(MemberRefTable, ctorRow, 0)),
-                0x06 => md.String(TypeDefTable, md.DeclaringTypeOfMethod(ctorRow), 1),
-                _ => "",
-            };
-            if (typeName == "TimeAttribute")
-                return true;
-        }
-        return false;
+        return md.CustomAttributes(method.Token).Any(row => md.AttributeTypeName(row) == "TimeAttribute");
     }
-
-    private static string TypeName(Metadata md, uint type) => (type >> 24) switch
-    {
-        TypeRefTable => md.String(TypeRefTable, type & 0xFFFFFF, 1),
-        TypeDefTable => md.String(TypeDefTable, type & 0xFFFFFF, 1),
-        _ => "",
-    };
 }
 
 static class Registration

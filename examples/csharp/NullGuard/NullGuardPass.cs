@@ -19,8 +19,8 @@ public sealed class NullGuardPass : Pass
     private uint argumentNull;
 
     // ECMA-335 tables and columns, and element types.
-    private const uint TypeRefTable = 0x01, TypeDefTable = 0x02, MethodDefTable = 0x06, ParamTable = 0x08,
-                       MemberRefTable = 0x0A, CustomAttributeTable = 0x0C;
+    private const uint TypeDefTable = 0x02, MethodDefTable = 0x06, ParamTable = 0x08,
+                       CustomAttributeTable = 0x0C;
     private const byte HasThis = 0x20, Void = 0x01, String = 0x0E, Object = 0x1C, Class = 0x12,
                        SZArray = 0x1D, Array = 0x14, GenericInst = 0x15, ByRef = 0x10, CModReqd = 0x1F, CModOpt = 0x20;
 
@@ -108,7 +108,7 @@ public sealed class NullGuardPass : Pass
         uint flag = context;
         foreach (uint row in md.CustomAttributes(param))
         {
-            string name = AttributeName(md, row);
+            string name = md.AttributeTypeName(row);
             if (name is "AllowNullAttribute" or "CanBeNullAttribute")
                 return true;
             if (name == "NullableAttribute")
@@ -121,7 +121,7 @@ public sealed class NullGuardPass : Pass
     private static uint Context(Metadata md, uint token, uint outer)
     {
         foreach (uint row in md.CustomAttributes(token))
-            if (AttributeName(md, row) == "NullableContextAttribute")
+            if (md.AttributeTypeName(row) == "NullableContextAttribute")
                 return FirstFlag(md.Blob(CustomAttributeTable, row, 2), outer);
         return outer;
     }
@@ -136,17 +136,6 @@ public sealed class NullGuardPass : Pass
         return fallback;
     }
 
-    private static string AttributeName(Metadata md, uint row)
-    {
-        uint ctor = md.Token(CustomAttributeTable, row, 1);
-        uint type = (ctor >> 24) switch
-        {
-            MemberRefTable => md.Token(MemberRefTable, ctor & 0xFFFFFF, 0),
-            MethodDefTable => TypeDefTable << 24 | md.DeclaringTypeOfMethod(ctor & 0xFFFFFF),
-            _ => 0,
-        };
-        return (type >> 24) is TypeRefTable or TypeDefTable ? md.String(type >> 24, type & 0xFFFFFF, 1) : "";
-    }
 }
 
 static class Registration

@@ -326,6 +326,27 @@ public readonly unsafe struct Metadata
 
     public uint DeclaringTypeOfMethod(uint methodRow) => Host.Api->DeclaringTypeOfMethod(handle, methodRow);
 
+    /// <summary>The simple name of a TypeDef or TypeRef token ("TimeAttribute"); "" for
+    /// another token.</summary>
+    public string TypeName(uint type) => (type >> 24) switch
+    {
+        0x01 or 0x02 => String(type >> 24, type & 0xFFFFFF, 1),
+        _ => "",
+    };
+
+    /// <summary>The simple name of a CustomAttribute row's type, through its constructor (a
+    /// MethodDef or MemberRef).</summary>
+    public string AttributeTypeName(uint row)
+    {
+        uint ctor = Token(0x0C, row, 1);
+        return (ctor >> 24) switch
+        {
+            0x0A => TypeName(Token(0x0A, ctor & 0xFFFFFF, 0)),
+            0x06 => TypeName(0x02u << 24 | DeclaringTypeOfMethod(ctor & 0xFFFFFF)),
+            _ => "",
+        };
+    }
+
     /// <summary>The token as ildasm writes an ldtoken operand.</summary>
     public string TokenText(uint token)
     {

@@ -3,9 +3,9 @@
 // What weft reads to be steered (a watched spec, a control request) and what it writes that
 // holds a program's data (argument values, logs) must be its user's alone. These functions check
 // with lstat/fstat, never follow a symbolic link, never block on a FIFO and never map a file
-// another process may truncate; their errors say what was refused and why. On Windows they are
-// not made yet (support/PrivateFilesWindows.cpp): their users, the profiler's control requests,
-// are POSIX's.
+// another process may truncate; their errors say what was refused and why. On Windows
+// (support/PrivateFilesWindows.cpp) the owner and the writers are read from the file's security
+// descriptor, and the private folders (the control requests of `weft attach`) are refused.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WEFT_SUPPORT_PRIVATEFILES_H

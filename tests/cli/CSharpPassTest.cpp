@@ -5,18 +5,25 @@
 // they weave tests/csharp-passes/Sample offline, and the woven program runs on CoreCLR with the
 // behaviour the pass promises; under `weft run` the same plugin weaves at JIT time, a NativeAOT
 // runtime inside the CoreCLR process, while the program's eight threads compile methods and
-// collect garbage.
+// collect garbage; and `weft attach` loads it into a program already running, whose threads
+// keep allocating and collecting, and rewrites the methods it had compiled.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/support/Env.h"
+#include "tests/support/OtherUser.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 
+#include <chrono>
 #include <gtest/gtest.h>
 #include <map>
+#include <thread>
+
+extern char **environ;
 
 using namespace llvm;
 using namespace weft;
@@ -244,6 +251,82 @@ TEST(CSharpPass, ConfigureAwaitKeepsContinuationsOffTheCallersContext) {
   test::CommandResult Jit = weft({"run", "--spec", Spec, "--", "dotnet", In});
   ASSERT_EQ(Jit.ExitCode, 0) << Jit.Err;
   EXPECT_EQ(contextLine(Jit.Out), Off);
+}
+
+} // namespace
+
+namespace {
+
+/// Waits up to a minute for \p Pred, checking every 50 ms.
+template <typename Fn> bool waitFor(Fn &&Pred) {
+  for (int I = 0; I < 1200; ++I) {
+    if (Pred())
+      return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return Pred();
+}
+
+// `weft attach` to the sample running its loop (a timed method each tick, two threads allocating
+// and collecting): the plugin loads into the running process and the timed methods, compiled
+// before it came, log their calls from then on; after `weft detach` the ticks go on without the
+// lines, and the program ends as it would have.
+TEST(CSharpPass, MethodTimerAttachedToARunningProgram) {
+  test::TempFolderOfItsOwn Temp("csharp-attach"); // the runtime's sockets, not /tmp's
+  std::string In = sampleCopy("csharp-method-timer-attach");
+  std::string Dir = std::string(sys::path::parent_path(In));
+  std::string Out = Dir + "/out.txt", Err = Dir + "/err.txt", Stop = Dir + "/stop";
+  std::string Spec = Dir + "/weft.json", Log = Dir + "/weft.log";
+  ASSERT_TRUE(test::writeFile(
+      Spec, "{\"version\": 1, \"plugins\": [\"" + MethodTimer +
+                "\"], \"rules\": [{\"match\": {\"assembly\": \"Sample\"}, \"passes\": "
+                "[\"method-timer\"]}]}"));
+  ErrorOr<std::string> Dotnet = sys::findProgramByName("dotnet");
+  ASSERT_TRUE(bool(Dotnet));
+  std::vector<StringRef> Args{"dotnet", In, "loop", Stop}, Env;
+  for (char **E = environ; *E; ++E)
+    if (!StringRef(*E).startswith("CORECLR_") && !StringRef(*E).startswith("DOTNET_"))
+      Env.push_back(*E);
+  Optional<StringRef> Redirects[] = {StringRef(""), StringRef(Out), StringRef(Err)};
+  std::string Why;
+  sys::ProcessInfo PI = sys::ExecuteNoWait(*Dotnet, Args, ArrayRef(Env), Redirects, 0, &Why);
+  ASSERT_NE(PI.Pid, 0) << Why;
+  auto Count = [&](StringRef What) { return StringRef(test::readFile(Out)).count(What); };
+  auto Finish = [&] {
+    test::writeFile(Stop, "");
+    return sys::Wait(PI, 60, /*WaitUntilTerminates=*/true).ReturnCode;
+  };
+  if (!waitFor([&] { return Count("tick ") >= 5; })) {
+    Finish();
+    FAIL() << test::readFile(Err);
+  }
+  EXPECT_EQ(Count("MethodTimer: "), 0u);
+
+  test::CommandResult A =
+      weft({"attach", "--pid", std::to_string(PI.Pid), "--spec", Spec, "--log", Log});
+  EXPECT_EQ(A.ExitCode, 0) << A.Err;
+  bool Timed = waitFor([&] { return Count("MethodTimer: Sample.Program::Fib ") >= 10; });
+  EXPECT_TRUE(Timed) << test::readFile(Out) << test::readFile(Log);
+  EXPECT_TRUE(waitFor([&] { return Count("MethodTimer: Sample.Program::Allocate ") >= 2; }))
+      << test::readFile(Out);
+  test::CommandResult D = weft({"detach", "--pid", std::to_string(PI.Pid)});
+  EXPECT_EQ(D.ExitCode, 0) << D.Err;
+  EXPECT_TRUE(waitFor([&] { return test::readFile(Log).find("detach: done") != std::string::npos; }))
+      << test::readFile(Log);
+  size_t AtDetach = Count("MethodTimer: Sample.Program::Fib ");
+  size_t TicksAtDetach = Count("tick ");
+  EXPECT_TRUE(waitFor([&] { return Count("tick ") >= TicksAtDetach + 10; }));
+  // A call under way as the detach came may still log; none after it.
+  EXPECT_LE(Count("MethodTimer: Sample.Program::Fib "), AtDetach + 1) << test::readFile(Out);
+  EXPECT_EQ(Finish(), 0) << test::readFile(Err);
+
+  std::string Printed = test::readFile(Out), Text = test::readFile(Log);
+  EXPECT_TRUE(StringRef(Printed).endswith("done\n")) << Printed;
+  EXPECT_NE(Text.find("plugin weft-method-timer 1.0"), std::string::npos) << Text;
+  // Every summary (at the detach, at the end) counts no method left as it was after a problem.
+  for (size_t At = Text.find(" left as they were after a problem"); At != std::string::npos;
+       At = Text.find(" left as they were after a problem", At + 1))
+    EXPECT_EQ(StringRef(Text).substr(0, At).rsplit(' ').second, "0") << Text;
 }
 
 } // namespace

@@ -2,7 +2,7 @@
 // async, called once or twice, on eight threads while collections run; a method left by an
 // exception; one not marked. Public methods given null for parameters that may or may not be
 // null (NullGuard). A library's async method awaiting twice under a SynchronizationContext
-// (ConfigureAwait).
+// (ConfigureAwait). With `loop STOP`, a program to attach to.
 using System.Diagnostics.CodeAnalysis;
 
 namespace Sample;
@@ -56,8 +56,10 @@ public static class Library
 
 static class Program
 {
-    static int Main()
+    static int Main(string[] args)
     {
+        if (args.Length == 2 && args[0] == "loop")
+            return Loop(args[1]);
         Console.WriteLine("fib " + Fib(25));
         Console.WriteLine("sum " + SumAsync(3).GetAwaiter().GetResult());
         Sleep(20);
@@ -107,6 +109,28 @@ static class Program
         long total = 0;
         Parallel.For(0, 8, i => Interlocked.Add(ref total, Allocate(i)));
         Console.WriteLine("allocated " + total);
+        return 0;
+    }
+
+    /// <summary>For `weft attach`: a tick every 50 ms (a timed method's result) while two threads
+    /// allocate and collect, until the file <paramref name="stop"/> exists (at most a minute).</summary>
+    static int Loop(string stop)
+    {
+        bool done = false;
+        var workers = Enumerable.Range(0, 2).Select(i => new Thread(() =>
+        {
+            while (!Volatile.Read(ref done))
+                Allocate(i);
+        })).ToList();
+        workers.ForEach(t => t.Start());
+        for (int n = 0; n < 1200 && !File.Exists(stop); ++n)
+        {
+            Console.WriteLine("tick " + Fib(n % 40));
+            Thread.Sleep(50);
+        }
+        Volatile.Write(ref done, true);
+        workers.ForEach(t => t.Join());
+        Console.WriteLine("done");
         return 0;
     }
 

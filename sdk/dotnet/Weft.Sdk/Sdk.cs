@@ -387,6 +387,32 @@ public readonly unsafe struct Module
         })));
     }
 
+    /// <summary>A reference to an assembly (a probe or helper assembly the woven code calls):
+    /// an equal existing row, or a new one.</summary>
+    public uint AssemblyRef(string name, Version version, string culture = "",
+                            ReadOnlySpan<byte> publicKeyOrToken = default)
+    {
+        void* h = handle;
+        byte[] key = publicKeyOrToken.ToArray();
+        ushort* v = stackalloc ushort[4];
+        v[0] = (ushort)version.Major;
+        v[1] = (ushort)version.Minor;
+        v[2] = (ushort)Math.Max(version.Build, 0);
+        v[3] = (ushort)Math.Max(version.Revision, 0);
+        return Host.With(name, n => Host.With(culture, c => Host.With<uint>(key, k => Host.Api->AssemblyRef(h, n, v, k, c))));
+    }
+
+    /// <summary>Another assembly's metadata by path (probes, replacements), read once per run;
+    /// it lives as long as the module.</summary>
+    public Metadata OpenAssembly(string path)
+    {
+        void* h = handle;
+        void* md = null;
+        void** result = &md;
+        Host.With(path, p => { Host.Check(Host.Api->OpenAssembly(h, p, result)); return 0; });
+        return new Metadata(md);
+    }
+
     public uint TypeRef(uint scope, string ns, string name)
     {
         void* h = handle;

@@ -35,6 +35,9 @@ const std::string NullGuard = WEFT_NULL_GUARD_PLUGIN;
 const std::string FromPackage = WEFT_FROM_PACKAGE_PLUGIN;
 const std::string ConfigureAwait = WEFT_CONFIGURE_AWAIT_PLUGIN;
 const std::string Sample = WEFT_CSHARP_SAMPLE;
+const std::string CsEntryExit = WEFT_CS_ENTRY_EXIT_PLUGIN;
+const std::string CEntryExit = WEFT_C_ENTRY_EXIT_PLUGIN;
+const std::string BenchProbes = WEFT_BENCH_PROBES;
 
 test::CommandResult weft(std::vector<std::string> Args, std::vector<std::string> Env = {}) {
   return test::run(test::weftTool(), Args, Env, 600);
@@ -327,6 +330,44 @@ TEST(CSharpPass, MethodTimerAttachedToARunningProgram) {
   for (size_t At = Text.find(" left as they were after a problem"); At != std::string::npos;
        At = Text.find(" left as they were after a problem", At + 1))
     EXPECT_EQ(StringRef(Text).substr(0, At).rsplit(' ').second, "0") << Text;
+}
+
+// entry-exit written against the ABI, in C (bench/plugins/EntryExit.c) and in C# with NativeAOT
+// (bench/plugins/EntryExitCs, through Module.AssemblyRef and OpenAssembly): both weave the sample
+// (constructors, async, lambdas, generics, exceptions) to the bodies the built-in entry-exit
+// weaves with probes that take the method's token, and what each wove runs as the sample does.
+TEST(CSharpPass, EntryExitInCAndCSharpWeavesAsTheBuiltInDoes) {
+  std::string In = sampleCopy("csharp-entry-exit");
+  std::string Dir = std::string(sys::path::parent_path(In));
+  test::CommandResult Plain = test::run("dotnet", {In}, {}, 300);
+  ASSERT_EQ(Plain.ExitCode, 0) << Plain.Err;
+  std::string Probes = "probe-assembly=" + BenchProbes + ",probe-type=Bench.Probes";
+  const std::pair<std::string, std::vector<std::string>> Weaves[] = {
+      {"builtin", {"--pass", "entry-exit:" + Probes + ",exception="}},
+      {"c", {"--load", CEntryExit, "--pass", "c-entry-exit:" + Probes}},
+      {"cs", {"--load", CsEntryExit, "--pass", "cs-entry-exit:" + Probes}}};
+  for (const auto &[Name, Args] : Weaves) {
+    std::string Out = Dir + "/" + Name;
+    ASSERT_FALSE(sys::fs::create_directories(Out));
+    std::vector<std::string> All{"weave", In, "-o", Out + "/Sample.dll"};
+    All.insert(All.end(), Args.begin(), Args.end());
+    test::CommandResult W = weft(All);
+    ASSERT_EQ(W.ExitCode, 0) << Name << ": " << W.Err;
+    // No deps.json, which does not list the probes: the host loads what the folder holds.
+    ASSERT_FALSE(sys::fs::copy_file(Dir + "/Sample.runtimeconfig.json",
+                                    Out + "/Sample.runtimeconfig.json"));
+    ASSERT_FALSE(sys::fs::copy_file(BenchProbes, Out + "/Bench.Probes.dll"));
+    test::CommandResult Run = test::run("dotnet", {Out + "/Sample.dll"}, {}, 300);
+    EXPECT_EQ(Run.ExitCode, 0) << Name << ": " << Run.Err;
+    EXPECT_EQ(Run.Out, Plain.Out) << Name;
+  }
+  test::CommandResult Woven = weft({"diff", In, Dir + "/builtin/Sample.dll", "--stat"});
+  EXPECT_EQ(Woven.Out.find(" 0 methods differ"), std::string::npos) << Woven.Out;
+  for (const char *Name : {"c", "cs"}) {
+    test::CommandResult D =
+        weft({"diff", Dir + "/builtin/Sample.dll", Dir + "/" + Name + "/Sample.dll", "--stat"});
+    EXPECT_NE(D.Out.find(" 0 methods differ"), std::string::npos) << Name << ":\n" << D.Out;
+  }
 }
 
 } // namespace

@@ -263,6 +263,11 @@ Error weaveFile(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
     if (!S)
       return withCode(CodeWeave, createFileError(J.Input, S.takeError()));
     Sel = std::move(*S);
+    // A weave that changes nothing says so; the usual cause is a rule naming nothing of the
+    // input (a type given with its namespace, say).
+    if (Sel->Uses.empty())
+      Log.say("weft: note: '" + J.Input +
+              "': no method matches a rule of the spec, so nothing in it is woven");
   }
   // The whole input is read first: a file that does not read fully is not rewritten. The bodies
   // the weave decodes are checked as it decodes them, not decoded twice.

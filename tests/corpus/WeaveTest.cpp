@@ -166,6 +166,25 @@ TEST(Weave, SpecRulesChooseTheMethods) {
                                             "Weft.Corpus.Generics.ShapeBase::.ctor"}));
 }
 
+// A spec whose rules name nothing of the input (a type given with its namespace, as the `type`
+// key does not take it) weaves nothing and says so; one that matches says nothing of the kind.
+TEST(Weave, ASpecMatchingNothingSaysSo) {
+  std::string Dir = test::scratchDir("weave-spec-nothing");
+  std::string Spec = Dir + "/weft.json";
+  std::string In = test::corpusDll("Generics"), Out = Dir + "/Generics.dll";
+  ASSERT_TRUE(test::writeFile(Spec, R"({"version": 1, "rules": [{"match": {"type":
+      "Weft.Corpus.Generics.ShapeBase"}, "passes": ["single-ret"]}]})"));
+  test::CommandResult W = test::run(test::weftTool(), {"weave", In, "-o", Out, "--spec", Spec});
+  ASSERT_EQ(W.ExitCode, 0) << W.Err;
+  EXPECT_EQ(W.Err, "weft: note: '" + In +
+                       "': no method matches a rule of the spec, so nothing in it is woven\n");
+  ASSERT_TRUE(test::writeFile(Spec, R"({"version": 1, "rules": [{"match": {"namespace":
+      "Weft.Corpus.Generics", "type": "ShapeBase"}, "passes": ["single-ret"]}]})"));
+  W = test::run(test::weftTool(), {"weave", In, "-o", Out, "--spec", Spec});
+  ASSERT_EQ(W.ExitCode, 0) << W.Err;
+  EXPECT_EQ(W.Err.find("no method matches"), std::string::npos) << W.Err;
+}
+
 // The call counts of the trace pass's summary table (the times vary from run to run).
 class TraceCounts : public ::testing::TestWithParam<std::string> {};
 

@@ -9,6 +9,7 @@
 // keep allocating and collecting, and rewrites the methods it had compiled.
 //
 //===----------------------------------------------------------------------===//
+#include "tests/profiler/Ticker.h"
 #include "tests/support/Env.h"
 #include "tests/support/OtherUser.h"
 
@@ -18,12 +19,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
-#include <chrono>
 #include <gtest/gtest.h>
 #include <map>
-#include <thread>
-
-extern char **environ;
 
 using namespace llvm;
 using namespace weft;
@@ -137,8 +134,8 @@ TEST(CSharpPass, APluginBuiltFromThePackageWeaves) {
   test::CommandResult Plain = test::run("dotnet", {In}, {}, 300);
   ASSERT_EQ(Plain.ExitCode, 0) << Plain.Err;
   std::string Dir = test::scratchDir("csharp-from-package-woven");
-  test::CommandResult R = weft({"weave", In, "-o", Dir + "/Sample.dll", "--load", FromPackage,
-                                "--pass", "method-timer"});
+  test::CommandResult R = weft(
+      {"weave", In, "-o", Dir + "/Sample.dll", "--load", FromPackage, "--pass", "method-timer"});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   ASSERT_TRUE(copyCompanions(In, Dir));
   test::CommandResult Run = test::run("dotnet", {Dir + "/Sample.dll"}, {}, 300);
@@ -157,8 +154,7 @@ TEST(CSharpPass, MethodTimerAtJitTimeInsideTheRuntime) {
                 "\"], \"rules\": [{\"match\": {\"assembly\": \"Sample\"}, \"passes\": "
                 "[\"method-timer\"]}]}"));
   std::string Log = Dir + "/weft.log";
-  test::CommandResult Run =
-      weft({"run", "--log", Log, "--spec", Spec, "--", "dotnet", In});
+  test::CommandResult Run = weft({"run", "--log", Log, "--spec", Spec, "--", "dotnet", In});
   ASSERT_EQ(Run.ExitCode, 0) << Run.Err << test::readFile(Log);
   expectTimed(Run.Out, Plain.Out);
   std::string Text = test::readFile(Log);
@@ -169,8 +165,8 @@ TEST(CSharpPass, MethodTimerAtJitTimeInsideTheRuntime) {
 /// The lines the sample prints for its NullGuard calls.
 std::string guardLines(StringRef Out) {
   std::string Lines;
-  for (StringRef Name : {"Length", "MaybeLength", "maybe", "Join", "Allowed", "allowed", "Box",
-                         "Count"}) {
+  for (StringRef Name :
+       {"Length", "MaybeLength", "maybe", "Join", "Allowed", "allowed", "Box", "Count"}) {
     SmallVector<StringRef, 0> All;
     Out.split(All, '\n');
     for (StringRef L : All)
@@ -201,8 +197,8 @@ TEST(CSharpPass, NullGuardAndMethodTimerTogetherOfflineAndAtJitTime) {
                 "[\"null-guard\", \"method-timer\"]}]}"));
   // Offline: two NativeAOT plugins in one weft.
   std::string Out = test::scratchDir("csharp-both-woven");
-  test::CommandResult R = weft({"weave", In, "-o", Out + "/Sample.dll", "--spec", Spec,
-                                "--verify-each"});
+  test::CommandResult R =
+      weft({"weave", In, "-o", Out + "/Sample.dll", "--spec", Spec, "--verify-each"});
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   ASSERT_TRUE(copyCompanions(In, Out));
   test::CommandResult Woven = test::run("dotnet", {Out + "/Sample.dll"}, {}, 300);
@@ -260,16 +256,6 @@ TEST(CSharpPass, ConfigureAwaitKeepsContinuationsOffTheCallersContext) {
 
 namespace {
 
-/// Waits up to a minute for \p Pred, checking every 50 ms.
-template <typename Fn> bool waitFor(Fn &&Pred) {
-  for (int I = 0; I < 1200; ++I) {
-    if (Pred())
-      return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return Pred();
-}
-
 // `weft attach` to the sample running its loop (a timed method each tick, two threads allocating
 // and collecting): the plugin loads into the running process and the timed methods, compiled
 // before it came, log their calls from then on; after `weft detach` the ticks go on without the
@@ -299,7 +285,7 @@ TEST(CSharpPass, MethodTimerAttachedToARunningProgram) {
     test::writeFile(Stop, "");
     return sys::Wait(PI, 60, /*WaitUntilTerminates=*/true).ReturnCode;
   };
-  if (!waitFor([&] { return Count("tick ") >= 5; })) {
+  if (!test::waitFor(60, [&] { return Count("tick ") >= 5; })) {
     Finish();
     FAIL() << test::readFile(Err);
   }
@@ -308,17 +294,19 @@ TEST(CSharpPass, MethodTimerAttachedToARunningProgram) {
   test::CommandResult A =
       weft({"attach", "--pid", std::to_string(PI.Pid), "--spec", Spec, "--log", Log});
   EXPECT_EQ(A.ExitCode, 0) << A.Err;
-  bool Timed = waitFor([&] { return Count("MethodTimer: Sample.Program::Fib ") >= 10; });
+  bool Timed = test::waitFor(60, [&] { return Count("MethodTimer: Sample.Program::Fib ") >= 10; });
   EXPECT_TRUE(Timed) << test::readFile(Out) << test::readFile(Log);
-  EXPECT_TRUE(waitFor([&] { return Count("MethodTimer: Sample.Program::Allocate ") >= 2; }))
-      << test::readFile(Out);
+  EXPECT_TRUE(test::waitFor(60, [&] {
+    return Count("MethodTimer: Sample.Program::Allocate ") >= 2;
+  })) << test::readFile(Out);
   test::CommandResult D = weft({"detach", "--pid", std::to_string(PI.Pid)});
   EXPECT_EQ(D.ExitCode, 0) << D.Err;
-  EXPECT_TRUE(waitFor([&] { return test::readFile(Log).find("detach: done") != std::string::npos; }))
-      << test::readFile(Log);
+  EXPECT_TRUE(test::waitFor(60, [&] {
+    return test::readFile(Log).find("detach: done") != std::string::npos;
+  })) << test::readFile(Log);
   size_t AtDetach = Count("MethodTimer: Sample.Program::Fib ");
   size_t TicksAtDetach = Count("tick ");
-  EXPECT_TRUE(waitFor([&] { return Count("tick ") >= TicksAtDetach + 10; }));
+  EXPECT_TRUE(test::waitFor(60, [&] { return Count("tick ") >= TicksAtDetach + 10; }));
   // A call under way as the detach came may still log; none after it.
   EXPECT_LE(Count("MethodTimer: Sample.Program::Fib "), AtDetach + 1) << test::readFile(Out);
   EXPECT_EQ(Finish(), 0) << test::readFile(Err);
@@ -354,8 +342,8 @@ TEST(CSharpPass, EntryExitInCAndCSharpWeavesAsTheBuiltInDoes) {
     test::CommandResult W = weft(All);
     ASSERT_EQ(W.ExitCode, 0) << Name << ": " << W.Err;
     // No deps.json, which does not list the probes: the host loads what the folder holds.
-    ASSERT_FALSE(sys::fs::copy_file(Dir + "/Sample.runtimeconfig.json",
-                                    Out + "/Sample.runtimeconfig.json"));
+    ASSERT_FALSE(
+        sys::fs::copy_file(Dir + "/Sample.runtimeconfig.json", Out + "/Sample.runtimeconfig.json"));
     ASSERT_FALSE(sys::fs::copy_file(BenchProbes, Out + "/Bench.Probes.dll"));
     test::CommandResult Run = test::run("dotnet", {Out + "/Sample.dll"}, {}, 300);
     EXPECT_EQ(Run.ExitCode, 0) << Name << ": " << Run.Err;

@@ -79,15 +79,21 @@ else
   record() { echo "$(targets_ms "$work/$1.log" "$2")" >>"$work/$1.$3"; }
   ratio() { awk -v c="$1" -v w="$2" 'BEGIN {printf "%.1f", w ? c / w : 0}'; }
   for ((i = 0; i < runs; i++)); do
+    # Each step's targets, their own times: coverlet's instrumenting task and its result task
+    # (which puts the original assemblies back and writes the report); weft's targets before the
+    # tests, and after them the originals put back, the hits checked and the report.
     run coverlet-summary "$coverlet_project" "${coverlet[@]}" -v:n -clp:PerformanceSummary
-    record coverlet-summary InstrumentModules instrument
-    record coverlet-summary GenerateCoverageResult report
+    record coverlet-summary 'InstrumentModules|InstrumentModulesNoBuild|InstrumentModulesAfterBuild' instrument
+    record coverlet-summary 'GenerateCoverageResult|GenerateCoverageResultAfterTest' report
     run weft-summary "$weft_project" "${weft[@]}" -v:n -clp:PerformanceSummary
-    record weft-summary WeftCoverageBeforeTest instrument
-    record weft-summary WeftCoverageReport report
+    record weft-summary '_WeftCheckExe|_WeftCoverageSettings|_WeftCoverageTargets|WeftCoverageBeforeTest|_WeftCoverageNoBuild|_WeftCoverageAfterBuild' instrument
+    record weft-summary 'WeftCoverageAfterTest|WeftCoverageRestore|WeftCoverageReport|_WeftCoverageReportAfterTest' report
+    record weft-summary 'WeftCoverageReport' report-alone
   done
   ci=$(median <"$work/coverlet-summary.instrument") wi=$(median <"$work/weft-summary.instrument")
   cr=$(median <"$work/coverlet-summary.report") wr=$(median <"$work/weft-summary.report")
-  echo "instrumenting (median of $runs): coverlet.msbuild $ci ms, weft $wi ms ($(ratio "$ci" "$wi")x);" \
-    "the report: coverlet.msbuild $cr ms, weft $wr ms ($(ratio "$cr" "$wr")x)"
+  wa=$(median <"$work/weft-summary.report-alone")
+  spread() { sort -n "$1" | awk '{a[NR]=$1} END {printf "%d-%d", a[1], a[NR]}'; }
+  echo "instrumenting (median of $runs, range): coverlet.msbuild $ci ms ($(spread "$work/coverlet-summary.instrument")), weft $wi ms ($(spread "$work/weft-summary.instrument")): $(ratio "$ci" "$wi")x"
+  echo "after the tests (originals back, the report; median, range): coverlet.msbuild $cr ms ($(spread "$work/coverlet-summary.report")), weft $wr ms ($(spread "$work/weft-summary.report")): $(ratio "$cr" "$wr")x; weft's report alone $wa ms ($(ratio "$cr" "$wa")x)"
 fi

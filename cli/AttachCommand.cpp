@@ -141,7 +141,7 @@ Runner addAttachCommand(CLI::App &App) {
                            toString(Answer.takeError()) + " (is it still attached?)");
       if (*Answer != "done")
         return reportError("weft's profiler in process " + Twine(O->Pid) + " " + *Answer);
-      outs() << "weft: attached to process " << O->Pid << " again\n";
+      out() << "weft: attached to process " << O->Pid << " again\n";
       return int(ExitOk);
     }
     Expected<std::string> Library = findProfiler();
@@ -155,7 +155,7 @@ Runner addAttachCommand(CLI::App &App) {
       return reportError("process " + Twine(O->Pid) + " did not load the profiler: HRESULT 0x" +
                          hexstr(*Hr, false, 8) + " (another profiler loaded, or one that " +
                          "declined: see its log)");
-    outs() << "weft: attached to process " << O->Pid << "; its log: " << logOf(*O) << "\n";
+    out() << "weft: attached to process " << O->Pid << "; its log: " << logOf(*O) << "\n";
     return int(ExitOk);
   };
 }
@@ -183,7 +183,7 @@ Runner addDetachCommand(CLI::App &App) {
                          " (is weft attached to it?)");
     if (*Answer != "done")
       return reportError("weft's profiler in process " + Twine(O->Pid) + " " + *Answer);
-    outs() << "weft: the profiler in process " << O->Pid << " detached\n";
+    out() << "weft: the profiler in process " << O->Pid << " detached\n";
     return int(ExitOk);
   };
 }

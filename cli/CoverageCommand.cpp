@@ -23,6 +23,8 @@
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <numeric>
+
 using namespace llvm;
 
 namespace weft::cli {
@@ -121,11 +123,11 @@ void printSummary(ArrayRef<std::string> Paths, ArrayRef<coverage::ModuleResult> 
   std::vector<std::string> Written;
   for (const std::string &P : Paths)
     Written.push_back(P.empty() ? "standard output" : P);
-  outs() << "coverage report: " << join(Written, ", ") << " ("
-         << Figure("lines", T.LinesCovered, T.Lines) << ", "
-         << Figure("branches", T.BranchesCovered, T.Branches) << ", "
-         << Figure("methods", Methods.Covered, Methods.Total) << ")\n";
-  outs().flush();
+  out() << "coverage report: " << join(Written, ", ") << " ("
+        << Figure("lines", T.LinesCovered, T.Lines) << ", "
+        << Figure("branches", T.BranchesCovered, T.Branches) << ", "
+        << Figure("methods", Methods.Covered, Methods.Total) << ")\n";
+  out().flush();
 }
 
 /// The folders of --data, locked while the report is made of what they hold: test projects that
@@ -372,15 +374,26 @@ int report(const ReportArgs &A) {
   // A map's text, the map, coverlet's result and the reports take tens of megabytes, each page
   // touched once or twice: most of the time went to the first touches of 4 KiB pages.
   port::preferLargeHeapPages();
-  // One map is read here: a thread's own heap grows a few pages at a time, and a large map's
-  // read on one took a third longer.
+  // The largest map is read here: a thread's own heap grows a few pages at a time, and a large
+  // map's read on one took a third longer (a test run's are mostly one library's and its
+  // helpers'). The others on threads only when they are large enough to gain from it.
   std::vector<Optional<Expected<coverage::Map>>> Read(MapPaths.size());
-  if (MapPaths.size() == 1) {
-    Read[0].emplace(readFileAs(MapPaths[0], coverage::readMap));
+  std::vector<uint64_t> Sizes(MapPaths.size());
+  for (size_t I = 0; I < MapPaths.size(); ++I)
+    if (sys::fs::file_size(MapPaths[I], Sizes[I]))
+      Sizes[I] = 0;
+  size_t Largest = std::max_element(Sizes.begin(), Sizes.end()) - Sizes.begin();
+  auto ReadMap = [&](size_t I) { Read[I].emplace(readFileAs(MapPaths[I], coverage::readMap)); };
+  constexpr uint64_t WorthAThread = uint64_t(4) << 20;
+  if (std::accumulate(Sizes.begin(), Sizes.end(), uint64_t(0)) - Sizes[Largest] < WorthAThread) {
+    for (size_t I = 0; I < MapPaths.size(); ++I)
+      ReadMap(I);
   } else {
     ThreadPool Pool(hardware_concurrency());
     for (size_t I = 0; I < MapPaths.size(); ++I)
-      Pool.async([&, I] { Read[I].emplace(readFileAs(MapPaths[I], coverage::readMap)); });
+      if (I != Largest)
+        Pool.async([&, I] { ReadMap(I); });
+    ReadMap(Largest);
     Pool.wait();
   }
   std::vector<coverage::Map> Maps;
@@ -448,8 +461,8 @@ int report(const ReportArgs &A) {
   for (size_t I = 0; I < Files.size(); ++I) {
     const std::string &Path = (*Paths)[I];
     if (Path.empty()) {
-      outs() << ToStdout;
-      outs().flush();
+      out() << ToStdout;
+      out().flush();
       continue;
     }
     StringRef Parent = sys::path::parent_path(Path);

@@ -194,8 +194,8 @@ int runBaseline(const DiffResult &R, StringRef File, bool Update) {
       reportError(std::move(E));
       return DiffTrouble;
     }
-    outs() << "weft: wrote the baseline '" << File << "': " << Now.Methods.size() << " methods and "
-           << Now.Metadata.size() << " metadata changes\n";
+    out() << "weft: wrote the baseline '" << File << "': " << Now.Methods.size() << " methods and "
+          << Now.Metadata.size() << " metadata changes\n";
     return DiffSame;
   }
   auto Buf = MemoryBuffer::getFile(File);
@@ -210,15 +210,15 @@ int runBaseline(const DiffResult &R, StringRef File, bool Update) {
   }
   std::vector<std::string> Diffs = differences(*Old, Now);
   if (Diffs.empty()) {
-    outs() << "weft: the baseline '" << File << "' holds: " << Now.Methods.size() << " methods and "
-           << Now.Metadata.size() << " metadata changes, as reviewed\n";
+    out() << "weft: the baseline '" << File << "' holds: " << Now.Methods.size() << " methods and "
+          << Now.Metadata.size() << " metadata changes, as reviewed\n";
     return DiffSame;
   }
   for (const std::string &D : Diffs)
-    outs() << D << '\n';
-  outs() << "weft: " << Diffs.size() << (Diffs.size() == 1 ? " difference" : " differences")
-         << " from the baseline '" << File
-         << "' (review them; --update-baseline writes the baseline anew)\n";
+    out() << D << '\n';
+  out() << "weft: " << Diffs.size() << (Diffs.size() == 1 ? " difference" : " differences")
+        << " from the baseline '" << File
+        << "' (review them; --update-baseline writes the baseline anew)\n";
   return DiffDifferent;
 }
 

@@ -254,11 +254,11 @@ int run(const DiffOptions &Opt) {
   if (!Opt.Baseline.empty())
     return runBaseline(R, Opt.Baseline, Opt.UpdateBaseline);
   if (Opt.Json)
-    writeDiffJson(outs(), R, Opt.Stat);
+    writeDiffJson(out(), R, Opt.Stat);
   else if (Opt.Stat)
-    writeStat(outs(), R);
+    writeStat(out(), R);
   else
-    writeText(outs(), R);
+    writeText(out(), R);
   return R.Diff.same() ? DiffSame : DiffDifferent;
 }
 

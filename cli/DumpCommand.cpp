@@ -171,11 +171,11 @@ int run(const DumpOptions &Opt) {
   if (Problem) {
     // Whatever could be shown is shown; the exit code and message say the file has a problem.
     if (toStandardOutput(Opt))
-      outs() << Text;
+      out() << Text;
     return reportError(std::move(Problem));
   }
   if (toStandardOutput(Opt)) {
-    outs() << Text;
+    out() << Text;
     return ExitOk;
   }
   // The resources go beside a file, never beside a device or FIFO (into /dev, say).

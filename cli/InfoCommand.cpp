@@ -72,10 +72,10 @@ int runPdb(const InfoOptions &Opt, const Module &M) {
       Root["entry_point"] = hex32(P->EntryPoint);
     }
     Root["tables"] = tableCounts(M);
-    outs() << formatv("{0:2}", json::Value(std::move(Root))) << '\n';
+    out() << formatv("{0:2}", json::Value(std::move(Root))) << '\n';
     return ExitOk;
   }
-  raw_ostream &OS = outs();
+  raw_ostream &OS = out();
   OS << left_justify("file:", 19) << Opt.File << '\n';
   OS << left_justify("format:", 19) << "portable PDB, metadata " << M.versionString() << '\n';
   if (P) {
@@ -199,11 +199,11 @@ int run(const InfoOptions &Opt) {
         Root["method_bodies"] = std::move(B);
       }
     }
-    outs() << formatv("{0:2}", json::Value(std::move(Root))) << '\n';
+    out() << formatv("{0:2}", json::Value(std::move(Root))) << '\n';
     return ExitOk;
   }
 
-  raw_ostream &OS = outs();
+  raw_ostream &OS = out();
   auto Line = [&](StringRef Key) -> raw_ostream & { return OS << left_justify(Key, 19); };
   Line("file:") << Opt.File << '\n';
   Line("format:") << (Img.isPE32Plus() ? "PE32+" : "PE32") << ", machine "

@@ -18,9 +18,9 @@ Runner addPassesCommand(CLI::App &App) {
   (void)Sub;
   return [] {
     for (const passes::PassInfo &P : passes::PassRegistry::global().all()) {
-      outs() << P.Name << "\n  " << P.Description << "\n";
+      out() << P.Name << "\n  " << P.Description << "\n";
       for (const passes::PassOptionInfo &O : P.Options)
-        outs() << "    " << O.Name << ": " << O.Description << "\n";
+        out() << "    " << O.Name << ": " << O.Description << "\n";
     }
     return int(ExitOk);
   };

@@ -19,6 +19,7 @@ namespace weft::cli {
 namespace {
 
 MessageFormat Format = MessageFormat::Plain;
+raw_ostream *Out = nullptr, *Err = nullptr;
 
 /// An error with a diagnostic code; its message is the wrapped error's.
 class CodedError : public ErrorInfo<CodedError> {
@@ -63,13 +64,26 @@ std::string origin(StringRef File, StringRef Rest, DiagnosticCode Code) {
 void printMSBuild(StringRef Category, DiagnosticCode Code, StringRef Message) {
   auto [File, Rest] = splitFile(Message);
   std::string Where = File.empty() ? "weft" : origin(File, Rest, Code);
-  errs() << Where << ": " << Category << " WEFT" << format("%04u", unsigned(Code)) << ": " << Rest
-         << '\n';
+  err() << Where << ": " << Category << " WEFT" << format("%04u", unsigned(Code)) << ": " << Rest
+        << '\n';
 }
 
 } // namespace
 
 void setMessageFormat(MessageFormat F) { Format = F; }
+
+raw_ostream &out() { return Out ? *Out : outs(); }
+raw_ostream &err() { return Err ? *Err : errs(); }
+
+OutputRedirect::OutputRedirect(raw_ostream *NewOut, raw_ostream *NewErr)
+    : OldOut(Out), OldErr(Err) {
+  Out = NewOut;
+  Err = NewErr;
+}
+OutputRedirect::~OutputRedirect() {
+  Out = OldOut;
+  Err = OldErr;
+}
 
 bool parseMessageFormat(StringRef Name, MessageFormat &F) {
   if (Name == "plain")
@@ -109,7 +123,7 @@ int reportError(const Twine &Message, DiagnosticCode Code) {
   if (Format == MessageFormat::MSBuild)
     printMSBuild("error", Code, Message.str());
   else
-    WithColor::error(errs(), "weft") << Message << '\n';
+    WithColor::error(err(), "weft") << Message << '\n';
   return ExitError;
 }
 
@@ -117,7 +131,7 @@ void reportWarning(const Twine &Message) {
   if (Format == MessageFormat::MSBuild)
     printMSBuild("warning", CodeWarning, Message.str());
   else
-    WithColor::warning(errs(), "weft") << Message << '\n';
+    WithColor::warning(err(), "weft") << Message << '\n';
 }
 
 void warnOfPlugins(ArrayRef<plugin::LoadedPlugin> Plugins) {

@@ -20,8 +20,9 @@ struct LoadedPlugin;
 
 namespace weft::cli {
 
-/// Exit codes: 0 success, 1 an error in the input or while working, 2 a usage error.
-enum ExitCode : int { ExitOk = 0, ExitError = 1, ExitUsage = 2 };
+/// Exit codes: 0 success, 1 an error in the input or while working, 2 a usage error; 3 `weave
+/// --require-woven` when every output was written and no pass changed a method.
+enum ExitCode : int { ExitOk = 0, ExitError = 1, ExitUsage = 2, ExitNothingWoven = 3 };
 
 /// How errors and warnings are printed: "weft: error: MESSAGE" (LLVM tools' style), or for
 /// `--message-format msbuild` as MSBuild's canonical diagnostics, "FILE(LINE,COL): error
@@ -50,6 +51,31 @@ enum DiagnosticCode : unsigned {
 llvm::Error withCode(DiagnosticCode Code, llvm::Error E);
 /// The message of \p E and its code (CodeOther unless withCode gave one).
 std::pair<DiagnosticCode, std::string> takeCoded(llvm::Error E);
+
+/// Where the subcommands write: stdout and stderr, or in a run by weft_run (cli/InProcess.cpp)
+/// the caller's sink. Every message of the command line goes through these.
+llvm::raw_ostream &out();
+llvm::raw_ostream &err();
+/// Sends out() and err() to \p Out and \p Err while it lives (nullptr: stdout, stderr).
+class OutputRedirect {
+public:
+  OutputRedirect(llvm::raw_ostream *Out, llvm::raw_ostream *Err);
+  ~OutputRedirect();
+  OutputRedirect(const OutputRedirect &) = delete;
+  OutputRedirect &operator=(const OutputRedirect &) = delete;
+
+private:
+  llvm::raw_ostream *OldOut, *OldErr;
+};
+
+/// Runs the command line \p Args (Args[0] the program's name): parses it, loads the plugins it
+/// names, runs the subcommand and returns its ExitCode. Shared by main() and weft_main
+/// (InProcess.cpp), which runs it in another program's process: there no plugin is loaded (a
+/// usage error) and nothing is set for the whole process (see ownsProcess).
+int runCommandLine(llvm::ArrayRef<const char *> Args, bool OwnProcess = true);
+/// Whether weft runs as a process of its own: only then may it change what is the whole
+/// process's (the heap's settings, say).
+bool ownsProcess();
 
 /// Prints an error in the chosen format and returns ExitError.
 int reportError(llvm::Error E);

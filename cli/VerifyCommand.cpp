@@ -60,14 +60,14 @@ int run(const VerifyOptions &Opt) {
     reportError("'" + Opt.File + "': " + Where + ": " + D.What);
   }
   if (!R.Problems.empty()) {
-    errs() << R.Problems.size() << " problem" << (R.Problems.size() == 1 ? "" : "s") << " in "
-           << R.MethodsWithProblems << " of " << R.MethodsChecked << " methods\n";
+    err() << R.Problems.size() << " problem" << (R.Problems.size() == 1 ? "" : "s") << " in "
+          << R.MethodsWithProblems << " of " << R.MethodsChecked << " methods\n";
     return ExitError;
   }
-  outs() << Opt.File << ": " << R.MethodsChecked << " method bodies verified, "
-         << Stats.Instructions << " instructions"
-         << (SN.State == pe::StrongNameState::Valid ? ", strong-name signature valid" : "")
-         << "; no problems\n";
+  out() << Opt.File << ": " << R.MethodsChecked << " method bodies verified, " << Stats.Instructions
+        << " instructions"
+        << (SN.State == pe::StrongNameState::Valid ? ", strong-name signature valid" : "")
+        << "; no problems\n";
   return ExitOk;
 }
 

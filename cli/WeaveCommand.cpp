@@ -62,7 +62,7 @@ struct WeaveOptions {
   std::string KeyFile;
   std::string SpecFile;
   std::vector<std::string> Passes;
-  std::string CacheDir; // --cache-dir, else WEFT_CACHE_DIR
+  std::string CacheDir;     // --cache-dir, else WEFT_CACHE_DIR
   bool CacheShared = false; // --cache-shared, else WEFT_CACHE_SHARED
   std::string DepsFile;
   std::string MessageFormat = "plain";
@@ -74,6 +74,9 @@ struct WeaveOptions {
   bool Verbose = false;
   bool Quiet = false;
   bool FailFast = false;
+  bool RequireWoven = false; // --require-woven: ExitNothingWoven when no pass changed a method
+  std::string KeepOriginals; // --keep-originals DIR: what --in-place replaces, kept there
+  std::string SideFilesDir;  // --side-files-dir DIR: the passes' side files there
 };
 
 /// The resolvers of referenced assemblies for a run. An input's references are looked up in its
@@ -102,8 +105,8 @@ private:
 /// What every file of a run shares, made once and alive for the whole run.
 struct WeaveRun {
   explicit WeaveRun(const WeaveOptions &Opt)
-      : Opt(Opt), Team(Opt.Threads ? Opt.Threads
-                                   : llvm::hardware_concurrency().compute_thread_count()) {}
+      : Opt(Opt),
+        Team(Opt.Threads ? Opt.Threads : llvm::hardware_concurrency().compute_thread_count()) {}
   const WeaveOptions &Opt;
   /// The threads of the whole run: reading bodies and the method phases of an input woven alone,
   /// or inputs side by side.
@@ -117,6 +120,8 @@ struct WeaveRun {
   CacheKey RunKey;
   /// The files the run read besides the inputs and what the passes opened (for --deps).
   std::vector<std::string> Dependencies;
+  /// Whether a pass changed a method of any input.
+  bool Changed = false;
 };
 
 /// One assembly to weave and where it goes.
@@ -138,6 +143,8 @@ struct JobLog {
   std::vector<std::string> Written;
   /// The files an output taken from the cache was woven with (probe assemblies, ...).
   std::vector<std::string> Dependencies;
+  /// Whether a pass changed a method (an output taken from the cache counts as changed).
+  bool Changed = false;
   void warn(const Twine &Message) { Lines.push_back({true, Message.str()}); }
   void say(const Twine &Message) { Lines.push_back({false, Message.str()}); }
 };
@@ -181,6 +188,33 @@ void reportWeave(const Job &J, const passes::WeaveOutcome &Woven, const WeaveRun
   Log.say("weft: " + Twine(Woven.MethodsChanged) + " methods changed, " +
           Twine(Woven.Skipped.size()) + " left alone by a pass, " +
           Twine(Woven.BranchesLengthened) + " short branches made long");
+}
+
+/// What the passes' side files of \p J are named after: its output, or with --side-files-dir
+/// DIR the output's name in DIR.
+std::string sideFilesBase(const Job &J, const WeaveOptions &Opt) {
+  if (Opt.SideFilesDir.empty())
+    return J.Output;
+  SmallString<256> Base(Opt.SideFilesDir);
+  sys::path::append(Base, sys::path::filename(J.Output));
+  return std::string(Base);
+}
+
+/// With --keep-originals DIR, keeps the file \p Path is about to replace as DIR/NAME (a hard link
+/// to it, else a copy), in place of one kept before: an in-place weave's originals, which a test
+/// run puts back. Nothing to keep when there is no such file.
+Error keepOriginal(StringRef Path, const WeaveOptions &Opt) {
+  if (Opt.KeepOriginals.empty() || !sys::fs::exists(Path))
+    return Error::success();
+  SmallString<256> Kept(Opt.KeepOriginals);
+  sys::path::append(Kept, sys::path::filename(Path));
+  if (std::error_code EC = sys::fs::remove(Kept))
+    return createFileError(Kept, errorCodeToError(EC));
+  if (!sys::fs::create_hard_link(Path, Kept))
+    return Error::success();
+  if (std::error_code EC = sys::fs::copy_file(Path, Kept))
+    return createFileError(Kept, errorCodeToError(EC));
+  return Error::success();
 }
 
 /// Writes the PDB beside the output: rewritten (unless embedded) when bodies changed, else copied
@@ -233,8 +267,7 @@ void warnAboutOutput(const Job &J, const pe::BuildReport &Report, bool Unsigned,
 }
 
 /// Says what is not written beside an output that is not a regular file.
-void warnNothingBeside(const Job &J, const passes::WeaveOutcome *Woven, bool HasPdb,
-                       JobLog &Log) {
+void warnNothingBeside(const Job &J, const passes::WeaveOutcome *Woven, bool HasPdb, JobLog &Log) {
   std::vector<std::string> Left;
   if (HasPdb)
     Left.push_back("its PDB");
@@ -311,6 +344,7 @@ Error weaveFile(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
     if (Team)
       releaseFreeMemory();
     Woven = &Weave->outcome();
+    Log.Changed = Woven->MethodsChanged > 0;
     reportWeave(J, *Woven, Run, Log);
     if (Woven->Remaps.empty())
       return Error::success();
@@ -336,6 +370,8 @@ Error weaveFile(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
   warnAboutOutput(J, W->Report, Run.Opt.Unsigned, Log);
   // A device, FIFO or socket takes the assembly alone: nothing goes beside it (into /dev, say).
   bool Beside = isRegularOutput(J.Output);
+  if (Error E = keepOriginal(J.Output, Run.Opt))
+    return withCode(CodeOutput, std::move(E));
   if (Error E = writeFileAtomically(J.Output, W->Bytes))
     return withCode(CodeOutput, std::move(E));
   Log.Written.push_back(J.Output);
@@ -344,13 +380,17 @@ Error weaveFile(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
     return Error::success();
   }
   if (Woven) {
+    std::string Base = sideFilesBase(J, Run.Opt);
     for (const auto &Side : Weave->outcome().SideFiles)
-      Log.Written.push_back(J.Output + Side.first);
+      Log.Written.push_back(Base + Side.first);
     for (const auto &Side : Weave->outcome().SideFilesOnDisk)
-      Log.Written.push_back(J.Output + Side.first);
-    if (Error E = passes::writeSideFiles(Weave->outcome(), J.Output))
+      Log.Written.push_back(Base + Side.first);
+    if (Error E = passes::writeSideFiles(Weave->outcome(), Base))
       return withCode(CodeOutput, std::move(E));
   }
+  if (Pdb && !Pdb->Embedded)
+    if (Error E = keepOriginal(OutPdb, Run.Opt))
+      return withCode(CodeOutput, std::move(E));
   Expected<bool> PdbWritten = writePdb(Pdb, Woven && !Woven->Remaps.empty(), InPdb, OutPdb);
   if (!PdbWritten)
     return withCode(CodeOutput, PdbWritten.takeError());
@@ -426,7 +466,10 @@ Expected<std::string> cacheKeyOf(const Job &J, const WeaveRun &Run) {
 /// Weaves \p J, or takes its output from the cache when there is one with this key; a woven
 /// output goes into the cache. The cache's own troubles are warnings: the weave goes on.
 Error weaveCached(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
-  if (!Run.Cache || !isRegularOutput(J.Output)) // a device's output is not kept
+  // A device's output is not kept; what --keep-originals keeps is what weaving replaces; the
+  // cache keeps side files beside their output.
+  if (!Run.Cache || !isRegularOutput(J.Output) || !Run.Opt.KeepOriginals.empty() ||
+      !Run.Opt.SideFilesDir.empty())
     return weaveFile(J, Run, Team, Log);
   Expected<std::string> Key = cacheKeyOf(J, Run);
   if (!Key)
@@ -434,6 +477,7 @@ Error weaveCached(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
   auto OutputFor = [&](StringRef Role) { return pathOfRole(J, Role); };
   Expected<bool> Hit = Run.Cache->restore(*Key, OutputFor, Log.Dependencies);
   if (Hit && *Hit) {
+    Log.Changed = true; // the cache keeps what it was woven with, not what changed
     if (Run.Opt.Verbose)
       Log.say("weft: '" + J.Input + "': taken from the weaving cache");
     return Error::success();
@@ -479,7 +523,7 @@ public:
   }
   void clear() {
     if (Width)
-      errs() << '\r' << std::string(Width, ' ') << '\r';
+      err() << '\r' << std::string(Width, ' ') << '\r';
     Width = 0;
   }
 
@@ -505,7 +549,7 @@ private:
     Width = Line.size();
     if (Old > Width)
       Line.append(Old - Width, ' ');
-    errs() << '\r' << Line;
+    err() << '\r' << Line;
   }
 
   bool On;
@@ -575,6 +619,8 @@ std::optional<std::string> outputUsageError(const WeaveOptions &Opt,
     return std::string("--spec and --pass exclude each other (name the passes in the spec)");
   if (!Opt.KeyFile.empty() && Opt.Unsigned)
     return std::string("--key and --unsigned exclude each other");
+  if (!Opt.KeepOriginals.empty() && !Opt.InPlace)
+    return std::string("--keep-originals keeps what --in-place replaces: give --in-place");
   return std::nullopt;
 }
 
@@ -723,10 +769,12 @@ Error prepareRun(WeaveRun &Run) {
   if (Run.Spec)
     for (const spec::PassUse *U : Run.Spec->passUses())
       if (!passes::PassRegistry::global().find(U->Pass))
-        return withCode(CodeSpec, createStringError(
-            inconvertibleErrorCode(),
-            Twine(Opt.SpecFile.empty() ? "" : Opt.SpecFile + ": ") + U->Rule + ": unknown pass '" +
-                U->Pass + "' (known passes: " + passes::PassRegistry::global().names() + ")"));
+        return withCode(CodeSpec,
+                        createStringError(inconvertibleErrorCode(),
+                                          Twine(Opt.SpecFile.empty() ? "" : Opt.SpecFile + ": ") +
+                                              U->Rule + ": unknown pass '" + U->Pass +
+                                              "' (known passes: " +
+                                              passes::PassRegistry::global().names() + ")"));
   return Error::success();
 }
 
@@ -765,7 +813,7 @@ unsigned weaveAll(ArrayRef<Job> Jobs, WeaveRun &Run) {
     for (; Printed < Jobs.size() && Done[Printed]; ++Printed) {
       JobLog Log = std::move(Logs[Printed]);
       for (const JobLog::Line &L : Log.Lines)
-        Bar.interrupt([&] { L.Warning ? reportWarning(L.Text) : void(errs() << L.Text << '\n'); });
+        Bar.interrupt([&] { L.Warning ? reportWarning(L.Text) : void(err() << L.Text << '\n'); });
       if (Log.Failure)
         Bar.interrupt([&] { reportError(*Log.Failure, Log.FailureCode); });
     }
@@ -786,6 +834,7 @@ unsigned weaveAll(ArrayRef<Job> Jobs, WeaveRun &Run) {
     for (std::string &D : Log.Dependencies)
       Run.Dependencies.push_back(std::move(D));
     Woven += !Log.Failure;
+    Run.Changed |= Log.Changed;
     Logs[I] = std::move(Log);
     Done[I] = true;
     Bar.finish(Sizes[I]);
@@ -809,11 +858,11 @@ unsigned weaveAll(ArrayRef<Job> Jobs, WeaveRun &Run) {
   });
   Bar.clear();
   if (Jobs.size() > 1 && !Opt.Quiet) {
-    errs() << "weft: woven " << Woven << " of " << Jobs.size() << " assemblies, " << (Tried - Woven)
-           << " failed";
+    err() << "weft: woven " << Woven << " of " << Jobs.size() << " assemblies, " << (Tried - Woven)
+          << " failed";
     if (Tried < Jobs.size())
-      errs() << " (--fail-fast: stopped at the first failure)";
-    errs() << "\n";
+      err() << " (--fail-fast: stopped at the first failure)";
+    err() << "\n";
   }
   return Tried - Woven;
 }
@@ -848,15 +897,26 @@ int run(const WeaveOptions &Opt) {
   }
   if (Error E = prepareRun(Run))
     return reportError(std::move(E));
-  if (!Opt.OutDir.empty() && !Jobs.empty())
-    if (std::error_code EC = sys::fs::create_directories(Opt.OutDir))
-      return reportError(createFileError(Opt.OutDir, errorCodeToError(EC)));
+  for (const std::string &Dir : {Opt.OutDir, Opt.KeepOriginals, Opt.SideFilesDir})
+    if (!Dir.empty() && !Jobs.empty())
+      if (std::error_code EC = sys::fs::create_directories(Dir))
+        return reportError(createFileError(Dir, errorCodeToError(EC)));
 
   Failed += weaveAll(Jobs, Run);
   if (!Failed && !Opt.DepsFile.empty())
     if (Error E = writeDependencies(Jobs, Run))
       return reportError(std::move(E));
-  return Failed ? ExitError : ExitOk;
+  if (Failed)
+    return ExitError;
+  if (Opt.RequireWoven && !Run.Changed) {
+    std::vector<std::string> Names;
+    for (const Job &J : Jobs)
+      Names.push_back(std::string(sys::path::filename(J.Input)));
+    err() << "weft: note: nothing was woven: no pass changed a method of " << join(Names, ", ")
+          << " (--require-woven: exit code " << ExitNothingWoven << ")\n";
+    return ExitNothingWoven;
+  }
+  return ExitOk;
 }
 
 } // namespace
@@ -909,6 +969,15 @@ Runner addWeaveCommand(CLI::App &App) {
       ->check(CLI::IsMember({"plain", "msbuild"}));
   Sub->add_flag("--fail-fast", Opt->FailFast,
                 "Stop at the first input that fails (by default the others are still woven)");
+  Sub->add_option("--keep-originals", Opt->KeepOriginals,
+                  "With --in-place: keep each file it replaces (assembly, PDB) in this folder, "
+                  "as a hard link where it can (a test run's originals, put back after it)");
+  Sub->add_option("--side-files-dir", Opt->SideFilesDir,
+                  "Write the passes' side files (coverage's map, ...) to this folder, each named "
+                  "after its output's file name, rather than beside the outputs");
+  Sub->add_flag("--require-woven", Opt->RequireWoven,
+                "Exit with code 3 when no pass changed a method of any input (the outputs are "
+                "written all the same): a coverage filter that leaves out everything, say");
   return [Opt] { return run(*Opt); };
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Makes the NuGet package Weft from a built tree: weft and its profiler for each platform built
-# (tools/RID/), without their debug information, with build/Weft.props and build/Weft.targets,
-# the VSTest data collector (package/collector) and the Microsoft.Testing.Platform extension
-# (package/testing-platform), both built here, packed by `dotnet pack`.
+# (tools/RID/: weft, its profiler and libweft_inprocess), without their debug information, with
+# build/Weft.props and build/Weft.targets, the VSTest data collector (package/collector), the
+# Microsoft.Testing.Platform extension (package/testing-platform) and the MSBuild task
+# (package/tasks), all three built here, packed by `dotnet pack`.
 #
 #   package/pack.sh BUILD_DIR [OUT_DIR]     (default OUT_DIR: BUILD_DIR/nupkg)
 #
@@ -34,9 +35,9 @@ carried=()
 for rid in linux-x64 linux-arm64 win-x64; do
   dir="$build/$rid/cli"
   case $rid in
-    linux-x64) files=(weft libweft_profiler.so) strip=strip ;;
-    linux-arm64) files=(weft libweft_profiler.so) strip=aarch64-linux-gnu-strip ;;
-    win-x64) files=(weft.exe weft_profiler.dll) strip=x86_64-w64-mingw32-strip ;;
+    linux-x64) files=(weft libweft_profiler.so libweft_inprocess.so) strip=strip ;;
+    linux-arm64) files=(weft libweft_profiler.so libweft_inprocess.so) strip=aarch64-linux-gnu-strip ;;
+    win-x64) files=(weft.exe weft_profiler.dll weft_inprocess.dll) strip=x86_64-w64-mingw32-strip ;;
   esac
   if [[ $rid == linux-x64 && ! -x "$dir/weft" ]]; then
     dir="$build/cli" # the development build
@@ -51,9 +52,9 @@ done
 ((${#carried[@]})) || { echo "pack.sh: build weft first (missing $build/cli/weft)" >&2; exit 1; }
 echo "pack.sh: the package carries weft for ${carried[*]}" >&2
 
-# The VSTest data collector and the Microsoft.Testing.Platform extension (C#), built for the
-# package.
-for project in collector/Weft.Collector testing-platform/Weft.TestingPlatform; do
+# The VSTest data collector, the Microsoft.Testing.Platform extension and the MSBuild task (C#),
+# built for the package.
+for project in collector/Weft.Collector testing-platform/Weft.TestingPlatform tasks/Weft.Tasks; do
   name=$(basename "$project")
   dotnet build "$here/$project.csproj" -c Release --artifacts-path "$stage/$name" \
     -nologo -v:q >"$stage/$name.log" 2>&1 || { cat "$stage/$name.log" >&2; exit 1; }
@@ -61,6 +62,7 @@ done
 dotnet pack "$here/Weft.csproj" -o "$out" -p:WeftTools="$stage/tools" -p:Version="$version" \
   -p:WeftCollector="$stage/Weft.Collector/bin/Weft.Collector/release/Weft.Collector.dll" \
   -p:WeftTestingPlatform="$stage/Weft.TestingPlatform/bin/Weft.TestingPlatform/release/Weft.TestingPlatform.dll" \
+  -p:WeftTasks="$stage/Weft.Tasks/bin/Weft.Tasks/release/Weft.Tasks.dll" \
   --artifacts-path "$stage/artifacts" -nologo -v:q >"$stage/pack.log" 2>&1 ||
   { cat "$stage/pack.log" >&2; exit 1; }
 echo "$out/Weft.$version.nupkg"

@@ -12,7 +12,9 @@
 //  - inputs much smaller than the largest are woven side by side, and what each says is still
 //    printed whole and in input order;
 //  - without a terminal (as here) or with --quiet there is no progress line;
-//  - a probe assembly is opened once for all the modules of a run.
+//  - a probe assembly is opened once for all the modules of a run;
+//  - --keep-originals keeps what --in-place replaces, --side-files-dir puts the side files in a
+//    folder of their own; --require-woven exits with 3 when no pass changed a method.
 //
 //===----------------------------------------------------------------------===//
 #include "metadata/AssemblyCache.h"
@@ -28,6 +30,7 @@
 #include "llvm/Support/Path.h"
 
 #include <gtest/gtest.h>
+#include <map>
 
 using namespace llvm;
 using namespace weft;
@@ -315,6 +318,76 @@ TEST(WeaveMany, InPlaceReplacesEach) {
 }
 
 // An option between the inputs takes its one value; the inputs after it are still inputs.
+// --keep-originals DIR keeps what --in-place replaces (each assembly, the PDBs it rewrites) as
+// it was, and refuses to be given without --in-place; a second run keeps what the first wrote.
+// --side-files-dir DIR writes the side files there.
+TEST(WeaveMany, KeepOriginalsAndSideFilesDir) {
+  std::string Dir = test::scratchDir("weave-many-keep");
+  std::string Kept = Dir + "/originals";
+  std::vector<std::string> Args = {"weave",   "--in-place", "--keep-originals", Kept,
+                                   "--force", "--pass",     "single-ret"};
+  std::map<std::string, std::string> Before;
+  for (const char *Name : {"Closures", "Switches"}) {
+    std::string Dll = test::corpusDll(Name), Pdb = Dll.substr(0, Dll.size() - 4) + ".pdb";
+    for (const std::string &From : {Dll, Pdb}) {
+      std::string To = Dir + "/" + sys::path::filename(From).str();
+      ASSERT_FALSE(sys::fs::copy_file(From, To));
+      Before[sys::path::filename(From).str()] = test::readFile(To);
+    }
+    Args.push_back(Dir + "/" + Name + ".dll");
+  }
+  test::CommandResult R = weft(Args);
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_EQ(filesIn(Kept), (std::vector<std::string>{"Closures.dll", "Closures.pdb", "Switches.dll",
+                                                     "Switches.pdb"}));
+  for (const auto &[Name, Bytes] : Before) {
+    EXPECT_TRUE(test::readFile(Kept + "/" + Name) == Bytes) << Name;
+    EXPECT_FALSE(test::readFile(Dir + "/" + Name) == Bytes) << Name << " was not replaced";
+  }
+  // Again: what is kept now is what the first run wrote.
+  std::string Woven = test::readFile(Dir + "/Closures.dll");
+  R = weft(Args);
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_TRUE(test::readFile(Kept + "/Closures.dll") == Woven);
+
+  // The side files into a folder of their own, named after their outputs.
+  R = weft({"weave", Dir + "/Switches.dll", "--in-place", "--force", "--pass", "coverage",
+            "--side-files-dir", Dir + "/maps"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_EQ(filesIn(Dir + "/maps"), (std::vector<std::string>{"Switches.dll.coverage.json"}));
+  EXPECT_FALSE(sys::fs::exists(Dir + "/Switches.dll.coverage.json"));
+
+  std::string Out = Dir + "/out";
+  R = weft({"weave", test::corpusDll("Closures"), "--out-dir", Out, "--keep-originals", Kept,
+            "--pass", "coverage"});
+  EXPECT_EQ(R.ExitCode, 2);
+  EXPECT_NE(R.Err.find("--keep-originals keeps what --in-place replaces"), std::string::npos)
+      << R.Err;
+  EXPECT_FALSE(sys::fs::exists(Out));
+}
+
+// --require-woven: exit code 3 and a note naming the inputs when no pass changed a method (a
+// coverage filter that leaves out every type), the outputs written all the same; 0 when a pass
+// changed one.
+TEST(WeaveMany, RequireWovenSaysWhenNothingWasWoven) {
+  std::string Dir = test::scratchDir("weave-many-require");
+  std::string A = test::corpusDll("Closures"), B = test::corpusDll("Switches");
+  test::CommandResult R = weft({"weave", A, B, "--out-dir", Dir + "/none", "-q", "--require-woven",
+                                "--pass", "coverage:include=[NoSuchAssembly]*"});
+  EXPECT_EQ(R.ExitCode, 3) << R.Err;
+  EXPECT_NE(R.Err.find("weft: note: nothing was woven: no pass changed a method of Closures.dll, "
+                       "Switches.dll"),
+            std::string::npos)
+      << R.Err;
+  EXPECT_TRUE(sys::fs::exists(Dir + "/none/Closures.dll"));
+  EXPECT_TRUE(sys::fs::exists(Dir + "/none/Switches.dll"));
+
+  R = weft({"weave", A, B, "--out-dir", Dir + "/some", "-q", "--require-woven", "--pass",
+            "coverage:include=[Switches]*"});
+  EXPECT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_EQ(R.Err, "");
+}
+
 TEST(WeaveMany, OptionsBetweenInputsTakeOneValue) {
   std::string Out = test::scratchDir("weave-many-options") + "/out";
   test::CommandResult R = weft({"weave", test::corpusDll("Closures"), "--load", WEFT_HELLO_PLUGIN,

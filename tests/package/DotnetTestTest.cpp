@@ -221,6 +221,16 @@ TEST_F(DotnetTest, NoReportIsNeverSilent) {
   EXPECT_FALSE(sys::fs::exists(out("excluded/coverage.cobertura.xml")));
   EXPECT_FALSE(Woven());
 
+  // The same through the weft executable rather than in MSBuild's process.
+  R = test({Tests, "-f", "net10.0", "--no-build", "-p:WeftCoverage=true", "-p:WeftExclude=[Calc]*",
+            "-p:WeftInProcess=false", "-p:WeftCoverageDirectory=" + out("excluded-exec")});
+  EXPECT_NE(R.ExitCode, 0);
+  EXPECT_TRUE(contains(R.Out, "error WEFT0012: WeftCoverage: nothing was measured in Calc.Tests "
+                              "(net10.0): the filters"))
+      << R.Out;
+  EXPECT_FALSE(sys::fs::exists(out("excluded-exec/coverage.cobertura.xml")));
+  EXPECT_FALSE(Woven());
+
   // No test runs: no hits.
   R = test({Tests, "-f", "net10.0", "--no-build", "-p:WeftCoverage=true", "--filter",
             "FullyQualifiedName~NoSuchTest", "-p:WeftCoverageDirectory=" + out("unrun")});
@@ -231,14 +241,39 @@ TEST_F(DotnetTest, NoReportIsNeverSilent) {
   EXPECT_FALSE(sys::fs::exists(out("unrun/coverage.cobertura.xml")));
   EXPECT_FALSE(Woven());
 
-  // A report that cannot be written says where and why.
+  // A report that cannot be written says where and why, in MSBuild's process or not.
   ASSERT_TRUE(test::writeFile(out("a-file"), "not a folder\n"));
-  R = test({Tests, "-f", "net10.0", "--no-build", "-p:WeftCoverage=true",
-            "-p:WeftCoverageReport=" + out("a-file") + "/coverage.xml"});
-  EXPECT_NE(R.ExitCode, 0);
-  EXPECT_TRUE(contains(R.Out, out("a-file")) && contains(R.Out, "error WEFT0004")) << R.Out;
-  EXPECT_FALSE(contains(R.Out, "without saying why")) << R.Out;
-  EXPECT_FALSE(Woven());
+  for (const char *InProcess : {"true", "false"}) {
+    R = test({Tests, "-f", "net10.0", "--no-build", "-p:WeftCoverage=true",
+              std::string("-p:WeftInProcess=") + InProcess,
+              "-p:WeftCoverageReport=" + out("a-file") + "/coverage.xml"});
+    EXPECT_NE(R.ExitCode, 0) << InProcess;
+    EXPECT_TRUE(contains(R.Out, out("a-file")) && contains(R.Out, "error WEFT0004")) << R.Out;
+    EXPECT_FALSE(contains(R.Out, "without saying why")) << R.Out;
+    EXPECT_FALSE(Woven());
+  }
+
+  // On .NET's MSBuild the coverage steps run weft in MSBuild's process (the task says so at
+  // normal verbosity); with WeftInProcess=false the executable: the same report either way.
+  std::string Both[2];
+  for (int InProcess : {1, 0}) {
+    std::string Folder = out(InProcess ? "in-process" : "executable");
+    R = test({Tests, "-f", "net10.0", "--no-build", "-p:WeftCoverage=true", "-v:n",
+              std::string("-p:WeftInProcess=") + (InProcess ? "true" : "false"),
+              "-p:WeftCoverageDirectory=" + Folder});
+    ASSERT_EQ(R.ExitCode, 0) << R.Out;
+    EXPECT_EQ(contains(R.Out, "(in MSBuild's process, "), bool(InProcess)) << R.Out;
+    EXPECT_TRUE(
+        contains(R.Out, "weft: coverage report: " + Folder + "/coverage.cobertura.xml (lines "))
+        << R.Out;
+    Both[InProcess] = test::readFile(Folder + "/coverage.cobertura.xml");
+    size_t T = Both[InProcess].find("timestamp=\"");
+    ASSERT_NE(T, std::string::npos);
+    Both[InProcess].erase(T, Both[InProcess].find('"', T + 11) + 1 - T);
+    EXPECT_FALSE(Woven());
+  }
+  EXPECT_GT(Both[1].size(), 1000u);
+  EXPECT_EQ(Both[0], Both[1]);
 
   // A test project with no project reference has nothing to measure.
   ASSERT_FALSE(sys::fs::create_directories(Sample->path("Alone")));

@@ -105,16 +105,15 @@ void computeColumnWidths(const uint32_t (&RefRows)[MaxTables], uint8_t HeapSizes
 
 bool encodeCodedIndex(CodedIndex Kind, Token T, uint32_t &Out) {
   const CodedIndexSpec &S = codedIndexSpec(Kind);
-  if (tokenRow(T) == 0) {
-    Out = 0;
-    return true;
-  }
   for (unsigned Tag = 0; Tag < S.NumTags; ++Tag)
     if (S.Tables[Tag] == tokenTable(T)) {
       Out = (tokenRow(T) << S.TagBits) | Tag;
       return true;
     }
-  return false;
+  // A null reference: row 0 of a table the index has no tag for (row 0 of one it has keeps its
+  // tag, as C++/CLI's TypeRefs scoped to AssemblyRef 0 have it, so that they come out as read).
+  Out = 0;
+  return tokenRow(T) == 0;
 }
 
 llvm::ArrayRef<SortKey> sortKeys() {

@@ -64,4 +64,23 @@ TEST(Schema, CodedIndices) {
   EXPECT_EQ(tokenRow(T), 0u);
 }
 
+TEST(Schema, CodedIndicesEncodeAsTheyDecode) {
+  uint32_t V = 0;
+  ASSERT_TRUE(encodeCodedIndex(CodedIndex::TypeDefOrRef, makeToken(TableId::TypeRef, 5), V));
+  EXPECT_EQ(V, (5u << 2) | 1);
+  EXPECT_FALSE(encodeCodedIndex(CodedIndex::TypeDefOrRef, makeToken(TableId::MethodDef, 5), V));
+  // A null reference keeps the tag it was read with: C++/CLI scopes TypeRefs to AssemblyRef 0
+  // (the value 2), and a rewrite must give 2 back, not 0.
+  Token T;
+  ASSERT_TRUE(decodeCodedIndex(CodedIndex::ResolutionScope, 2, T));
+  EXPECT_EQ(T, makeToken(TableId::AssemblyRef, 0));
+  ASSERT_TRUE(encodeCodedIndex(CodedIndex::ResolutionScope, T, V));
+  EXPECT_EQ(V, 2u);
+  // Nothing at all is 0, whatever tables the index names.
+  ASSERT_TRUE(encodeCodedIndex(CodedIndex::TypeDefOrRef, 0, V));
+  EXPECT_EQ(V, 0u);
+  ASSERT_TRUE(encodeCodedIndex(CodedIndex::ResolutionScope, 0, V));
+  EXPECT_EQ(V, 0u);
+}
+
 } // namespace

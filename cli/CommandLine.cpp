@@ -19,8 +19,6 @@ namespace weft::cli {
 
 namespace {
 
-bool OwnsProcess = true;
-
 /// What CLI11 prints for --help and --version, written to out() and err().
 int printExit(const CLI::App &App, const CLI::Error &E) {
   std::ostringstream Out, Err;
@@ -32,10 +30,7 @@ int printExit(const CLI::App &App, const CLI::Error &E) {
 
 } // namespace
 
-bool ownsProcess() { return OwnsProcess; }
-
 int runCommandLine(llvm::ArrayRef<const char *> Argv, bool OwnProcess) {
-  OwnsProcess = OwnProcess;
   setMessageFormat(MessageFormat::Plain); // a run in a process that ran others starts afresh
   CLI::App App{"weft: reads, checks and instruments .NET assemblies", "weft"};
   App.require_subcommand(1);

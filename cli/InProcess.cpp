@@ -3,7 +3,9 @@
 // libweft_inprocess.so (weft_inprocess.dll): weft_main runs a weft command line in the process
 // that calls it, its output handed to a callback rather than written to stdout and stderr. The
 // Weft package's MSBuild task calls it for the coverage steps of `dotnet test`, where starting
-// a process costs more than the work. Plugins are not loaded there (a usage error).
+// a process costs more than the work. Plugins are not loaded there (a usage error). What a
+// command does for its own process it does here too: a coverage report asks glibc to keep up to
+// 64 MiB of freed heap (port::preferLargeHeapPages), which in MSBuild's process then stays so.
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Tool.h"

@@ -70,12 +70,9 @@ private:
 
 /// Runs the command line \p Args (Args[0] the program's name): parses it, loads the plugins it
 /// names, runs the subcommand and returns its ExitCode. Shared by main() and weft_main
-/// (InProcess.cpp), which runs it in another program's process: there no plugin is loaded (a
-/// usage error) and nothing is set for the whole process (see ownsProcess).
+/// (InProcess.cpp), which runs it in another program's process (\p OwnProcess false): there no
+/// plugin is loaded and `run`, `attach` and `detach` are refused (usage errors).
 int runCommandLine(llvm::ArrayRef<const char *> Args, bool OwnProcess = true);
-/// Whether weft runs as a process of its own: only then may it change what is the whole
-/// process's (the heap's settings, say).
-bool ownsProcess();
 
 /// Prints an error in the chosen format and returns ExitError.
 int reportError(llvm::Error E);

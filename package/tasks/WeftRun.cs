@@ -11,8 +11,7 @@ namespace Weft.Tasks;
 /// Runs weft with <see cref="Arguments"/> (one an item; no shell, no quoting) through weft_main
 /// of <see cref="Library"/>, as the Exec task would run the executable: what weft writes to stderr is logged at <see cref="StandardErrorImportance"/>,
 /// its canonical diagnostics ("FILE(LINE): error WEFT0001: ...") as MSBuild's errors and
-/// warnings unless <see cref="IgnoreStandardErrorWarningFormat"/>; stdout at
-/// <see cref="StandardOutputImportance"/>; every line in <see cref="ConsoleOutput"/>. A non-zero
+/// warnings; stdout at <see cref="StandardOutputImportance"/>. A non-zero
 /// exit code fails the task unless <see cref="IgnoreExitCode"/> (with an error of its own when
 /// weft printed none).
 /// </summary>
@@ -21,13 +20,11 @@ public sealed class WeftRun : Microsoft.Build.Utilities.Task
     [Required] public string Library { get; set; } = "";
     [Required] public ITaskItem[] Arguments { get; set; } = [];
     public bool IgnoreExitCode { get; set; }
-    public bool IgnoreStandardErrorWarningFormat { get; set; }
     public string StandardOutputImportance { get; set; } = "low";
     public string StandardErrorImportance { get; set; } = "high";
     /// <summary>What each line of standard output is logged with in front ("weft: ").</summary>
     public string StandardOutputPrefix { get; set; } = "";
     [Output] public int ExitCode { get; private set; }
-    [Output] public ITaskItem[] ConsoleOutput { get; private set; } = [];
 
     public override bool Execute()
     {
@@ -47,33 +44,17 @@ public sealed class WeftRun : Microsoft.Build.Utilities.Task
         }
         Log.LogMessage(MessageImportance.Normal, "{0} (in MSBuild's process, {1}): exit code {2}, {3:F1} ms",
             string.Join(" ", arguments), Library, ExitCode, clock.Elapsed.TotalMilliseconds);
-        var lines = new List<ITaskItem>();
         bool errorPrinted = false;
         foreach (var (stream, line) in output.Lines())
         {
-            lines.Add(new TaskItem(Escape(line)));
-            if (stream == 2 && !IgnoreStandardErrorWarningFormat)
+            if (stream == 2)
                 errorPrinted |= Log.LogMessageFromText(line, Importance(StandardErrorImportance));
             else
-                Log.LogMessage(Importance(stream == 2 ? StandardErrorImportance : StandardOutputImportance), "{0}{1}",
-                    stream == 2 ? "" : StandardOutputPrefix, line);
+                Log.LogMessage(Importance(StandardOutputImportance), "{0}{1}", StandardOutputPrefix, line);
         }
-        ConsoleOutput = lines.ToArray();
         if (ExitCode != 0 && !IgnoreExitCode && !errorPrinted)
             Log.LogError(null, "WEFT0000", null, null, 0, 0, 0, 0, "weft exited with code {0} without saying why", ExitCode);
         return IgnoreExitCode || ExitCode == 0 && !errorPrinted;
-    }
-
-    /// <summary><paramref name="text"/> as an item's escaped spec: MSBuild's special characters as %XX.</summary>
-    static string Escape(string text)
-    {
-        var escaped = new StringBuilder(text.Length);
-        foreach (char c in text)
-            if ("%*?@$();'".Contains(c))
-                escaped.Append('%').Append(((int)c).ToString("X2"));
-            else
-                escaped.Append(c);
-        return escaped.ToString();
     }
 
     static MessageImportance Importance(string name) => name.ToLowerInvariant() switch
@@ -87,7 +68,7 @@ public sealed class WeftRun : Microsoft.Build.Utilities.Task
     sealed class Output
     {
         readonly List<(int Stream, string Line)> lines = [];
-        readonly MemoryStream[] pending = [new(), new(), new()];
+        readonly MemoryStream[] pending = [new(), new(), new()]; // by stream: 1 stdout, 2 stderr
 
         public void Write(int stream, ReadOnlySpan<byte> bytes)
         {

@@ -86,7 +86,7 @@ else
     record coverlet-summary 'InstrumentModules|InstrumentModulesNoBuild|InstrumentModulesAfterBuild' instrument
     record coverlet-summary 'GenerateCoverageResult|GenerateCoverageResultAfterTest' report
     run weft-summary "$weft_project" "${weft[@]}" -v:n -clp:PerformanceSummary
-    record weft-summary '_WeftCheckExe|_WeftCoverageSettings|_WeftCoverageTargets|WeftCoverageBeforeTest|_WeftCoverageNoBuild|_WeftCoverageAfterBuild' instrument
+    record weft-summary '_WeftCheckExe|_WeftCoverageBeforeAllTests|_WeftCoverageSettings|_WeftCoverageTargets|WeftCoverageBeforeTest|_WeftCoverageNoBuild|_WeftCoverageAfterBuild' instrument
     record weft-summary 'WeftCoverageAfterTest|WeftCoverageRestore|WeftCoverageReport|_WeftCoverageReportAfterTest' report
     record weft-summary 'WeftCoverageReport' report-alone
   done

@@ -250,8 +250,15 @@ TEST_F(DotnetTest, NoReportIsNeverSilent) {
 
   // On .NET's MSBuild the coverage steps run weft in MSBuild's process (the task says so at
   // normal verbosity); with WeftInProcess=false the executable: the same report either way.
+  // Each after a run cut short between its weave and its tests (Calc.dll woven in place, the
+  // original kept aside), whose original the next run puts back before it weaves.
   std::string Both[2];
+  std::string Originals = Sample->path("artifacts/obj/Calc.Tests/debug_net10.0/weft/coverage-originals");
   for (int InProcess : {1, 0}) {
+    R = test::run(test::weftTool(), {"weave", Calc, "--in-place", "--keep-originals", Originals,
+                                     "--side-files-dir", out("cut-short"), "--pass", "coverage"});
+    ASSERT_EQ(R.ExitCode, 0) << R.Err;
+    ASSERT_TRUE(Woven() && sys::fs::exists(Originals + "/Calc.dll"));
     std::string Folder = out(InProcess ? "in-process" : "executable");
     R = test({Tests, "-f", "net10.0", "--no-build", "-p:WeftCoverage=true", "-v:n",
               std::string("-p:WeftInProcess=") + (InProcess ? "true" : "false"),
@@ -261,6 +268,7 @@ TEST_F(DotnetTest, NoReportIsNeverSilent) {
     EXPECT_TRUE(
         contains(R.Out, "weft: coverage report: " + Folder + "/coverage.cobertura.xml (lines "))
         << R.Out;
+    EXPECT_FALSE(sys::fs::exists(Originals + "/Calc.dll")) << InProcess;
     Both[InProcess] = test::readFile(Folder + "/coverage.cobertura.xml");
     size_t T = Both[InProcess].find("timestamp=\"");
     ASSERT_NE(T, std::string::npos);

@@ -13,6 +13,7 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <dirent.h>
@@ -28,11 +29,9 @@ namespace weft::cli {
 
 namespace {
 
-constexpr StringLiteral EntryHeader = "weft-cache 2";
-/// An entry's description is a few lines a file, and no assembly or PDB reaches 4 GiB (PE32 and
-/// metadata offsets are 32-bit): anything larger is not what weft wrote, and is not read.
-constexpr uint64_t MaxDescription = 1 << 20;
-constexpr uint64_t MaxFile = uint64_t(1) << 32;
+/// No assembly or PDB reaches 4 GiB (PE32 and metadata offsets are 32-bit): a record larger is
+/// not what weft wrote, and is not read.
+constexpr uint64_t MaxRecord = uint64_t(1) << 32;
 
 std::error_code lastError() { return std::error_code(errno, std::generic_category()); }
 
@@ -97,80 +96,6 @@ std::optional<std::string> othersReach(const struct stat &St) {
   if (St.st_mode & (S_IWGRP | S_IWOTH))
     return "writable by other users (mode " + octal(St.st_mode & 07777) + ")";
   return std::nullopt;
-}
-
-/// An entry's description: its files and its dependencies, each with its digest.
-struct Entry {
-  struct File {
-    std::string Role, Name, Digest;
-  };
-  std::vector<File> Files;
-  std::vector<std::pair<std::string, std::string>> Dependencies; // digest, path
-};
-
-bool isDigest(StringRef S) {
-  return S.size() == 64 &&
-         llvm::all_of(S, [](char C) { return isDigit(C) || (C >= 'a' && C <= 'f'); });
-}
-
-/// A role names a file directly in the output's folder: after the output's stem ("~.pdb") or by
-/// its own name ("=Name.pdb"); nothing that leads elsewhere.
-bool isRole(StringRef Role) {
-  if (Role.size() < 1 || (Role[0] != '~' && Role[0] != '='))
-    return false;
-  StringRef Rest = Role.drop_front();
-  if (Rest.find_first_of(StringRef("/\\\0", 3)) != StringRef::npos)
-    return false;
-  return Role[0] == '~' || (!Rest.empty() && Rest != "." && Rest != "..");
-}
-
-/// Parses an entry's description; nullopt for one of another format (another weft's), an error
-/// for one that is this format's but not what weft writes.
-Expected<std::optional<Entry>> parseEntry(StringRef Text) {
-  SmallVector<StringRef, 0> Lines;
-  Text.split(Lines, '\n', -1, /*KeepEmpty=*/false);
-  if (Lines.empty() || Lines.front() != EntryHeader)
-    return std::nullopt;
-  Entry E;
-  for (StringRef L : ArrayRef<StringRef>(Lines).drop_front()) {
-    SmallVector<StringRef, 4> F;
-    L.split(F, '\t');
-    if (F.size() == 4 && F[0] == "file") {
-      if (!isRole(F[1]))
-        return plainError("a file of the role '" + F[1] + "', which names no output file");
-      if (F[2] != "f" + std::to_string(E.Files.size()))
-        return plainError("a file named '" + F[2] + "', which weft does not write");
-      if (!isDigest(F[3]))
-        return plainError("a file without a SHA-256 digest");
-      if (llvm::any_of(E.Files, [&](const Entry::File &Had) { return Had.Role == F[1]; }))
-        return plainError("two files of the role '" + F[1] + "'");
-      E.Files.push_back({F[1].str(), F[2].str(), F[3].str()});
-    } else if (F.size() == 3 && F[0] == "dep" && isDigest(F[1]) && sys::path::is_absolute(F[2])) {
-      E.Dependencies.emplace_back(F[1].str(), F[2].str());
-    } else {
-      return plainError("a line weft does not write");
-    }
-  }
-  if (E.Files.empty())
-    return plainError("no file");
-  return std::optional<Entry>(std::move(E));
-}
-
-/// Removes the folder \p Name of \p Parent and the files in it, never following a symbolic
-/// link (one in the folder is removed, not what it leads to). Best effort.
-void removeFolderAt(int Parent, StringRef Name) {
-  int D = ::openat(Parent, Name.str().c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (D >= 0) {
-    if (DIR *It = ::fdopendir(D)) {
-      while (dirent *E = ::readdir(It))
-        if (StringRef(E->d_name) != "." && StringRef(E->d_name) != "..")
-          ::unlinkat(D, E->d_name, 0);
-      ::closedir(It); // closes D
-    } else {
-      ::close(D);
-    }
-  }
-  ::unlinkat(Parent, Name.str().c_str(), AT_REMOVEDIR);
 }
 
 /// The file \p Name of the open folder \p Folder, read whole: never through a symbolic link,
@@ -242,211 +167,147 @@ int noteBuildId(dl_phdr_info *Info, size_t, void *Out) {
   return 1;
 }
 
+/// The folder's records: DIR/ac/KEY and DIR/cas/SHA256, each read through the subfolder opened
+/// at the start (never through a link), written to a temporary name beside it and renamed into
+/// place, so that builds sharing the folder at once never see half a record.
+class LocalStore : public CacheStore {
+public:
+  LocalStore(std::string Dir, int Ac, int Cas, bool Shared, unsigned Umask)
+      : Dir(std::move(Dir)), Folders{Descriptor(Ac), Descriptor(Cas)}, Shared(Shared),
+        Umask(Umask) {}
+
+  Expected<std::optional<std::string>> get(CacheArea Area, StringRef Key) override {
+    if (!isKey(Key))
+      return createStringError(inconvertibleErrorCode(), "weaving cache: '" + Key +
+                                                             "' is no key of the cache");
+    int Folder = folder(Area);
+    struct stat St;
+    if (::fstatat(Folder, Key.str().c_str(), &St, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
+      return std::nullopt;
+    // In a cache of one's own, what another user made or may change is not one's own record.
+    auto Check = [&](const struct stat &S) { return Shared ? std::nullopt : othersReach(S); };
+    Expected<std::string> Bytes = readMember(Folder, Key, MaxRecord, Check);
+    if (!Bytes)
+      return createStringError(inconvertibleErrorCode(),
+                               "weaving cache: '" + where(Area, Key) +
+                                   "' is refused: " + toString(Bytes.takeError()) +
+                                   "; woven anew");
+    return std::optional<std::string>(std::move(*Bytes));
+  }
+
+  Error put(CacheArea Area, StringRef Key, StringRef Bytes) override {
+    if (!isKey(Key))
+      return createStringError(inconvertibleErrorCode(), "weaving cache: '" + Key +
+                                                             "' is no key of the cache");
+    // Written even where a record of that name is: a blob is checked only when read, and one
+    // that does not have its digest would otherwise stay (and be refused) for good.
+    int Folder = folder(Area);
+    static std::atomic<uint64_t> Counter{0};
+    unsigned Mode = Shared ? 0666 & ~Umask : 0600;
+    std::string Temp;
+    int Fd = -1;
+    // A name that is taken (by another build, or a link someone put there) is not used: the
+    // next one is tried.
+    for (int Attempt = 0; Attempt < 16 && Fd < 0; ++Attempt) {
+      Temp = ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(Counter.fetch_add(1)) +
+             "-" + Key.take_front(16).str();
+      Fd = ::openat(Folder, Temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    Mode);
+      if (Fd < 0 && errno != EEXIST)
+        break;
+    }
+    Descriptor F(Fd);
+    if (!F)
+      return createStringError(inconvertibleErrorCode(),
+                               "weaving cache: " + toString(errnoError(where(Area, Temp), errno)));
+    if (Shared)
+      ::fchmod(F.get(), Mode); // as the umask allows, whatever the creating call's was
+    Error Written = writeAll(F.get(), Bytes, where(Area, Temp));
+    if (!Written && ::renameat(Folder, Temp.c_str(), Folder, Key.str().c_str()) != 0)
+      Written = errnoError(where(Area, Key), errno);
+    if (Written) {
+      ::unlinkat(Folder, Temp.c_str(), 0);
+      return createStringError(inconvertibleErrorCode(),
+                               "weaving cache: " + toString(std::move(Written)));
+    }
+    return Error::success();
+  }
+
+  std::string where(CacheArea Area, StringRef Key) const override {
+    return Dir + (Area == CacheArea::Action ? "/ac/" : "/cas/") + Key.str();
+  }
+  std::string name() const override { return "weaving cache"; }
+
+private:
+  static bool isKey(StringRef Key) {
+    return Key.size() == 64 &&
+           llvm::all_of(Key, [](char C) { return isDigit(C) || (C >= 'a' && C <= 'f'); });
+  }
+  int folder(CacheArea Area) const {
+    return Folders[Area == CacheArea::Action ? 0 : 1].get();
+  }
+
+  std::string Dir;
+  Descriptor Folders[2]; // ac/, cas/
+  bool Shared;
+  unsigned Umask;
+};
+
 } // namespace
 
-Expected<WeaveCache> WeaveCache::open(StringRef Dir, bool Shared) {
+Expected<std::unique_ptr<CacheStore>> CacheStore::local(StringRef Dir, bool Shared) {
   unsigned Umask = currentUmask();
+  // "weaving cache 'DIR' is ...", "weaving cache 'DIR': why".
+  auto Failure = [&](const Twine &Why) {
+    return createStringError(inconvertibleErrorCode(), "weaving cache '" + Dir + "'" + Why);
+  };
   if (Error E = makeFolder(Dir, Shared ? 0777 : 0700))
     return createStringError(inconvertibleErrorCode(), "weaving cache: " + toString(std::move(E)));
   // The user names the folder: a symbolic link they made to it is followed, and what it leads
-  // to is checked. Everything after goes through this descriptor.
-  int F = ::open(Dir.str().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (F < 0)
-    return createStringError(inconvertibleErrorCode(),
-                             "weaving cache '" + Dir + "': " + lastError().message());
-  WeaveCache Cache(Dir.str(), F, Shared, Umask);
+  // to is checked. Everything after goes through descriptors opened from it.
+  Descriptor Top(::open(Dir.str().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!Top)
+    return Failure(": " + lastError().message());
   struct stat St;
-  if (::fstat(F, &St) != 0)
-    return createStringError(inconvertibleErrorCode(),
-                             "weaving cache '" + Dir + "': " + lastError().message());
-  if (Shared)
-    return std::move(Cache);
-  if (std::optional<std::string> Why = othersReach(St)) {
-    std::string WayOut = St.st_uid != ::geteuid() && St.st_uid != 0
-                             ? "use a folder of your own"
-                             : "make it yours alone (chmod go-w '" + Dir.str() + "')";
-    std::string Message = "weaving cache '" + Dir.str() + "' is " + *Why +
-                          ": whoever can write there chooses what your builds take from it; ";
-    Message += WayOut + ", or give --cache-shared (WEFT_CACHE_SHARED=1) if it is shared on purpose";
-    return createStringError(inconvertibleErrorCode(), Message);
-  }
-  return std::move(Cache);
-}
-
-WeaveCache::WeaveCache(WeaveCache &&Other) noexcept
-    : Dir(std::move(Other.Dir)), FolderFd(Other.FolderFd), Shared(Other.Shared),
-      Umask(Other.Umask) {
-  Other.FolderFd = -1;
-}
-
-WeaveCache::~WeaveCache() {
-  if (FolderFd >= 0)
-    ::close(FolderFd);
-}
-
-Error WeaveCache::refusal(StringRef Key, const Twine &Why) const {
-  SmallString<256> Path(Dir);
-  sys::path::append(Path, Key);
-  return createStringError(inconvertibleErrorCode(),
-                           "the entry '" + Path + "' is refused: " + Why + "; woven anew");
-}
-
-Expected<bool> WeaveCache::restore(StringRef Key,
-                                   function_ref<std::optional<std::string>(StringRef)> OutputFor,
-                                   std::vector<std::string> &Dependencies) {
-  Descriptor Folder(
-      ::openat(FolderFd, Key.str().c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!Folder) {
-    if (errno == ENOENT)
-      return false;
-    struct stat St;
-    if (::fstatat(FolderFd, Key.str().c_str(), &St, AT_SYMLINK_NOFOLLOW) == 0)
-      return refusal(Key, "it is " + fileKindName(St.st_mode) + ", not a folder");
-    return refusal(Key, lastError().message());
-  }
-  // In a cache of one's own, what another user made or may change is not one's own entry.
-  auto Check = [&](const struct stat &St) { return Shared ? std::nullopt : othersReach(St); };
-  struct stat St;
-  if (::fstat(Folder.get(), &St) != 0)
-    return refusal(Key, lastError().message());
-  if (std::optional<std::string> Why = Check(St))
-    return refusal(Key, "it is " + *Why);
-
-  if (::fstatat(Folder.get(), "entry", &St, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
-    return false; // not a complete entry: none of weft's
-  Expected<std::string> Text = readMember(Folder.get(), "entry", MaxDescription, Check);
-  if (!Text)
-    return refusal(Key, toString(Text.takeError()));
-  Expected<std::optional<Entry>> E = parseEntry(*Text);
-  if (!E)
-    return refusal(Key, "its description holds " + toString(E.takeError()));
-  if (!*E)
-    return false; // another weft's entry: woven again, and kept anew
-  for (const auto &[Digest, Path] : (*E)->Dependencies) {
-    Expected<std::string> Now = pe::regularFileSha256Hex(Path);
-    if (!Now) {
-      consumeError(Now.takeError());
-      return false; // a dependency gone: the weave says what is wrong with it
+  if (::fstat(Top.get(), &St) != 0)
+    return Failure(": " + lastError().message());
+  if (!Shared)
+    if (std::optional<std::string> Why = othersReach(St)) {
+      std::string WayOut = St.st_uid != ::geteuid() && St.st_uid != 0
+                               ? "use a folder of your own"
+                               : "make it yours alone (chmod go-w '" + Dir.str() + "')";
+      return Failure(" is " + *Why + ": whoever can write there chooses what your builds take "
+                     "from it; " + WayOut +
+                     ", or give --cache-shared (WEFT_CACHE_SHARED=1) if it is shared on purpose");
     }
-    if (*Now != Digest)
-      return false;
-  }
-
-  // The whole entry is read and checked before anything is written.
-  std::vector<std::pair<std::string, std::string>> Outputs; // path, bytes
-  for (const Entry::File &F : (*E)->Files) {
-    std::optional<std::string> To = OutputFor(F.Role);
-    if (!To)
-      return refusal(Key, "it holds a file of the role '" + F.Role +
-                              "', which a weave of this output does not write");
-    Expected<std::string> Bytes = readMember(Folder.get(), F.Name, MaxFile, Check);
-    if (!Bytes)
-      return refusal(Key, toString(Bytes.takeError()));
-    if (pe::sha256Hex(arrayRefFromStringRef(*Bytes)) != F.Digest)
-      return refusal(Key, "'" + F.Name + "' does not have the SHA-256 the entry records");
-    Outputs.emplace_back(std::move(*To), std::move(*Bytes));
-  }
-  for (const auto &[Path, Bytes] : Outputs)
-    if (Error Err = writeFileAtomically(Path, arrayRefFromStringRef(Bytes)))
-      return std::move(Err);
-  for (const auto &Dep : (*E)->Dependencies)
-    Dependencies.push_back(Dep.second);
-  return true;
-}
-
-Error WeaveCache::store(StringRef Key, ArrayRef<CachedFile> Files,
-                        ArrayRef<std::string> Dependencies) {
-  // A name the description could not hold, or would refuse, is not kept.
-  for (const CachedFile &F : Files)
-    if (!isRole(F.Role) || StringRef(F.Role).find_first_of("\t\n") != StringRef::npos)
-      return createFileError(F.Path, plainError("has a name the cache cannot keep"));
-  for (const std::string &D : Dependencies)
-    if (!sys::path::is_absolute(D) || StringRef(D).find_first_of("\t\n") != StringRef::npos)
-      return createFileError(D, plainError("has a name the cache cannot keep"));
-  std::string Text = EntryHeader.str() + "\n";
-  for (const std::string &D : Dependencies) {
-    // An entry that could never be used is not kept.
-    Expected<std::string> Digest = pe::regularFileSha256Hex(D);
-    if (!Digest)
-      return Digest.takeError();
-    Text += "dep\t" + *Digest + "\t" + D + "\n";
-  }
-  SmallString<256> Model(Dir);
-  sys::path::append(Model, "tmp-XXXXXX");
-  std::string Made(Model.str());
-  if (!::mkdtemp(Made.data()))
-    return errnoError(Model, errno);
-  std::string Temp = sys::path::filename(Made).str();
-  Error Written = [&]() -> Error {
-    // Through the folder checked at open: the temporary folder is the one just made, and ours.
-    Descriptor Folder(
-        ::openat(FolderFd, Temp.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    struct stat St;
-    if (!Folder || ::fstat(Folder.get(), &St) != 0 || St.st_uid != ::geteuid())
-      return createFileError(Made, plainError("is not the folder weft just made"));
-    if (Shared && ::fchmod(Folder.get(), 0777 & ~Umask) != 0)
-      return errnoError(Made, errno);
-    unsigned Mode = Shared ? 0666 : 0600;
-    auto Put = [&](StringRef Name, StringRef Bytes) -> Error {
-      Descriptor F(::openat(Folder.get(), Name.str().c_str(),
-                            O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, Mode));
-      if (!F) {
-        int Err = errno; // before the name's string is made
-        return errnoError(Made + "/" + Name.str(), Err);
+  // A shared folder's records are as shared as it is: its two folders take its mode (a
+  // sticky bit included) when they are made.
+  unsigned TopMode = St.st_mode & 07777;
+  int Sub[2];
+  const char *Names[2] = {"ac", "cas"};
+  for (int I = 0; I < 2; ++I) {
+    if (::mkdirat(Top.get(), Names[I], 0700) == 0) {
+      if (Shared)
+        ::fchmodat(Top.get(), Names[I], TopMode, 0);
+    } else if (errno != EEXIST) {
+      return Failure(": " + std::string(Names[I]) + ": " + lastError().message());
+    }
+    Sub[I] = ::openat(Top.get(), Names[I], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (Sub[I] < 0) {
+      std::string Why = errno == ELOOP || errno == ENOTDIR ? "is not a folder"
+                                                           : lastError().message();
+      if (I == 1)
+        ::close(Sub[0]);
+      return Failure(": " + std::string(Names[I]) + " " + Why);
+    }
+    if (!Shared && ::fstat(Sub[I], &St) == 0)
+      if (std::optional<std::string> Why = othersReach(St)) {
+        for (int K = 0; K <= I; ++K)
+          ::close(Sub[K]);
+        return Failure(": " + std::string(Names[I]) + " is " + *Why);
       }
-      return writeAll(F.get(), Bytes, Made + "/" + Name.str());
-    };
-    for (size_t I = 0; I < Files.size(); ++I) {
-      // An output written to a FIFO or a device is not read back (nor kept).
-      Expected<int> In = openRegularFile(Files[I].Path);
-      if (!In)
-        return In.takeError();
-      Descriptor Opened(*In);
-      Expected<std::string> Bytes = readAll(Opened.get(), Files[I].Path, MaxFile);
-      if (!Bytes)
-        return Bytes.takeError();
-      std::string Name = "f" + std::to_string(I);
-      if (Error E = Put(Name, *Bytes))
-        return E;
-      Text += "file\t" + Files[I].Role + "\t" + Name + "\t" +
-              pe::sha256Hex(arrayRefFromStringRef(*Bytes)) + "\n";
-    }
-    return Put("entry", Text); // last: a folder with a description is complete
-  }();
-  if (Written) {
-    removeFolderAt(FolderFd, Temp);
-    return Written;
   }
-  return publish(Temp, Key);
-}
-
-/// Renames the complete entry \p Temp to \p Key. An entry of the same key from another build,
-/// or one whose dependencies have changed, or whatever else has the name, gives way: a folder is
-/// renamed aside first (a rename over a folder that is not empty fails), then removed.
-Error WeaveCache::publish(StringRef Temp, StringRef Key) {
-  if (::renameat(FolderFd, Temp.str().c_str(), FolderFd, Key.str().c_str()) == 0)
-    return Error::success();
-  struct stat St;
-  if (::fstatat(FolderFd, Key.str().c_str(), &St, AT_SYMLINK_NOFOLLOW) == 0) {
-    if (S_ISDIR(St.st_mode)) {
-      SmallString<256> Model(Dir);
-      sys::path::append(Model, "tmp-XXXXXX");
-      std::string Aside(Model.str());
-      if (::mkdtemp(Aside.data())) {
-        std::string Name = sys::path::filename(Aside).str();
-        if (::renameat(FolderFd, Key.str().c_str(), FolderFd, Name.c_str()) != 0)
-          ::unlinkat(FolderFd, Name.c_str(), AT_REMOVEDIR);
-        else
-          removeFolderAt(FolderFd, Name);
-      }
-    } else {
-      // A link or a file: the name goes, not what it leads to.
-      ::unlinkat(FolderFd, Key.str().c_str(), 0);
-    }
-  }
-  if (::renameat(FolderFd, Temp.str().c_str(), FolderFd, Key.str().c_str()) != 0)
-    removeFolderAt(FolderFd, Temp); // another build kept it first, or the name is not ours to take
-  return Error::success();
+  return std::make_unique<LocalStore>(Dir.str(), Sub[0], Sub[1], Shared, Umask);
 }
 
 std::string weftBuildIdentity() {

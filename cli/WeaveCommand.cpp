@@ -64,6 +64,9 @@ struct WeaveOptions {
   std::vector<std::string> Passes;
   std::string CacheDir;     // --cache-dir, else WEFT_CACHE_DIR
   bool CacheShared = false; // --cache-shared, else WEFT_CACHE_SHARED
+  std::string RemoteCache;       // --remote-cache URL, else WEFT_REMOTE_CACHE
+  bool RemoteReadOnly = false;   // --remote-cache-read-only, else WEFT_REMOTE_CACHE_READ_ONLY
+  double RemoteTimeout = 0;      // --remote-cache-timeout SECONDS, else WEFT_REMOTE_CACHE_TIMEOUT
   std::string DepsFile;
   std::string MessageFormat = "plain";
   unsigned Threads = 0;
@@ -442,18 +445,22 @@ std::optional<std::string> pathOfRole(const Job &J, StringRef Role) {
   return std::string(Path);
 }
 
-/// The key of \p J: the run's, then the input's path and bytes, the output's folder and the
-/// input's separate PDB's bytes.
-Expected<std::string> cacheKeyOf(const Job &J, const WeaveRun &Run) {
-  CacheKey K = Run.RunKey;
-  SmallString<256> Abs(J.Input);
-  sys::fs::make_absolute(Abs);
-  K.addText("input", Abs);
-  // The marker records the input's path from the output's folder.
+/// The folder of \p J's output, absolute.
+std::string outputFolderOf(const Job &J) {
   SmallString<256> OutDir(J.Output);
   sys::fs::make_absolute(OutDir);
+  sys::path::remove_dots(OutDir, /*remove_dot_dot=*/true);
   sys::path::remove_filename(OutDir);
-  K.addText("output-folder", OutDir);
+  return std::string(OutDir);
+}
+
+/// The key of \p J: the run's, then the output's name, the input's path from the output's
+/// folder (the marker records it), the input's bytes and its separate PDB's. No absolute path:
+/// the same work in another checkout has the same key.
+Expected<std::string> cacheKeyOf(const Job &J, const WeaveRun &Run) {
+  CacheKey K = Run.RunKey;
+  K.addText("output-name", sys::path::filename(J.Output));
+  K.addText("input-from-output", passes::pathFrom(outputFolderOf(J), J.Input));
   if (Error E = K.addFile("input-bytes", J.Input))
     return std::move(E);
   SmallString<256> Pdb(J.Input);
@@ -461,6 +468,46 @@ Expected<std::string> cacheKeyOf(const Job &J, const WeaveRun &Run) {
   if (Error E = K.addFile("input-pdb", Pdb))
     return std::move(E);
   return K.hex();
+}
+
+/// The weaving cache's folder and server, as the options and the environment name them.
+Error openCaches(WeaveRun &Run) {
+  const WeaveOptions &Opt = Run.Opt;
+  std::unique_ptr<CacheStore> Local, Remote;
+  std::string CacheDir = cacheDirFrom(Opt.CacheDir);
+  if (!CacheDir.empty()) {
+    Expected<std::unique_ptr<CacheStore>> S =
+        CacheStore::local(CacheDir, cacheSharedFrom(Opt.CacheShared));
+    if (!S)
+      return S.takeError();
+    Local = std::move(*S);
+  }
+  std::string Url = remoteCacheFrom(Opt.RemoteCache);
+  if (!Url.empty()) {
+    double Seconds = Opt.RemoteTimeout;
+    if (Seconds <= 0)
+      if (Optional<std::string> Env = sys::Process::GetEnv("WEFT_REMOTE_CACHE_TIMEOUT"))
+        if (!to_float(*Env, Seconds) || Seconds <= 0)
+          return plainError("WEFT_REMOTE_CACHE_TIMEOUT is '" + *Env +
+                            "': a number of seconds above 0 was expected");
+    if (Seconds <= 0)
+      Seconds = 30;
+    auto Timeout = std::chrono::milliseconds(int64_t(Seconds * 1000));
+    Expected<std::unique_ptr<CacheStore>> S =
+        CacheStore::remote(Url, remoteReadOnlyFrom(Opt.RemoteReadOnly), Timeout);
+#ifdef _WIN32
+    if (!S) { // not there yet on Windows: the build goes on without it
+      reportWarning(toString(S.takeError()));
+      S = std::unique_ptr<CacheStore>();
+    }
+#endif
+    if (!S)
+      return S.takeError();
+    Remote = std::move(*S);
+  }
+  if (Local || Remote)
+    Run.Cache.emplace(std::move(Local), std::move(Remote));
+  return Error::success();
 }
 
 /// Weaves \p J, or takes its output from the cache when there is one with this key; a woven
@@ -475,22 +522,20 @@ Error weaveCached(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
   if (!Key)
     return Key.takeError();
   auto OutputFor = [&](StringRef Role) { return pathOfRole(J, Role); };
-  Expected<bool> Hit = Run.Cache->restore(*Key, OutputFor, Log.Dependencies);
-  if (Hit && *Hit) {
+  auto Warn = [&](const std::string &W) { Log.warn(W); };
+  std::string OutputFolder = outputFolderOf(J), From;
+  if (Run.Cache->restore(*Key, OutputFolder, OutputFor, Log.Dependencies, From, Warn)) {
     Log.Changed = true; // the cache keeps what it was woven with, not what changed
-    if (Run.Opt.Verbose)
-      Log.say("weft: '" + J.Input + "': taken from the weaving cache");
+    if (!Run.Opt.Quiet || Run.Opt.Verbose)
+      Log.say("weft: '" + J.Input + "': taken from the " + From);
     return Error::success();
   }
-  if (!Hit)
-    Log.warn("weaving cache: " + toString(Hit.takeError()));
   if (Error E = weaveFile(J, Run, Team, Log))
     return E;
   std::vector<CachedFile> Files;
   for (const std::string &W : Log.Written)
     Files.push_back({roleOf(J, W), W});
-  if (Error E = Run.Cache->store(*Key, Files, Run.Assemblies.paths()))
-    Log.warn("weaving cache: " + toString(std::move(E)));
+  Run.Cache->store(*Key, OutputFolder, Files, Run.Assemblies.paths(), Warn);
   return Error::success();
 }
 
@@ -858,8 +903,13 @@ unsigned weaveAll(ArrayRef<Job> Jobs, WeaveRun &Run) {
   });
   Bar.clear();
   if (Jobs.size() > 1 && !Opt.Quiet) {
-    err() << "weft: woven " << Woven << " of " << Jobs.size() << " assemblies, " << (Tried - Woven)
-          << " failed";
+    err() << "weft: woven " << Woven << " of " << Jobs.size() << " assemblies";
+    if (Run.Cache) {
+      WeaveCache::Counts C = Run.Cache->counts();
+      err() << " (" << C.Local << " from the weaving cache, " << C.Remote
+            << " from the remote cache)";
+    }
+    err() << ", " << (Tried - Woven) << " failed";
     if (Tried < Jobs.size())
       err() << " (--fail-fast: stopped at the first failure)";
     err() << "\n";
@@ -888,13 +938,8 @@ int run(const WeaveOptions &Opt) {
   if (Failed && Opt.FailFast)
     return ExitError;
   WeaveRun Run(Opt);
-  std::string CacheDir = cacheDirFrom(Opt.CacheDir);
-  if (!CacheDir.empty()) {
-    Expected<WeaveCache> Cache = WeaveCache::open(CacheDir, cacheSharedFrom(Opt.CacheShared));
-    if (!Cache)
-      return reportError(Cache.takeError());
-    Run.Cache.emplace(std::move(*Cache));
-  }
+  if (Error E = openCaches(Run))
+    return reportError(std::move(E));
   if (Error E = prepareRun(Run))
     return reportError(std::move(E));
   for (const std::string &Dir : {Opt.OutDir, Opt.KeepOriginals, Opt.SideFilesDir})
@@ -960,6 +1005,16 @@ Runner addWeaveCommand(CLI::App &App) {
   Sub->add_flag("--cache-shared", Opt->CacheShared,
                 "The cache folder is shared with other users on purpose: use it although they "
                 "can write to it (its entries are still checked; default: $WEFT_CACHE_SHARED=1)");
+  Sub->add_option("--remote-cache", Opt->RemoteCache,
+                  "Also keep and take woven outputs on a build cache server speaking Bazel's "
+                  "HTTP protocol (http:// or https://; default: $WEFT_REMOTE_CACHE; credentials "
+                  "from the environment only: docs/cache.md)");
+  Sub->add_flag("--remote-cache-read-only", Opt->RemoteReadOnly,
+                "Take from the remote cache, never write to it (builds of untrusted changes; "
+                "default: $WEFT_REMOTE_CACHE_READ_ONLY=1)");
+  Sub->add_option("--remote-cache-timeout", Opt->RemoteTimeout,
+                  "Seconds one request to the remote cache may take (default: "
+                  "$WEFT_REMOTE_CACHE_TIMEOUT, else 30)");
   Sub->add_option("--deps", Opt->DepsFile,
                   "Write the files the run read to this file, one path a line (for build "
                   "systems)");

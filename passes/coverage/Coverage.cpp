@@ -71,6 +71,7 @@
 #include "weaving/Emit.h"
 #include "weaving/InputPdb.h"
 #include "weaving/StackMap.h"
+#include "weaving/WovenRecord.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -669,6 +670,11 @@ private:
       return P.takeError();
     Pdb = std::move(P->Pdb);
     PdbPath = std::move(P->Path);
+    // The map names it from the input's folder (beside it: its name), so that the same input
+    // in another folder gives the same map (a weaving cache's entry serves both).
+    SmallString<256> InputDir(MC.inputPath());
+    sys::path::remove_filename(InputDir);
+    PdbShown = pathFrom(InputDir.empty() ? StringRef(".") : StringRef(InputDir), PdbPath);
     return Error::success();
   }
 
@@ -1149,7 +1155,7 @@ private:
     if (PdbPath.empty())
       OS << "null";
     else
-      OS << JsonString{PdbPath};
+      OS << JsonString{PdbShown};
     OS << ",\n";
     OS << " \"methods\": [";
     return Error::success();
@@ -1378,6 +1384,7 @@ private:
         Cctor = 0;
   std::unique_ptr<pdb::PortablePdb> Pdb;
   std::string PdbPath;
+  std::string PdbShown; // in the map: PdbPath from the input's folder
   std::vector<uint32_t> TypeOrder; // coverletTypeOrder: where coverlet instruments each type
   // Filled serially by finishMethod.
   uint32_t Counters = 0;

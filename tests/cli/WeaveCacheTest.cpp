@@ -1,14 +1,17 @@
 //===- tests/cli/WeaveCacheTest.cpp - weave for build systems -------------===//
 //
 // What `weft weave` offers a build: --cache-dir keeps outputs by what they were woven from (a hit
-// gives the same files, a changed probe assembly or plugin misses), --deps names every file a
+// gives the same files, a changed probe assembly or plugin misses), under keys that name the
+// work and not the folder (two checkouts share entries, and the restored files are what weaving
+// there writes; a changed byte in any input kind is another key), --deps names every file a
 // weave read, and --message-format msbuild prints MSBuild diagnostics with codes and the spec's
 // line.
 //
-// The cache trusts nothing it finds: entries planted or edited in it (a swapped file, a role
-// leading out of the output folder, a symbolic link for an entry or a file, a link where weft
-// makes its temporary folder) are refused and woven anew, by the user themselves in a cache of
-// their own and by another user in a shared one; a folder another user owns or may write to is
+// The cache trusts nothing it finds: records planted or edited in it (a blob that does not have
+// its digest, a role leading out of the output folder or to a file the weave does not write, a
+// digest that is no digest, a symbolic link for a record) are refused and woven anew, by the
+// user themselves in a cache of their own and by another user in a shared one; links where weft
+// makes its temporary files are not followed; a folder another user owns or may write to is
 // refused unless shared on purpose; a dependency that is not a regular file is refused unread.
 //
 //===----------------------------------------------------------------------===//
@@ -35,6 +38,16 @@ namespace {
 
 test::CommandResult weft(std::vector<std::string> Args) {
   return test::run(test::weftTool(), Args, {}, 120);
+}
+
+/// The names in \p Dir, sorted.
+std::vector<std::string> namesIn(const std::string &Dir) {
+  std::vector<std::string> Names;
+  std::error_code EC;
+  for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
+    Names.push_back(sys::path::filename(It->path()).str());
+  llvm::sort(Names);
+  return Names;
 }
 
 /// A scratch folder with CallHeavy (and its PDB), a copy of the probe assembly and a spec
@@ -106,6 +119,61 @@ TEST(WeaveCache, HitGivesTheSameFilesAndAChangedProbeAssemblyMisses) {
   EXPECT_TRUE(StringRef(R.Err).contains("taken from the weaving cache")) << R.Err;
 }
 
+TEST(WeaveCache, KeysNameTheWorkNotTheFolder) {
+  // The same files in two checkouts (two folders, as two CI runners have them) share one cache:
+  // the second takes the first's outputs, and they are what weaving there writes.
+  Workspace A("weave-cache-checkout-a"), B("weave-cache-checkout-b");
+  std::string Cache = test::scratchDir("weave-cache-checkouts") + "/cache";
+  auto Weave = [&](Workspace &W, std::vector<std::string> Args, bool Cached) {
+    Args.insert(Args.begin(), {"weave", W.Input, "-o", W.Dir + "/out/CallHeavy.dll"});
+    if (Cached)
+      Args.insert(Args.end(), {"--cache-dir", Cache});
+    test::CommandResult R = weft(Args);
+    EXPECT_EQ(R.ExitCode, 0) << R.Err;
+    return StringRef(R.Err).contains("taken from the weaving cache");
+  };
+  auto Outputs = [&](Workspace &W) {
+    return std::vector<std::string>{W.output(".dll"), W.output(".pdb"),
+                                    W.output(".dll.coverage.json")};
+  };
+  for (std::vector<std::string> Passes :
+       {std::vector<std::string>{"--spec", "weft.json"}, {"--pass", "coverage"}}) {
+    SCOPED_TRACE(Passes.back());
+    // The spec by a path relative to each checkout, as a build names it.
+    Passes.back() = Passes.back() == "weft.json" ? A.Spec : "coverage";
+    EXPECT_FALSE(Weave(A, Passes, true));
+    if (Passes.front() == "--spec")
+      Passes.back() = B.Spec;
+    EXPECT_TRUE(Weave(B, Passes, true));
+    std::vector<std::string> FromCache = Outputs(B);
+    ASSERT_FALSE(FromCache[0].empty());
+    EXPECT_FALSE(Weave(B, Passes, false));
+    EXPECT_TRUE(FromCache == Outputs(B)) << "restored files differ from B's own weave";
+    if (Passes.front() == "--pass") {
+      EXPECT_TRUE(StringRef(FromCache[2]).contains("\"pdb\": \"CallHeavy.pdb\"")) << FromCache[2];
+    }
+  }
+  // A changed byte in anything the weave reads is another key: the input, its PDB, the spec,
+  // the probe assembly (read on the way), the passes' options.
+  struct Change {
+    std::string Name, Path;
+    std::vector<std::string> Passes;
+  } Changes[] = {{"input", B.Input, {"--spec", B.Spec}},
+                 {"pdb", B.Dir + "/CallHeavy.pdb", {"--pass", "coverage"}},
+                 {"spec", B.Spec, {"--spec", B.Spec}},
+                 {"probe", B.Probes, {"--spec", B.Spec}}};
+  for (const Change &C : Changes) {
+    SCOPED_TRACE(C.Name);
+    std::string Was = test::readFile(C.Path);
+    ASSERT_TRUE(test::writeFile(C.Path, Was + (C.Name == "spec" ? "\n" : std::string(16, '\0'))));
+    EXPECT_FALSE(Weave(B, C.Passes, true));
+    EXPECT_TRUE(Weave(B, C.Passes, true));
+    ASSERT_TRUE(test::writeFile(C.Path, Was));
+    EXPECT_TRUE(Weave(B, C.Passes, true)); // back as it was: the first key again
+  }
+  EXPECT_FALSE(Weave(B, {"--pass", "coverage:include=[CallHeavy]*"}, true));
+}
+
 TEST(WeaveCache, BuildsSharingTheCacheAtOnceAllSucceed) {
   Workspace W("weave-cache-shared");
   std::vector<test::CommandResult> Results(4);
@@ -121,18 +189,20 @@ TEST(WeaveCache, BuildsSharingTheCacheAtOnceAllSucceed) {
   ASSERT_FALSE(First.empty());
   for (size_t I = 0; I < Results.size(); ++I) {
     EXPECT_EQ(Results[I].ExitCode, 0) << Results[I].Err;
-    EXPECT_EQ(Results[I].Err, "");
+    // Nothing but, for a build that found the others' records, where its output came from.
+    SmallVector<StringRef, 2> Lines;
+    StringRef(Results[I].Err).split(Lines, '\n', -1, false);
+    for (StringRef L : Lines)
+      EXPECT_TRUE(L.endswith("': taken from the weaving cache")) << Results[I].Err;
     EXPECT_EQ(test::readFile(W.Dir + "/out/C" + std::to_string(I) + ".dll"), First);
   }
-  // One entry, and no temporary folder left behind.
-  std::error_code EC;
-  unsigned Entries = 0;
-  for (sys::fs::directory_iterator It(W.Dir + "/cache", EC), End; It != End && !EC;
-       It.increment(EC)) {
-    EXPECT_FALSE(sys::path::filename(It->path()).startswith("tmp-")) << It->path();
-    ++Entries;
-  }
-  EXPECT_EQ(Entries, 1u);
+  // A manifest and an entry for each output's name (it is in the key), one blob for the four
+  // identical assemblies and one for their PDBs, and no temporary file left behind.
+  EXPECT_EQ(namesIn(W.Dir + "/cache/ac").size(), 8u);
+  EXPECT_EQ(namesIn(W.Dir + "/cache/cas").size(), 2u);
+  for (const char *Area : {"ac", "cas"})
+    for (const std::string &N : namesIn(W.Dir + "/cache/" + std::string(Area)))
+      EXPECT_FALSE(StringRef(N).startswith(".tmp-")) << N;
 }
 
 TEST(WeaveCache, DepsNameEveryFileTheWeaveRead) {
@@ -177,70 +247,95 @@ TEST(WeaveCache, MSBuildMessagesHaveCodesAndTheSpecsLine) {
   EXPECT_TRUE(StringRef(R.Err).startswith("weft: error WEFT0005: weave needs -o")) << R.Err;
 }
 
-/// The names in \p Dir, sorted.
-std::vector<std::string> namesIn(const std::string &Dir) {
-  std::vector<std::string> Names;
-  std::error_code EC;
-  for (sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
-    Names.push_back(sys::path::filename(It->path()).str());
-  llvm::sort(Names);
-  return Names;
-}
-
 std::string shQuoted(StringRef Path) { return "'" + Path.str() + "'"; }
 
-/// A cache holding the genuine entry of a weave, and what the attacks plant in its place: an
-/// entry is put under the same key by someone (the user, or another user) and the next weave,
-/// into a fresh output folder, must refuse it, weave anew and write nothing but its own outputs.
+/// A record of the cache's protocol (cli/WeaveCache.cpp): an ActionResult whose output_files
+/// are \p Files (role, digest, size) and whose stdout_raw is \p Text.
+std::string record(StringRef Text,
+                   const std::vector<std::tuple<std::string, std::string, uint64_t>> &Files) {
+  auto Varint = [](std::string &Out, uint64_t V) {
+    do {
+      Out += char(V >= 0x80 ? (V & 0x7f) | 0x80 : V);
+      V >>= 7;
+    } while (V);
+  };
+  auto Bytes = [&](std::string &Out, unsigned Field, StringRef B) {
+    Varint(Out, Field << 3 | 2);
+    Varint(Out, B.size());
+    Out += B;
+  };
+  std::string Out;
+  for (const auto &[Role, Digest, Size] : Files) {
+    std::string D, F;
+    Bytes(D, 1, Digest);
+    Varint(D, 2 << 3);
+    Varint(D, Size);
+    Bytes(F, 1, Role);
+    Bytes(F, 2, D);
+    Bytes(Out, 2, F);
+  }
+  Bytes(Out, 5, Text);
+  return Out;
+}
+
+/// A cache holding the genuine records of a weave, and what the attacks plant in their place: a
+/// record is put under a key by someone (the user, or another user) and the next weave, into a
+/// fresh output folder, must refuse it, weave anew and write nothing but its own outputs.
 struct Planting {
   Workspace &W;
   std::string Cache;   // the cache folder
-  std::string Staging; // what the attacker copies from: Genuine/ (the entry), Tampered.dll
+  std::string Staging; // what the attacker copies from
   std::vector<std::string> Options; // --cache-shared for a shared cache
-  std::string Key, Genuine, GenuineDll;
+  std::string EntryKey, DllDigest, GenuineDll;
   std::vector<std::string> Outputs; // the names the weave writes
 
   Planting(Workspace &W, std::string Cache, std::string Staging,
            std::vector<std::string> Options = {})
       : W(W), Cache(std::move(Cache)), Staging(std::move(Staging)), Options(std::move(Options)) {}
 
-  /// The output folder: the key depends on it, so every weave here writes to it.
   std::string out() const { return W.Dir + "/out"; }
+  std::string ac(StringRef Key) const { return Cache + "/ac/" + Key.str(); }
+  std::string cas(StringRef Key) const { return Cache + "/cas/" + Key.str(); }
 
-  /// Weaves once into the cache, then moves the entry it made to Staging/Genuine.
+  /// Weaves once into the cache, and notes its entry (the record that lists files) and the
+  /// woven assembly's blob.
   void prepare() {
     test::CommandResult R = W.weaveInto(out(), Cache, Options);
     ASSERT_EQ(R.ExitCode, 0) << R.Err;
-    std::vector<std::string> Names = namesIn(Cache);
-    ASSERT_EQ(Names.size(), 1u) << Cache;
-    Key = Names.front();
+    std::vector<std::string> Records = namesIn(Cache + "/ac");
+    ASSERT_EQ(Records.size(), 2u) << Cache; // the manifest and the entry
+    for (const std::string &K : Records)
+      if (StringRef(test::readFile(ac(K))).contains("weft-entry 1\n"))
+        EntryKey = K;
+    ASSERT_FALSE(EntryKey.empty());
     GenuineDll = test::readFile(out() + "/CallHeavy.dll");
+    DllDigest = pe::sha256Hex(arrayRefFromStringRef(GenuineDll));
+    ASSERT_TRUE(sys::fs::exists(cas(DllDigest)));
     Outputs = namesIn(out());
-    Genuine = Staging + "/Genuine";
-    ASSERT_FALSE(sys::fs::rename(Cache + "/" + Key, Genuine));
     ASSERT_TRUE(test::writeFile(Staging + "/Tampered.dll", test::readFile(W.Input)));
     ASSERT_EQ(::chmod((Staging + "/Tampered.dll").c_str(), 0644), 0);
-    ASSERT_TRUE(StringRef(test::readFile(Genuine + "/entry")).startswith("weft-cache 2\n"));
+    ASSERT_TRUE(test::writeFile(Staging + "/Entry", test::readFile(ac(EntryKey))));
+    ASSERT_TRUE(test::writeFile(Staging + "/Dll", GenuineDll));
+    for (const char *F : {"Entry", "Dll"})
+      ASSERT_EQ(::chmod((Staging + "/" + F).c_str(), 0644), 0);
   }
 
-  /// An entry description in Staging that the attacker copies, holding \p Files lines.
-  std::string description(StringRef Name, StringRef Files) {
+  /// An entry in Staging that the attacker copies, listing \p Files.
+  std::string entry(StringRef Name,
+                    const std::vector<std::tuple<std::string, std::string, uint64_t>> &Files) {
     std::string Path = Staging + "/" + Name.str();
-    EXPECT_TRUE(test::writeFile(Path, "weft-cache 2\n" + Files.str()));
+    EXPECT_TRUE(test::writeFile(Path, record("weft-entry 1\n", Files)));
     EXPECT_EQ(::chmod(Path.c_str(), 0644), 0);
     return Path;
   }
 
-  std::string digestOf(StringRef Path) {
-    return pe::sha256Hex(arrayRefFromStringRef(test::readFile(Path)));
-  }
-
-  /// Runs \p Plant (the attacker's doing, by \p Act) with the key free, then weaves: the weave
-  /// must say \p Refusal, write the genuine output and nothing out of its folder.
+  /// Frees \p Record (the attacker plants it before any build kept it), runs \p Plant (the
+  /// attacker's doing, by \p Act), then weaves: the weave must refuse \p Record saying
+  /// \p Refusal, write the genuine output and nothing out of its folder.
   void expectRefused(const std::function<test::CommandResult(const std::string &)> &Act,
-                     const std::string &Plant, StringRef Refusal) {
+                     const std::string &Record, const std::string &Plant, StringRef Refusal) {
     SCOPED_TRACE(Plant);
-    test::removeTree(Cache + "/" + Key);
+    ASSERT_FALSE(sys::fs::remove(Record));
     test::removeTree(Cache + "/decoy");
     test::CommandResult P = Act(Plant);
     ASSERT_EQ(P.ExitCode, 0) << P.Err;
@@ -249,8 +344,8 @@ struct Planting {
     ASSERT_FALSE(sys::fs::remove_directories(Out));
     test::CommandResult R = W.weaveInto(Out, Cache, Options);
     ASSERT_EQ(R.ExitCode, 0) << R.Err;
-    EXPECT_TRUE(StringRef(R.Err).contains("weft: warning: weaving cache: the entry '" + Cache +
-                                          "/" + Key + "' is refused: "))
+    EXPECT_TRUE(StringRef(R.Err).contains("weft: warning: weaving cache: '" + Record +
+                                          "' is refused: "))
         << R.Err;
     EXPECT_TRUE(StringRef(R.Err).contains(Refusal)) << R.Err;
     EXPECT_FALSE(StringRef(R.Err).contains("taken from the weaving cache")) << R.Err;
@@ -259,7 +354,7 @@ struct Planting {
     EXPECT_EQ(namesIn(Out), Outputs);
     EXPECT_FALSE(sys::fs::exists(W.Dir + "/escaped.dll"));
     EXPECT_EQ(namesIn(Cache + "/decoy"), DecoyBefore);
-    // The entry kept in its place is weft's, and gives the genuine output.
+    // The record kept in its place is weft's, and gives the genuine output.
     ASSERT_FALSE(sys::fs::remove_directories(Out));
     R = W.weaveInto(Out, Cache, Options);
     ASSERT_EQ(R.ExitCode, 0) << R.Err;
@@ -267,45 +362,46 @@ struct Planting {
     EXPECT_TRUE(test::readFile(Out + "/CallHeavy.dll") == GenuineDll);
   }
 
-  /// Each way of planting an entry, done by \p Act.
+  /// Each way of planting a record, done by \p Act.
   void attackWith(const std::function<test::CommandResult(const std::string &)> &Act) {
-    std::string C = shQuoted(Cache), K = shQuoted(Cache + "/" + Key), G = shQuoted(Genuine);
     std::string T = shQuoted(Staging + "/Tampered.dll");
-    std::string Dll = digestOf(Genuine + "/f0");
-    // A file swapped, the entry's line about it kept.
-    expectRefused(Act, "mkdir " + K + " && cp " + G + "/* " + K + " && cp " + T + " " + K + "/f0",
-                  "'f0' does not have the SHA-256 the entry records");
+    std::string Entry = ac(EntryKey), Blob = cas(DllDigest);
+    uint64_t Size = GenuineDll.size();
+    // A blob that does not have the digest it is stored under.
+    expectRefused(Act, Blob, "cp " + T + " " + shQuoted(Blob),
+                  "it does not have the SHA-256 it is stored under");
     // Roles that lead out of the output folder, or to a file the weave does not write.
     for (std::string Role : std::vector<std::string>{"=../escaped.dll", "~/../../escaped.dll",
                                                      "=..", "=" + W.Dir + "/escaped.dll"})
-      expectRefused(Act,
-                    "mkdir " + K + " && cp " + G + "/f0 " + K + " && cp " +
-                        shQuoted(description("role", "file\t" + Role + "\tf0\t" + Dll + "\n")) +
-                        " " + K + "/entry",
-                    "of the role '" + Role + "', which names no output file");
-    expectRefused(
-        Act,
-        "mkdir " + K + " && cp " + G + "/f0 " + K + " && cp " + T + " " + K + "/f1 && cp " +
-            shQuoted(description("other", "file\t~.dll\tf0\t" + Dll + "\nfile\t=Other.dll\tf1\t" +
-                                              digestOf(Staging + "/Tampered.dll") + "\n")) +
-            " " + K + "/entry",
-        "the role '=Other.dll', which a weave of this output does not write");
-    // A file name of the attacker's choosing.
-    expectRefused(Act,
-                  "mkdir " + K + " && cp " + G + "/f0 " + K + " && cp " +
-                      shQuoted(description("name", "file\t~.dll\t../f0\t" + Dll + "\n")) + " " + K +
-                      "/entry",
-                  "a file named '../f0', which weft does not write");
-    // The entry a symbolic link to a folder of the attacker's (its files genuine: only the link
-    // is wrong), and an entry whose file is a link to a genuine one.
-    expectRefused(Act,
-                  "mkdir " + C + "/decoy && cp " + G + "/* " + C + "/decoy && ln -s " + C +
-                      "/decoy " + K,
-                  "it is a symbolic link, not a folder");
-    expectRefused(Act,
-                  "mkdir " + K + " && cp " + G + "/* " + K + " && rm " + K + "/f0 && ln -s " + G +
-                      "/f0 " + K + "/f0",
-                  "'f0': is a symbolic link, not a regular file");
+      expectRefused(Act, Entry,
+                    "cp " + shQuoted(entry("role", {{Role, DllDigest, Size}})) + " " +
+                        shQuoted(Entry),
+                    "it holds a file of the role '" + Role + "', which names no output file");
+    std::string Tampered = test::readFile(Staging + "/Tampered.dll");
+    std::string TamperedDigest = pe::sha256Hex(arrayRefFromStringRef(Tampered));
+    expectRefused(Act, Entry,
+                  "cp " + T + " " + shQuoted(cas(TamperedDigest)) + " && cp " +
+                      shQuoted(entry("other", {{"~.dll", DllDigest, Size},
+                                               {"=Other.dll", TamperedDigest, Tampered.size()}})) +
+                      " " + shQuoted(Entry),
+                  "the role '=Other.dll', which a weave of this output does not write");
+    // A digest that names something else than a blob.
+    expectRefused(Act, Entry,
+                  "cp " + shQuoted(entry("name", {{"~.dll", "../f0", Size}})) + " " +
+                      shQuoted(Entry),
+                  "a file without a SHA-256 digest");
+    // Records that are symbolic links (to genuine copies: only the link is wrong).
+    std::string Decoy = Cache + "/decoy";
+    expectRefused(Act, Entry,
+                  "mkdir " + shQuoted(Decoy) + " && cp " + shQuoted(Staging + "/Entry") + " " +
+                      shQuoted(Decoy) + " && ln -s " + shQuoted(Decoy + "/Entry") + " " +
+                      shQuoted(Entry),
+                  "is a symbolic link, not a regular file");
+    expectRefused(Act, Blob,
+                  "mkdir " + shQuoted(Decoy) + " && cp " + shQuoted(Staging + "/Dll") + " " +
+                      shQuoted(Decoy) + " && ln -s " + shQuoted(Decoy + "/Dll") + " " +
+                      shQuoted(Blob),
+                  "is a symbolic link, not a regular file");
   }
 };
 
@@ -349,23 +445,28 @@ void openGate(const std::string &Path) {
   ADD_FAILURE() << "nothing read the gate " << Path;
 }
 
-TEST(WeaveCache, ALinkWhereWeftOnceMadeItsTemporaryFolderIsNotFollowed) {
-  // weft once made its temporary folder as tmp-KEY-PID: another user could make that name a link
-  // to a folder of theirs (or the user's) before the build. The build here waits at a gate until
-  // the link for its process id is in place.
+TEST(WeaveCache, ALinkWhereWeftMakesItsTemporaryFileIsNotFollowed) {
+  // weft writes a record to .tmp-PID-N-KEY beside it, then renames it into place: another user
+  // can make such names links to a file of theirs (or the user's) before the build. The build
+  // here waits at a gate until the links for its process id are in place.
   WEFT_NEEDS_OTHER_USER(U);
   Workspace W("weave-cache-temp-link");
   test::SharedFolder Cache("weave-cache-temp", /*Shared=*/true), Gate("weave-cache-gate");
   ASSERT_EQ(W.weaveInto(W.Dir + "/out", Cache.path(), {"--cache-shared"}).ExitCode, 0);
   ASSERT_FALSE(sys::fs::remove_directories(W.Dir + "/out"));
   ASSERT_FALSE(sys::fs::create_directories(W.Dir + "/out"));
-  std::vector<std::string> Names = namesIn(Cache.path());
-  ASSERT_EQ(Names.size(), 1u);
-  std::string Key = Names.front();
-  ASSERT_FALSE(sys::fs::remove_directories(Cache / Key));
+  // The records' names, then the records gone: the next build keeps them anew.
+  std::vector<std::pair<std::string, std::string>> Records; // area, key
+  for (const char *Area : {"ac", "cas"})
+    for (const std::string &K : namesIn(Cache / Area)) {
+      Records.emplace_back(Area, K);
+      ASSERT_FALSE(sys::fs::remove(Cache / (std::string(Area) + "/" + K)));
+    }
+  ASSERT_EQ(Records.size(), 4u); // the manifest, the entry, the assembly, the PDB
   test::CommandResult Made = test::shellAs(
       *U, "mkdir " + shQuoted(Cache / "victim") + " && echo kept > " +
-              shQuoted(Cache / "victim/file") + " && chmod 777 " + shQuoted(Cache / "victim"));
+              shQuoted(Cache / "victim/file") + " && chmod 666 " +
+              shQuoted(Cache / "victim/file"));
   ASSERT_EQ(Made.ExitCode, 0) << Made.Err;
   ASSERT_EQ(::mkfifo((Gate / "go").c_str(), 0600), 0);
 
@@ -384,11 +485,15 @@ TEST(WeaveCache, ALinkWhereWeftOnceMadeItsTemporaryFolderIsNotFollowed) {
     Pid = StringRef(test::readFile(Gate / "pid")).trim().str();
   }
   test::CommandResult Link;
-  if (!Pid.empty())
-    Link = test::shellAs(*U, "ln -s " + shQuoted(Cache / "victim") + " " +
-                                 shQuoted(Cache / ("tmp-" + Key + "-" + Pid)) + " && ln -s " +
-                                 shQuoted(Cache / "victim") + " " +
-                                 shQuoted(Cache / ("tmp-" + Key + "-" + Pid + ".old")));
+  if (!Pid.empty()) {
+    std::string Script = "true";
+    for (const auto &[Area, Key] : Records)
+      for (int N = 0; N < 8; ++N)
+        Script += " && ln -s " + shQuoted(Cache / "victim/file") + " " +
+                  shQuoted(Cache / (Area + "/.tmp-" + Pid + "-" + std::to_string(N) + "-" +
+                                    Key.substr(0, 16)));
+    Link = test::shellAs(*U, Script);
+  }
   openGate(Gate / "go"); // even when the links failed
   Build.join();
   ASSERT_FALSE(Pid.empty());
@@ -396,12 +501,13 @@ TEST(WeaveCache, ALinkWhereWeftOnceMadeItsTemporaryFolderIsNotFollowed) {
   ASSERT_EQ(R.ExitCode, 0) << R.Err;
   EXPECT_EQ(namesIn(Cache / "victim"), std::vector<std::string>{"file"});
   EXPECT_EQ(test::readFile(Cache / "victim/file"), "kept\n");
-  // The entry was kept all the same, in a folder of weft's own.
-  struct stat St;
-  ASSERT_EQ(::lstat((Cache / Key).c_str(), &St), 0);
-  EXPECT_TRUE(S_ISDIR(St.st_mode));
-  EXPECT_EQ(St.st_uid, ::geteuid());
-  EXPECT_TRUE(sys::fs::exists(Cache / (Key + "/entry")));
+  // The records were kept all the same, as files of weft's own.
+  for (const auto &[Area, Key] : Records) {
+    struct stat St;
+    ASSERT_EQ(::lstat((Cache / (Area + "/" + Key)).c_str(), &St), 0) << Key;
+    EXPECT_TRUE(S_ISREG(St.st_mode));
+    EXPECT_EQ(St.st_uid, ::geteuid());
+  }
 }
 
 TEST(WeaveCache, AFolderOthersOwnOrCanWriteToIsRefusedUnlessShared) {
@@ -452,11 +558,15 @@ TEST(WeaveCache, AFolderOthersOwnOrCanWriteToIsRefusedUnlessShared) {
   struct stat St;
   ASSERT_EQ(::stat((W.Dir + "/made/cache").c_str(), &St), 0);
   EXPECT_EQ(St.st_mode & 0777, 0700u);
-  for (const std::string &Key : namesIn(W.Dir + "/made/cache"))
-    for (const std::string &File : namesIn(W.Dir + "/made/cache/" + Key)) {
-      ASSERT_EQ(::stat((W.Dir + "/made/cache/" + Key + "/" + File).c_str(), &St), 0);
+  EXPECT_EQ(namesIn(W.Dir + "/made/cache"), (std::vector<std::string>{"ac", "cas"}));
+  for (const std::string &Area : namesIn(W.Dir + "/made/cache")) {
+    ASSERT_EQ(::stat((W.Dir + "/made/cache/" + Area).c_str(), &St), 0);
+    EXPECT_EQ(St.st_mode & 0777, 0700u) << Area;
+    for (const std::string &File : namesIn(W.Dir + "/made/cache/" + Area)) {
+      ASSERT_EQ(::stat((W.Dir + "/made/cache/" + Area + "/" + File).c_str(), &St), 0);
       EXPECT_EQ(St.st_mode & 0777, 0600u) << File;
     }
+  }
 }
 
 TEST(WeaveCache, LoadedPluginsArePartOfTheKeyAndTheDeps) {

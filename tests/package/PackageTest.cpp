@@ -15,6 +15,7 @@
 // folder whose name holds `$(`: the packages folder is the suite's.)
 //
 //===----------------------------------------------------------------------===//
+#include "tests/support/CacheServer.h"
 #include "tests/support/CoverageFigures.h"
 #include "tests/support/Env.h"
 
@@ -206,8 +207,73 @@ TEST_F(Package, WeavingCacheGivesTheOutputAfterAClean) {
   ASSERT_EQ(R.ExitCode, 0) << R.Out;
   EXPECT_EQ(StringRef(R.Out).count("taken from the weaving cache"), 3u) << R.Out;
   EXPECT_EQ(runApp(), WovenOutput);
-  EXPECT_EQ(test::filesUnder(Cache, {"entry"}).size(), 3u);
+  // A manifest and an entry for each of the three projects' assemblies.
+  EXPECT_EQ(test::filesUnder(Cache + "/ac", {""}).size(), 6u);
   EXPECT_EQ(test::filesUnder(Root, {"weft-pwned"}), std::vector<std::string>{});
+}
+
+// Two CI runners with the same commit in different folders and one remote cache (nginx on
+// loopback), set in Directory.Build.props as a team sets it, with the deterministic build CI
+// builds are: the second runner weaves nothing, every woven file comes from the server (the
+// targets say so), and its outputs are the first's, byte for byte.
+TEST_F(Package, RemoteCacheServesASecondCheckout) {
+  test::CacheServer Server(Root + "/cache-server");
+  // One commit (of the sample, with the team's Directory.Build.props), cloned twice.
+  std::string Origin = Root + "/origin";
+  ASSERT_FALSE(sys::fs::create_directories(Origin));
+  SmallString<256> From(test::sourceDir());
+  sys::path::append(From, "corpus", "WovenSolution");
+  test::CommandResult R = test::run("cp", {"-R", std::string(From) + "/.", Origin});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  std::string Props = test::readFile(Origin + "/Directory.Build.props");
+  size_t At = Props.find("  </PropertyGroup>");
+  ASSERT_NE(At, std::string::npos);
+  Props.insert(At, "    <WeftRemoteCache>" + Server.url() +
+                       "</WeftRemoteCache>\n    <ContinuousIntegrationBuild>true"
+                       "</ContinuousIntegrationBuild>\n");
+  ASSERT_TRUE(test::writeFile(Origin + "/Directory.Build.props", Props));
+  std::vector<std::string> Git = {"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z",
+                                  "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z",
+                                  "GIT_AUTHOR_NAME=ci", "GIT_AUTHOR_EMAIL=ci@example.com",
+                                  "GIT_COMMITTER_NAME=ci", "GIT_COMMITTER_EMAIL=ci@example.com"};
+  for (std::vector<std::string> Args :
+       {std::vector<std::string>{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "app"}}) {
+    Args.insert(Args.begin(), {"-C", Origin});
+    R = test::run("git", Args, Git);
+    ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  }
+  std::string Checkouts[] = {Root + "/runner-a/app", Root + "/runner-b/builds/app"};
+  std::string Out[2];
+  for (int I = 0; I < 2; ++I) {
+    const std::string &C = Checkouts[I];
+    R = test::run("git", {"clone", "-q", Origin, C});
+    ASSERT_EQ(R.ExitCode, 0) << R.Err;
+    // Where CI clones from: the same for both (Source Link writes it into the PDBs).
+    R = test::run("git", {"-C", C, "remote", "set-url", "origin",
+                          "https://github.com/weft-example/app.git"});
+    ASSERT_EQ(R.ExitCode, 0) << R.Err;
+    std::vector<std::string> Args = test::packageRestoreArgs(WEFT_PACKAGE_VERSION);
+    Args.insert(Args.begin(), {"build", C + "/WovenSolution.slnx", "-nologo"});
+    R = test::run("dotnet", Args, {}, 600);
+    ASSERT_EQ(R.ExitCode, 0) << R.Out << R.Err;
+    Out[I] = R.Out;
+  }
+  EXPECT_EQ(StringRef(Out[0]).count("weft: woven "), 3u) << Out[0];
+  EXPECT_EQ(StringRef(Out[0]).count("(taken from"), 0u) << Out[0];
+  EXPECT_EQ(StringRef(Out[1]).count("weft: woven "), 3u) << Out[1];
+  EXPECT_EQ(StringRef(Out[1]).count("(taken from the remote cache)"), 3u) << Out[1];
+  unsigned Compared = 0;
+  for (const std::string &A :
+       test::filesUnder(Checkouts[0] + "/artifacts/obj", {".dll", ".pdb"})) {
+    if (!StringRef(A).contains("/weft/"))
+      continue;
+    std::string B = Checkouts[1] + A.substr(Checkouts[0].size());
+    EXPECT_TRUE(test::readFile(A) == test::readFile(B)) << B << " differs from " << A;
+    ++Compared;
+  }
+  EXPECT_GE(Compared, 6u); // three assemblies and their PDBs
+  R = test::run("dotnet", {Checkouts[1] + "/artifacts/bin/App/debug/App.dll"});
+  EXPECT_EQ(R.Out, WovenOutput);
 }
 
 // The package carries weft for linux-x64, linux-arm64 and win-x64, and its targets pick the

@@ -42,8 +42,12 @@ CommandResult run(StringRef Program, ArrayRef<std::string> Args, ArrayRef<std::s
   std::optional<std::vector<StringRef>> EnvRefs;
   std::vector<std::string> EnvStore;
   if (!Env.empty()) {
-    for (char **E = environ; *E; ++E)
-      EnvStore.push_back(*E);
+    // An entry given replaces the process's own of that name (getenv finds the first).
+    for (char **E = environ; *E; ++E) {
+      StringRef Name = StringRef(*E).split('=').first;
+      if (llvm::none_of(Env, [&](const std::string &G) { return StringRef(G).split('=').first == Name; }))
+        EnvStore.push_back(*E);
+    }
     for (const std::string &E : Env)
       EnvStore.push_back(E);
     EnvRefs.emplace(EnvStore.begin(), EnvStore.end());

@@ -32,7 +32,8 @@ struct CommandResult {
 };
 
 /// Runs \p Program (looked up on PATH if it has no '/') with \p Args; \p Env entries "K=V" are
-/// added to the environment. Captures standard output and error.
+/// added to the environment (in place of the process's own K). Captures standard output and
+/// error.
 CommandResult run(llvm::StringRef Program, llvm::ArrayRef<std::string> Args,
                   llvm::ArrayRef<std::string> Env = {}, unsigned TimeoutSeconds = 0);
 

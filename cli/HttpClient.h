@@ -15,6 +15,7 @@
 #define WEFT_CLI_HTTPCLIENT_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -58,8 +59,11 @@ public:
   virtual ~HttpClient();
 
   /// GET prefix/Path: any status is a response; a connection or protocol failure, a deadline
-  /// passed or a body too large is an error naming the URL and what went wrong.
-  virtual llvm::Expected<HttpResponse> get(llvm::StringRef Path) = 0;
+  /// passed or a body too large is an error naming the URL and what went wrong. With \p Sink, a
+  /// 2xx response's body goes to it piece by piece as it arrives (an error from it ends the
+  /// request) rather than into the response.
+  virtual llvm::Expected<HttpResponse>
+  get(llvm::StringRef Path, llvm::function_ref<llvm::Error(llvm::StringRef)> Sink = nullptr) = 0;
   /// PUT prefix/Path with \p Body.
   virtual llvm::Expected<HttpResponse> put(llvm::StringRef Path, llvm::ArrayRef<uint8_t> Body) = 0;
 

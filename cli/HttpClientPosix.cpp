@@ -238,24 +238,32 @@ struct Reader {
     Buffer.erase(0, End + 2);
     return L;
   }
-  /// \p N bytes appended to \p Out.
-  Error take(uint64_t N, std::string &Out) {
-    if (Out.size() + N > MaxBody)
+  /// \p N bytes of the body, given to \p Emit: what is read already, then straight from the
+  /// connection in pieces (a large body never is in memory whole).
+  Error take(uint64_t N, function_ref<Error(StringRef)> Emit) {
+    if ((Taken += N) > MaxBody)
       return plainError("the response's body is larger than " + Twine(MaxBody) + " bytes");
-    while (Buffer.size() < N) {
-      Out.append(Buffer);
-      N -= Buffer.size();
-      Buffer.clear();
-      Expected<bool> Got = more();
+    size_t Now = size_t(std::min<uint64_t>(N, Buffer.size()));
+    if (Now)
+      if (Error E = Emit(StringRef(Buffer).take_front(Now)))
+        return E;
+    Buffer.erase(0, Now);
+    N -= Now;
+    static thread_local std::vector<char> Piece(256 << 10);
+    while (N) {
+      Expected<size_t> Got =
+          C.receive(Piece.data(), size_t(std::min<uint64_t>(N, Piece.size())), Deadline);
       if (!Got)
         return Got.takeError();
-      if (!*Got)
+      if (*Got == 0)
         return plainError("the response's body ends early (the connection closed)");
+      if (Error E = Emit(StringRef(Piece.data(), *Got)))
+        return E;
+      N -= *Got;
     }
-    Out.append(Buffer, 0, N);
-    Buffer.erase(0, N);
     return Error::success();
   }
+  uint64_t Taken = 0;
 };
 
 class PosixHttpClient : public HttpClient {
@@ -268,16 +276,20 @@ public:
       SSL_CTX_free(Tls);
   }
 
-  Expected<HttpResponse> get(StringRef Path) override { return request("GET", Path, {}); }
+  Expected<HttpResponse> get(StringRef Path, function_ref<Error(StringRef)> Sink) override {
+    return request("GET", Path, {}, Sink);
+  }
   Expected<HttpResponse> put(StringRef Path, ArrayRef<uint8_t> Body) override {
-    return request("PUT", Path, Body);
+    return request("PUT", Path, Body, nullptr);
   }
 
 private:
-  Expected<HttpResponse> request(StringRef Method, StringRef Path, ArrayRef<uint8_t> Body);
+  Expected<HttpResponse> request(StringRef Method, StringRef Path, ArrayRef<uint8_t> Body,
+                                 function_ref<Error(StringRef)> Sink);
   Expected<std::unique_ptr<Connection>> connect(Clock::time_point Deadline);
   Expected<HttpResponse> exchange(Connection &C, StringRef Head, ArrayRef<uint8_t> Body,
-                                  bool &KeepOpen, bool &NothingBack, Clock::time_point Deadline);
+                                  function_ref<Error(StringRef)> Sink, bool &KeepOpen,
+                                  bool &NothingBack, Clock::time_point Deadline);
 
   SSL_CTX *Tls;
   std::mutex Lock;
@@ -351,8 +363,10 @@ Expected<std::unique_ptr<Connection>> PosixHttpClient::connect(Clock::time_point
 }
 
 Expected<HttpResponse> PosixHttpClient::exchange(Connection &C, StringRef Head,
-                                                 ArrayRef<uint8_t> Body, bool &KeepOpen,
-                                                 bool &NothingBack, Clock::time_point Deadline) {
+                                                 ArrayRef<uint8_t> Body,
+                                                 function_ref<Error(StringRef)> Sink,
+                                                 bool &KeepOpen, bool &NothingBack,
+                                                 Clock::time_point Deadline) {
   NothingBack = true;
   if (Error E = C.send(Head, Deadline))
     return std::move(E);
@@ -400,6 +414,14 @@ Expected<HttpResponse> PosixHttpClient::exchange(Connection &C, StringRef Head,
                   Out.Status == 304;
   if (Bodiless)
     return Out;
+  // A 2xx body to the sink; any other (an error page) into the response.
+  bool ToSink = Sink && Out.Status >= 200 && Out.Status < 300;
+  auto Keep = [&](StringRef Piece) -> Error {
+    if (ToSink)
+      return Sink(Piece);
+    Out.Body += Piece;
+    return Error::success();
+  };
   if (Chunked) {
     while (true) {
       Expected<std::string> SizeLine = R.line(1024);
@@ -418,23 +440,20 @@ Expected<HttpResponse> PosixHttpClient::exchange(Connection &C, StringRef Head,
         }
         break;
       }
-      if (Error E = R.take(N, Out.Body))
+      if (Error E = R.take(N, Keep))
         return std::move(E);
       Expected<std::string> End = R.line(2);
       if (!End)
         return End.takeError();
     }
   } else if (Length) {
-    if (Error E = R.take(*Length, Out.Body))
+    if (Error E = R.take(*Length, Keep))
       return std::move(E);
   } else {
     KeepOpen = false; // the body is what comes until the server closes
     while (true) {
-      if (R.Buffer.size() + Out.Body.size() > Options.MaxBody)
-        return plainError("the response's body is larger than " + Twine(Options.MaxBody) +
-                          " bytes");
-      Out.Body += R.Buffer;
-      R.Buffer.clear();
+      if (Error E = R.take(R.Buffer.size(), Keep))
+        return std::move(E);
       Expected<bool> Got = R.more();
       if (!Got)
         return Got.takeError();
@@ -448,7 +467,8 @@ Expected<HttpResponse> PosixHttpClient::exchange(Connection &C, StringRef Head,
 }
 
 Expected<HttpResponse> PosixHttpClient::request(StringRef Method, StringRef Path,
-                                                ArrayRef<uint8_t> Body) {
+                                                ArrayRef<uint8_t> Body,
+                                                function_ref<Error(StringRef)> Sink) {
   Clock::time_point Deadline = Clock::now() + Options.Timeout;
   std::string Target = Url.Prefix + "/" + Path.str();
   std::string Head = Method.str() + " " + Target + " HTTP/1.1\r\nHost: " + Url.Host;
@@ -482,7 +502,7 @@ Expected<HttpResponse> PosixHttpClient::request(StringRef Method, StringRef Path
       C = std::move(*New);
     }
     bool KeepOpen = false, NothingBack = true;
-    Expected<HttpResponse> R = exchange(*C, Head, Body, KeepOpen, NothingBack, Deadline);
+    Expected<HttpResponse> R = exchange(*C, Head, Body, Sink, KeepOpen, NothingBack, Deadline);
     if (!R) {
       if (Kept && NothingBack && Clock::now() < Deadline) {
         consumeError(R.takeError());

@@ -31,25 +31,34 @@ public:
   RemoteStore(std::unique_ptr<HttpClient> Client, bool ReadOnly)
       : Client(std::move(Client)), ReadOnly(ReadOnly) {}
 
-  Expected<std::optional<std::string>> get(CacheArea Area, StringRef Key) override {
+  Expected<bool> fetch(CacheArea Area, StringRef Key,
+                       function_ref<Error(StringRef)> Sink) override {
     if (Down)
-      return std::nullopt;
-    Expected<HttpResponse> R = send([&] { return Client->get(path(Area, Key)); });
+      return false;
+    // Made again only while nothing of the body reached the sink.
+    uint64_t Given = 0;
+    auto Counted = [&](StringRef Piece) {
+      Given += Piece.size();
+      return Sink(Piece);
+    };
+    Expected<HttpResponse> R = send([&] { return Client->get(path(Area, Key), Counted); },
+                                    [&] { return Given == 0; });
     if (!R)
       return failed(R.takeError());
     if (R->Status == 404)
-      return std::nullopt;
+      return false;
     if (R->Status != 200)
       return failed(plainError("GET " + where(Area, Key) + ": the server answered " +
                                Twine(R->Status)));
-    return std::optional<std::string>(std::move(R->Body));
+    return true;
   }
 
   Error put(CacheArea Area, StringRef Key, StringRef Bytes) override {
     if (Down || !writes())
       return Error::success();
     Expected<HttpResponse> R =
-        send([&] { return Client->put(path(Area, Key), arrayRefFromStringRef(Bytes)); });
+        send([&] { return Client->put(path(Area, Key), arrayRefFromStringRef(Bytes)); },
+             [] { return true; });
     if (!R)
       return failed(R.takeError()).takeError();
     if (R->Status >= 200 && R->Status < 300)
@@ -79,11 +88,12 @@ private:
     return (Area == CacheArea::Action ? "ac/" : "cas/") + Key.str();
   }
 
-  /// The request, again after a failure to connect or a 5xx, twice at most.
-  Expected<HttpResponse> send(function_ref<Expected<HttpResponse>()> Request) {
+  /// The request, again after a failure to connect or a 5xx, twice at most, while \p CanRepeat.
+  Expected<HttpResponse> send(function_ref<Expected<HttpResponse>()> Request,
+                              function_ref<bool()> CanRepeat) {
     for (int Attempt = 0;; ++Attempt) {
       Expected<HttpResponse> R = Request();
-      bool Again = Attempt < 2 && (R ? R->Status >= 500 : !isTimeout(R));
+      bool Again = Attempt < 2 && (R ? R->Status >= 500 : !isTimeout(R)) && CanRepeat();
       if (!Again)
         return R;
       if (!R)
@@ -100,11 +110,12 @@ private:
     return Timeout;
   }
 
-  /// The server's failure: the run's one warning about it, and no request after it.
-  Expected<std::optional<std::string>> failed(Error E) {
+  /// The server's failure: the run's one warning about it (false once it was given), and no
+  /// request after it.
+  Expected<bool> failed(Error E) {
     std::string Text = toString(std::move(E));
     if (Down.exchange(true))
-      return std::nullopt;
+      return false;
     return createStringError(inconvertibleErrorCode(),
                              "remote cache: " + Text +
                                  ": the server is not used for the rest of this run (the "

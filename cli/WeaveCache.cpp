@@ -9,11 +9,11 @@
 //===----------------------------------------------------------------------===//
 #include "cli/WeaveCache.h"
 
-#include "weaving/WovenRecord.h"
 #include "pe/Sha256.h"
 #include "support/AtomicFile.h"
 #include "support/Error.h"
 #include "support/RegularFile.h"
+#include "weaving/WovenRecord.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -272,12 +272,36 @@ std::optional<std::string> WeaveCache::digestOf(const std::string &Path) {
   return *D;
 }
 
-std::optional<std::string> WeaveCache::lookup(
-    CacheStore &S, StringRef Key, StringRef OutputFolder,
-    function_ref<std::optional<std::string>(StringRef)> OutputFor,
-    std::vector<std::pair<std::string, std::string>> &Outputs,
-    std::vector<std::string> &Dependencies, std::vector<std::pair<std::string, std::string>> &Records,
-    function_ref<void(const std::string &)> Warn) {
+Expected<std::optional<std::string>> CacheStore::get(CacheArea Area, StringRef Key) {
+  std::string Bytes;
+  Expected<bool> Found = fetch(Area, Key, [&](StringRef Piece) {
+    Bytes += Piece;
+    return Error::success();
+  });
+  if (!Found)
+    return Found.takeError();
+  if (!*Found)
+    return std::nullopt;
+  return std::optional<std::string>(std::move(Bytes));
+}
+
+Error CacheStore::putFile(CacheArea Area, StringRef Key, StringRef Path) {
+  Expected<std::string> Bytes = readRegularFile(Path, MaxFile);
+  if (!Bytes)
+    return Bytes.takeError();
+  return put(Area, Key, *Bytes);
+}
+
+struct WeaveCache::Fetched {
+  ScratchFile Temp; // removed unless moved into place
+  std::string To, Digest;
+};
+
+bool WeaveCache::lookup(CacheStore &S, StringRef Key, StringRef OutputFolder,
+                        function_ref<std::optional<std::string>(StringRef)> OutputFor,
+                        std::vector<Fetched> &Files, std::vector<std::string> &Dependencies,
+                        std::vector<std::pair<std::string, std::string>> &Records,
+                        function_ref<void(const std::string &)> Warn) {
   auto Get = [&](CacheArea A, StringRef K) -> std::optional<std::string> {
     Expected<std::optional<std::string>> R = S.get(A, K);
     if (!R) {
@@ -291,13 +315,13 @@ std::optional<std::string> WeaveCache::lookup(
   };
   std::optional<std::string> Manifest = Get(CacheArea::Action, Key);
   if (!Manifest)
-    return std::nullopt;
+    return false;
   Expected<DecodedResult> M = decodeResult(*Manifest);
   Expected<std::vector<Dependency>> Deps =
       M ? parseManifest(M->Text) : Expected<std::vector<Dependency>>(M.takeError());
   if (!Deps) {
     Refuse(CacheArea::Action, Key, "it holds " + toString(Deps.takeError()));
-    return std::nullopt;
+    return false;
   }
   // Each dependency where this checkout has it: from the output's folder, else where it was.
   std::vector<std::string> Found, DepDigests;
@@ -314,14 +338,14 @@ std::optional<std::string> WeaveCache::lookup(
       }
     }
     if (!Digest)
-      return std::nullopt; // a dependency gone: the weave says what is wrong with it
+      return false; // a dependency gone: the weave says what is wrong with it
     Found.push_back(Path);
     DepDigests.push_back(*Digest);
   }
   std::string Second = secondKey(Key, DepDigests);
   std::optional<std::string> EntryBytes = Get(CacheArea::Action, Second);
   if (!EntryBytes)
-    return std::nullopt;
+    return false;
   Expected<DecodedResult> E = decodeResult(*EntryBytes);
   if (E && !StringRef(E->Text).startswith(EntryHeader))
     E = plainError("not an entry of this weft's");
@@ -329,31 +353,57 @@ std::optional<std::string> WeaveCache::lookup(
     E = plainError("no file");
   if (!E) {
     Refuse(CacheArea::Action, Second, "it holds " + toString(E.takeError()));
-    return std::nullopt;
+    return false;
   }
-  // The whole entry read and checked before anything is written.
+  // Each file downloaded beside where it goes, its digest taken on the way; none is moved into
+  // place before every one is checked.
   for (const auto &[Role, Digest, Size] : E->Files) {
     std::optional<std::string> To = OutputFor(Role);
     if (!To) {
       Refuse(CacheArea::Action, Second,
              "it holds a file of the role '" + Role +
                  "', which a weave of this output does not write");
-      return std::nullopt;
+      return false;
     }
-    std::optional<std::string> Bytes = Get(CacheArea::Content, Digest);
-    if (!Bytes)
-      return std::nullopt; // gone from the store since (evicted): a miss
-    if (Bytes->size() != Size || pe::sha256Hex(arrayRefFromStringRef(*Bytes)) != Digest) {
+    int Fd;
+    SmallString<256> TempPath;
+    if (std::error_code EC = sys::fs::createUniqueFile(*To + ".weft-%%%%%%", Fd, TempPath)) {
+      Warn(toString(createFileError(*To, errorCodeToError(EC))));
+      return false;
+    }
+    Fetched F{ScratchFile(std::string(TempPath)), *To, Digest};
+    pe::Sha256Stream Hash;
+    uint64_t Got = 0;
+    raw_fd_ostream Out(Fd, /*shouldClose=*/true, /*unbuffered=*/true);
+    Expected<bool> Present = S.fetch(CacheArea::Content, Digest, [&](StringRef Piece) -> Error {
+      if ((Got += Piece.size()) > Size)
+        return plainError("it is larger than the entry says");
+      Hash.update(arrayRefFromStringRef(Piece));
+      Out << Piece;
+      return Error::success();
+    });
+    Out.close();
+    if (!Present) {
+      Warn(toString(Present.takeError()));
+      return false;
+    }
+    if (!*Present)
+      return false; // gone from the store since (evicted): a miss
+    if (Out.has_error()) {
+      Warn(toString(createFileError(F.Temp.path(), errorCodeToError(Out.error()))));
+      Out.clear_error();
+      return false;
+    }
+    if (Got != Size || Hash.hex() != Digest) {
       Refuse(CacheArea::Content, Digest, "it does not have the SHA-256 it is stored under");
-      return std::nullopt;
+      return false;
     }
-    Records.emplace_back("cas/" + Digest, *Bytes);
-    Outputs.emplace_back(std::move(*To), std::move(*Bytes));
+    Files.push_back(std::move(F));
   }
-  Records.emplace_back("ac/" + Second, std::move(*EntryBytes));
-  Records.emplace_back("ac/" + Key.str(), std::move(*Manifest));
+  Records.emplace_back(Second, std::move(*EntryBytes));
+  Records.emplace_back(Key.str(), std::move(*Manifest));
   Dependencies = std::move(Found);
-  return Second;
+  return true;
 }
 
 bool WeaveCache::restore(StringRef Key, StringRef OutputFolder,
@@ -363,26 +413,29 @@ bool WeaveCache::restore(StringRef Key, StringRef OutputFolder,
   for (CacheStore *S : {Local.get(), Remote.get()}) {
     if (!S)
       continue;
-    std::vector<std::pair<std::string, std::string>> Outputs, Records;
+    std::vector<Fetched> Files;
+    std::vector<std::pair<std::string, std::string>> Records;
     std::vector<std::string> Deps;
-    if (!lookup(*S, Key, OutputFolder, OutputFor, Outputs, Deps, Records, Warn))
+    if (!lookup(*S, Key, OutputFolder, OutputFor, Files, Deps, Records, Warn))
       continue;
-    for (const auto &[Path, Bytes] : Outputs)
-      if (Error E = writeFileAtomically(Path, arrayRefFromStringRef(Bytes))) {
+    for (Fetched &F : Files)
+      if (Error E = F.Temp.keepAs(F.To)) {
         Warn(toString(std::move(E)));
         return false;
       }
-    // What the server gave, kept in the folder for the next build on this machine.
-    if (S == Remote.get() && Local)
-      for (const auto &[Where, Bytes] : Records) {
-        StringRef K = Where;
-        CacheArea A = K.consume_front("cas/") ? CacheArea::Content : CacheArea::Action;
-        K.consume_front("ac/");
-        if (Error E = Local->put(A, K, Bytes)) {
-          Warn(toString(std::move(E)));
+    // What the server gave, kept in the folder for the next build on this machine: the files
+    // from where they now are, then the records that name them.
+    if (S == Remote.get() && Local) {
+      Error E = Error::success();
+      for (const Fetched &F : Files)
+        if ((E = Local->putFile(CacheArea::Content, F.Digest, F.To)))
           break;
-        }
-      }
+      for (const auto &[K, Bytes] : Records)
+        if (!E)
+          E = Local->put(CacheArea::Action, K, Bytes);
+      if (E)
+        Warn(toString(std::move(E)));
+    }
     for (std::string &D : Deps)
       Dependencies.push_back(std::move(D));
     From = S == Remote.get() ? "remote cache" : "weaving cache";

@@ -70,10 +70,16 @@ enum class CacheArea { Action, Content };
 class CacheStore {
 public:
   virtual ~CacheStore();
-  /// The record, or nullopt when there is none (or the store no longer answers: it said why
-  /// once, through the error of the call that found it so).
-  virtual llvm::Expected<std::optional<std::string>> get(CacheArea Area, llvm::StringRef Key) = 0;
+  /// The record \p Key to \p Sink in pieces as it is read (an error from the sink ends it);
+  /// false when there is none (or the store no longer answers: it said why once, through the
+  /// error of the call that found it so).
+  virtual llvm::Expected<bool> fetch(CacheArea Area, llvm::StringRef Key,
+                                     llvm::function_ref<llvm::Error(llvm::StringRef)> Sink) = 0;
+  /// The record whole (a small one: a manifest, an entry), or nullopt as fetch says false.
+  llvm::Expected<std::optional<std::string>> get(CacheArea Area, llvm::StringRef Key);
   virtual llvm::Error put(CacheArea Area, llvm::StringRef Key, llvm::StringRef Bytes) = 0;
+  /// The file \p Path kept as the record \p Key.
+  virtual llvm::Error putFile(CacheArea Area, llvm::StringRef Key, llvm::StringRef Path);
   /// Where the record is, for messages ("DIR/cas/KEY", "URL/cas/KEY").
   virtual std::string where(CacheArea Area, llvm::StringRef Key) const = 0;
   /// What the store is called in messages ("weaving cache", "remote cache").
@@ -127,14 +133,13 @@ public:
   Counts counts() const;
 
 private:
-  std::optional<std::string> lookup(CacheStore &S, llvm::StringRef Key,
-                                    llvm::StringRef OutputFolder,
-                                    llvm::function_ref<std::optional<std::string>(llvm::StringRef)>
-                                        OutputFor,
-                                    std::vector<std::pair<std::string, std::string>> &Outputs,
-                                    std::vector<std::string> &Dependencies,
-                                    std::vector<std::pair<std::string, std::string>> &Records,
-                                    llvm::function_ref<void(const std::string &)> Warn);
+  /// A file of an entry, downloaded beside where it goes and not yet there.
+  struct Fetched;
+  bool lookup(CacheStore &S, llvm::StringRef Key, llvm::StringRef OutputFolder,
+              llvm::function_ref<std::optional<std::string>(llvm::StringRef)> OutputFor,
+              std::vector<Fetched> &Files, std::vector<std::string> &Dependencies,
+              std::vector<std::pair<std::string, std::string>> &Records,
+              llvm::function_ref<void(const std::string &)> Warn);
   /// The SHA-256 of the file \p Path, once a run.
   std::optional<std::string> digestOf(const std::string &Path);
 

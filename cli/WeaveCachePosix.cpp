@@ -52,21 +52,22 @@ private:
   int N;
 };
 
-/// Everything left in the open file \p F.
-Expected<std::string> readAll(int F, StringRef Name, uint64_t Max) {
-  std::string Bytes;
-  char Piece[64 << 10];
+/// Everything left in the open file \p F, to \p Sink in pieces.
+Error readAll(int F, StringRef Name, uint64_t Max, function_ref<Error(StringRef)> Sink) {
+  static thread_local std::vector<char> Piece(256 << 10);
+  uint64_t Total = 0;
   while (true) {
-    ssize_t N = ::read(F, Piece, sizeof Piece);
+    ssize_t N = ::read(F, Piece.data(), Piece.size());
     if (N < 0 && errno == EINTR)
       continue;
     if (N < 0)
       return errnoError(Name, errno);
     if (N == 0)
-      return Bytes;
-    if (Bytes.size() + size_t(N) > Max)
+      return Error::success();
+    if ((Total += uint64_t(N)) > Max)
       return createFileError(Name, plainError("larger than " + Twine(Max) + " bytes"));
-    Bytes.append(Piece, size_t(N));
+    if (Error E = Sink(StringRef(Piece.data(), size_t(N))))
+      return E;
   }
 }
 
@@ -100,9 +101,9 @@ std::optional<std::string> othersReach(const struct stat &St) {
 
 /// The file \p Name of the open folder \p Folder, read whole: never through a symbolic link,
 /// never what is not a regular file. \p Check says why its owner or mode cannot be trusted.
-Expected<std::string>
-readMember(int Folder, StringRef Name, uint64_t Max,
-           function_ref<std::optional<std::string>(const struct stat &)> Check) {
+Error readMember(int Folder, StringRef Name, uint64_t Max,
+                 function_ref<std::optional<std::string>(const struct stat &)> Check,
+                 function_ref<Error(StringRef)> Sink) {
   Descriptor F(
       ::openat(Folder, Name.str().c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (!F && errno == ELOOP)
@@ -119,7 +120,7 @@ readMember(int Folder, StringRef Name, uint64_t Max,
     return createFileError(Name, plainError("is " + *Why));
   if (uint64_t(St.st_size) > Max)
     return createFileError(Name, plainError("larger than " + Twine(Max) + " bytes"));
-  return readAll(F.get(), Name, Max);
+  return readAll(F.get(), Name, Max, Sink);
 }
 
 /// Makes the folder \p Dir (and the folders above it) if it is missing, the last with \p Mode.
@@ -176,26 +177,43 @@ public:
       : Dir(std::move(Dir)), Folders{Descriptor(Ac), Descriptor(Cas)}, Shared(Shared),
         Umask(Umask) {}
 
-  Expected<std::optional<std::string>> get(CacheArea Area, StringRef Key) override {
+  Expected<bool> fetch(CacheArea Area, StringRef Key,
+                       function_ref<Error(StringRef)> Sink) override {
     if (!isKey(Key))
       return createStringError(inconvertibleErrorCode(), "weaving cache: '" + Key +
                                                              "' is no key of the cache");
     int Folder = folder(Area);
     struct stat St;
     if (::fstatat(Folder, Key.str().c_str(), &St, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
-      return std::nullopt;
+      return false;
     // In a cache of one's own, what another user made or may change is not one's own record.
     auto Check = [&](const struct stat &S) { return Shared ? std::nullopt : othersReach(S); };
-    Expected<std::string> Bytes = readMember(Folder, Key, MaxRecord, Check);
-    if (!Bytes)
-      return createStringError(inconvertibleErrorCode(),
-                               "weaving cache: '" + where(Area, Key) +
-                                   "' is refused: " + toString(Bytes.takeError()) +
-                                   "; woven anew");
-    return std::optional<std::string>(std::move(*Bytes));
+    if (Error E = readMember(Folder, Key, MaxRecord, Check, Sink))
+      return createStringError(inconvertibleErrorCode(), "weaving cache: '" + where(Area, Key) +
+                                                             "' is refused: " +
+                                                             toString(std::move(E)) +
+                                                             "; woven anew");
+    return true;
   }
 
   Error put(CacheArea Area, StringRef Key, StringRef Bytes) override {
+    return write(Area, Key, [&](int F, StringRef Name) { return writeAll(F, Bytes, Name); });
+  }
+
+  Error putFile(CacheArea Area, StringRef Key, StringRef Path) override {
+    return write(Area, Key, [&](int F, StringRef Name) -> Error {
+      Expected<int> In = openRegularFile(Path);
+      if (!In)
+        return In.takeError();
+      Descriptor Opened(*In);
+      return readAll(Opened.get(), Path, MaxRecord,
+                     [&](StringRef Piece) { return writeAll(F, Piece, Name); });
+    });
+  }
+
+private:
+  /// The record \p Key, written by \p Fill to a fresh name and renamed into place.
+  Error write(CacheArea Area, StringRef Key, function_ref<Error(int, StringRef)> Fill) {
     if (!isKey(Key))
       return createStringError(inconvertibleErrorCode(), "weaving cache: '" + Key +
                                                              "' is no key of the cache");
@@ -222,7 +240,7 @@ public:
                                "weaving cache: " + toString(errnoError(where(Area, Temp), errno)));
     if (Shared)
       ::fchmod(F.get(), Mode); // as the umask allows, whatever the creating call's was
-    Error Written = writeAll(F.get(), Bytes, where(Area, Temp));
+    Error Written = Fill(F.get(), where(Area, Temp));
     if (!Written && ::renameat(Folder, Temp.c_str(), Folder, Key.str().c_str()) != 0)
       Written = errnoError(where(Area, Key), errno);
     if (Written) {
@@ -233,6 +251,7 @@ public:
     return Error::success();
   }
 
+public:
   std::string where(CacheArea Area, StringRef Key) const override {
     return Dir + (Area == CacheArea::Action ? "/ac/" : "/cas/") + Key.str();
   }

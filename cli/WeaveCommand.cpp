@@ -67,6 +67,7 @@ struct WeaveOptions {
   std::string RemoteCache;       // --remote-cache URL, else WEFT_REMOTE_CACHE
   bool RemoteReadOnly = false;   // --remote-cache-read-only, else WEFT_REMOTE_CACHE_READ_ONLY
   double RemoteTimeout = 0;      // --remote-cache-timeout SECONDS, else WEFT_REMOTE_CACHE_TIMEOUT
+  bool PrintCacheKey = false;    // --print-cache-key: each input's key, and nothing woven
   std::string DepsFile;
   std::string MessageFormat = "plain";
   unsigned Threads = 0;
@@ -510,26 +511,48 @@ Error openCaches(WeaveRun &Run) {
   return Error::success();
 }
 
-/// Weaves \p J, or takes its output from the cache when there is one with this key; a woven
-/// output goes into the cache. The cache's own troubles are warnings: the weave goes on.
-Error weaveCached(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log) {
-  // A device's output is not kept; what --keep-originals keeps is what weaving replaces; the
-  // cache keeps side files beside their output.
-  if (!Run.Cache || !isRegularOutput(J.Output) || !Run.Opt.KeepOriginals.empty() ||
-      !Run.Opt.SideFilesDir.empty())
-    return weaveFile(J, Run, Team, Log);
-  Expected<std::string> Key = cacheKeyOf(J, Run);
-  if (!Key)
-    return Key.takeError();
+/// Whether \p J's output goes through the cache: not a device's; not what --keep-originals
+/// keeps (what weaving replaces), not with --side-files-dir (the cache keeps side files beside
+/// their output).
+bool cacheable(const Job &J, const WeaveRun &Run) {
+  return Run.Cache && isRegularOutput(J.Output) && Run.Opt.KeepOriginals.empty() &&
+         Run.Opt.SideFilesDir.empty();
+}
+
+/// Takes \p J's output from the cache if it holds it (true), its key in \p Key either way.
+Expected<bool> restoreCached(const Job &J, WeaveRun &Run, JobLog &Log, std::string &Key) {
+  Expected<std::string> K = cacheKeyOf(J, Run);
+  if (!K)
+    return K.takeError();
+  Key = std::move(*K);
   auto OutputFor = [&](StringRef Role) { return pathOfRole(J, Role); };
   auto Warn = [&](const std::string &W) { Log.warn(W); };
-  std::string OutputFolder = outputFolderOf(J), From;
-  if (Run.Cache->restore(*Key, OutputFolder, OutputFor, Log.Dependencies, From, Warn)) {
-    Log.Changed = true; // the cache keeps what it was woven with, not what changed
-    if (!Run.Opt.Quiet || Run.Opt.Verbose)
-      Log.say("weft: '" + J.Input + "': taken from the " + From);
-    return Error::success();
+  std::string From;
+  if (!Run.Cache->restore(Key, outputFolderOf(J), OutputFor, Log.Dependencies, From, Warn))
+    return false;
+  Log.Changed = true; // the cache keeps what it was woven with, not what changed
+  if (!Run.Opt.Quiet || Run.Opt.Verbose)
+    Log.say("weft: '" + J.Input + "': taken from the " + From);
+  return true;
+}
+
+/// Weaves \p J, or takes its output from the cache when there is one with this key (unless
+/// \p Key says it was looked up already: a miss); a woven output goes into the cache. The
+/// cache's own troubles are warnings: the weave goes on.
+Error weaveCached(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log,
+                  std::optional<std::string> Key) {
+  if (!cacheable(J, Run))
+    return weaveFile(J, Run, Team, Log);
+  if (!Key) {
+    Key.emplace();
+    Expected<bool> Hit = restoreCached(J, Run, Log, *Key);
+    if (!Hit)
+      return Hit.takeError();
+    if (*Hit)
+      return Error::success();
   }
+  std::string OutputFolder = outputFolderOf(J);
+  auto Warn = [&](const std::string &W) { Log.warn(W); };
   if (Error E = weaveFile(J, Run, Team, Log))
     return E;
   std::vector<CachedFile> Files;
@@ -736,7 +759,7 @@ Error keyTheRun(WeaveRun &Run) {
     Files.push_back(Opt.KeyFile);
   for (const std::string &F : Files) {
     Run.Dependencies.push_back(F);
-    if (Run.Cache) // hashed only for a cache (a plugin may be large)
+    if (Run.Cache || Opt.PrintCacheKey) // hashed only for a cache (a plugin may be large)
       if (Error E = K.addFile("file", F))
         return E;
   }
@@ -863,18 +886,12 @@ unsigned weaveAll(ArrayRef<Job> Jobs, WeaveRun &Run) {
         Bar.interrupt([&] { reportError(*Log.Failure, Log.FailureCode); });
     }
   };
-  auto Weave = [&](size_t I, WorkerTeam *Team) {
-    const Job &J = Jobs[I];
-    JobLog Log;
-    {
-      std::lock_guard<std::mutex> G(Lock);
-      Bar.start(J.Input);
-      ++Tried;
-    }
-    if (Opt.Verbose && Jobs.size() > 1)
-      Log.say("weft: weaving '" + J.Input + "' into '" + J.Output + "'");
-    if (Error E = weaveCached(J, Run, Team, Log))
-      std::tie(Log.FailureCode, Log.Failure) = takeCoded(std::move(E));
+  auto Start = [&](const Job &J) {
+    std::lock_guard<std::mutex> G(Lock);
+    Bar.start(J.Input);
+    ++Tried;
+  };
+  auto Finish = [&](size_t I, JobLog Log) {
     std::lock_guard<std::mutex> G(Lock);
     for (std::string &D : Log.Dependencies)
       Run.Dependencies.push_back(std::move(D));
@@ -885,9 +902,49 @@ unsigned weaveAll(ArrayRef<Job> Jobs, WeaveRun &Run) {
     Bar.finish(Sizes[I]);
     PrintDone();
   };
+  // With a cache, every input looked up there first, side by side (hashing and copying files
+  // is no work for the team's threads to share); the misses are woven after. Not with
+  // --fail-fast: nothing after a failing input is written.
+  std::vector<std::optional<std::string>> Keys(Jobs.size());
+  std::vector<char> Restored(Jobs.size(), false);
+  if (Run.Cache && !Opt.FailFast) {
+    std::atomic<size_t> Next{0};
+    Run.Team.forEachMember([&](unsigned) {
+      for (size_t I; (I = Next.fetch_add(1)) < Jobs.size();) {
+        JobLog Log;
+        std::string Key;
+        Expected<bool> Hit = cacheable(Jobs[I], Run) ? restoreCached(Jobs[I], Run, Log, Key)
+                                                     : Expected<bool>(false);
+        if (!Hit) { // the weave says what is wrong with the input
+          consumeError(Hit.takeError());
+          continue;
+        }
+        Keys[I] = std::move(Key);
+        if (*Hit) {
+          Restored[I] = true;
+          Start(Jobs[I]);
+          Finish(I, std::move(Log));
+        } else {
+          Logs[I] = std::move(Log); // a warning of the lookup's, said with the weave's lines
+        }
+      }
+    });
+  }
+  auto Weave = [&](size_t I, WorkerTeam *Team) {
+    const Job &J = Jobs[I];
+    JobLog Log = std::move(Logs[I]);
+    Start(J);
+    if (Opt.Verbose && Jobs.size() > 1)
+      Log.say("weft: weaving '" + J.Input + "' into '" + J.Output + "'");
+    if (Error E = weaveCached(J, Run, Team, Log, Keys[I]))
+      std::tie(Log.FailureCode, Log.Failure) = takeCoded(std::move(E));
+    Finish(I, std::move(Log));
+  };
   // The inputs woven alone first, while no helper's arena holds memory, then the others.
   std::vector<size_t> Others;
   for (size_t I = 0; I < Jobs.size(); ++I) {
+    if (Restored[I])
+      continue;
     if (!Alone(I)) {
       Others.push_back(I);
       continue;
@@ -917,6 +974,22 @@ unsigned weaveAll(ArrayRef<Job> Jobs, WeaveRun &Run) {
   return Tried - Woven;
 }
 
+/// --print-cache-key: the key of each input's output, as sha256sum prints a digest ("KEY  INPUT"),
+/// and nothing woven: two runners that should share entries print the same keys.
+int printCacheKeys(ArrayRef<Job> Jobs, const WeaveRun &Run) {
+  int Exit = ExitOk;
+  for (const Job &J : Jobs) {
+    Expected<std::string> Key = cacheKeyOf(J, Run);
+    if (!Key) {
+      reportError(Key.takeError());
+      Exit = ExitError;
+      continue;
+    }
+    out() << *Key << "  " << J.Input << "\n";
+  }
+  return Exit;
+}
+
 int run(const WeaveOptions &Opt) {
   MessageFormat Format;
   if (parseMessageFormat(Opt.MessageFormat, Format))
@@ -942,6 +1015,8 @@ int run(const WeaveOptions &Opt) {
     return reportError(std::move(E));
   if (Error E = prepareRun(Run))
     return reportError(std::move(E));
+  if (Opt.PrintCacheKey)
+    return printCacheKeys(Jobs, Run);
   for (const std::string &Dir : {Opt.OutDir, Opt.KeepOriginals, Opt.SideFilesDir})
     if (!Dir.empty() && !Jobs.empty())
       if (std::error_code EC = sys::fs::create_directories(Dir))
@@ -1015,6 +1090,9 @@ Runner addWeaveCommand(CLI::App &App) {
   Sub->add_option("--remote-cache-timeout", Opt->RemoteTimeout,
                   "Seconds one request to the remote cache may take (default: "
                   "$WEFT_REMOTE_CACHE_TIMEOUT, else 30)");
+  Sub->add_flag("--print-cache-key", Opt->PrintCacheKey,
+                 "Print the cache key of each input's output (\"KEY  INPUT\") and weave nothing "
+                 "(what differs between two runners that should share entries: docs/cache.md)");
   Sub->add_option("--deps", Opt->DepsFile,
                   "Write the files the run read to this file, one path a line (for build "
                   "systems)");

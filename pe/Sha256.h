@@ -14,6 +14,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 
+#include <memory>
 #include <string>
 
 namespace weft::pe {
@@ -30,6 +31,22 @@ llvm::Expected<std::string> fileSha256Hex(llvm::sys::fs::file_t F, llvm::StringR
 /// The same of \p Path if it is a regular file; one of another kind (a FIFO, a device, a folder)
 /// is refused by its type, not read (support/RegularFile.h).
 llvm::Expected<std::string> regularFileSha256Hex(llvm::StringRef Path);
+
+/// A SHA-256 of bytes that come in pieces (a download, say).
+class Sha256Stream {
+public:
+  Sha256Stream();
+  Sha256Stream(const Sha256Stream &) = delete;
+  Sha256Stream &operator=(const Sha256Stream &) = delete;
+  ~Sha256Stream();
+  void update(llvm::ArrayRef<uint8_t> Bytes);
+  /// The digest of everything given, in lower-case hex; empty if the library failed.
+  std::string hex();
+
+private:
+  struct State;
+  std::unique_ptr<State> S;
+};
 
 } // namespace weft::pe
 

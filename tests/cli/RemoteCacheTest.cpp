@@ -3,8 +3,9 @@
 // `weft weave --remote-cache URL` against nginx's WebDAV module serving Bazel's HTTP cache
 // protocol on loopback (tests/support/CacheServer.h): a runner with a cold checkout in another
 // folder takes what another checkout wove, byte for byte what weaving there writes, and keeps it
-// in its own folder cache; a blob corrupted on the server is refused; a server stopped, one too
-// slow for the timeout, one answering 503 and one refusing writes (403) are each one warning,
+// in its own folder cache; a blob corrupted on the server is refused; a server stopped (before
+// the build, and in the middle of it), one too slow for the timeout, one answering 503 and one
+// refusing writes (403) are each one warning,
 // and the build goes on, woven locally; read-only mode writes nothing; builds weaving the same
 // input at once all succeed; a bearer token reaches the server and no message; https:// is
 // checked against the certificate authorities it is given.
@@ -174,8 +175,15 @@ TEST(RemoteCache, AServerThatFailsIsOneWarningAndTheBuildGoesOn) {
   ASSERT_EQ(A.weave({"--remote-cache", Server.url()}).ExitCode, 0);
   R = WeaveAll({"--remote-cache", Server.url("slow"), "--remote-cache-timeout", "1"});
   EXPECT_TRUE(has(R, "no answer in time")) << R.Err;
-  // Stopped: nothing listens.
-  Server.stop();
+  // Stopped in the middle of a build: the answer on its way ends, and nothing listens after.
+  std::thread Stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    Server.stop();
+  });
+  R = WeaveAll({"--remote-cache", Server.url("slow"), "--remote-cache-timeout", "30"});
+  Stopper.join();
+  EXPECT_TRUE(has(R, "remote cache: GET " + Server.url("slow"))) << R.Err;
+  // Stopped before: nothing listens.
   R = WeaveAll({"--remote-cache", Server.url()});
   EXPECT_TRUE(has(R, "cannot connect: Connection refused")) << R.Err;
 }

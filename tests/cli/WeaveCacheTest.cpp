@@ -153,6 +153,16 @@ TEST(WeaveCache, KeysNameTheWorkNotTheFolder) {
       EXPECT_TRUE(StringRef(FromCache[2]).contains("\"pdb\": \"CallHeavy.pdb\"")) << FromCache[2];
     }
   }
+  // --print-cache-key shows it: the same in both checkouts, and nothing woven.
+  auto KeyOf = [&](Workspace &W) {
+    test::CommandResult R = weft({"weave", W.Input, "-o", W.Dir + "/keyed/CallHeavy.dll",
+                                  "--pass", "coverage", "--print-cache-key"});
+    EXPECT_EQ(R.ExitCode, 0) << R.Err;
+    EXPECT_TRUE(StringRef(R.Out).endswith("  " + W.Input + "\n")) << R.Out;
+    EXPECT_FALSE(sys::fs::exists(W.Dir + "/keyed"));
+    return StringRef(R.Out).take_front(64).str();
+  };
+  EXPECT_EQ(KeyOf(A), KeyOf(B));
   // A changed byte in anything the weave reads is another key: the input, its PDB, the spec,
   // the probe assembly (read on the way), the passes' options.
   struct Change {
@@ -166,6 +176,8 @@ TEST(WeaveCache, KeysNameTheWorkNotTheFolder) {
     SCOPED_TRACE(C.Name);
     std::string Was = test::readFile(C.Path);
     ASSERT_TRUE(test::writeFile(C.Path, Was + (C.Name == "spec" ? "\n" : std::string(16, '\0'))));
+    if (C.Name == "input" || C.Name == "pdb")
+      EXPECT_NE(KeyOf(A), KeyOf(B));
     EXPECT_FALSE(Weave(B, C.Passes, true));
     EXPECT_TRUE(Weave(B, C.Passes, true));
     ASSERT_TRUE(test::writeFile(C.Path, Was));

@@ -8,11 +8,13 @@
 // refusing writes (403) are each one warning,
 // and the build goes on, woven locally; read-only mode writes nothing; builds weaving the same
 // input at once all succeed; a bearer token reaches the server and no message; https:// is
-// checked against the certificate authorities it is given.
+// checked against the certificate authorities it is given. And Apache httpd's mod_dav, the second
+// server kind here, serves the same protocol.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/support/CacheServer.h"
 #include "tests/support/Env.h"
+#include "tests/support/OtherUser.h"
 #include "tests/support/Weave.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -107,6 +109,26 @@ TEST(RemoteCache, ACheckoutTakesAnotherCheckoutsWeaves) {
   R = B.weave({"--remote-cache", Server.url(), "--cache-dir", Local});
   EXPECT_EQ(R.Err, "weft: '" + B.Input + "': taken from the weaving cache\n");
   EXPECT_EQ(Server.requests().size(), Asked);
+}
+
+TEST(RemoteCache, ApacheWebDavServesTheSameProtocol) {
+  // The second server kind: Apache httpd's mod_dav, its cache folders made first. Its workers
+  // (nobody, under root) reach the store only in a folder others may enter: /tmp's kind.
+  test::SharedFolder Place("remote-cache-apache");
+  test::CacheServer Server(Place / "server", false, test::CacheServer::Kind::Apache);
+  Checkout A("remote-cache-apache-a"), B("remote-cache-apache-b");
+  test::CommandResult R =
+      A.weave({"--remote-cache", Server.url()}, {"WEFT_REMOTE_CACHE_TOKEN=apache-token"});
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_EQ(R.Err, "");
+  EXPECT_EQ(filesUnder(Server.store()), 4u);
+  R = B.weave({"--remote-cache", Server.url()});
+  EXPECT_EQ(R.Err, "weft: '" + B.Input + "': taken from the remote cache\n");
+  EXPECT_TRUE(test::readFile(B.out()) == test::readFile(A.out()));
+  std::vector<std::string> Asked = Server.requests();
+  ASSERT_FALSE(Asked.empty());
+  EXPECT_TRUE(StringRef(Asked.front()).startswith("GET /ac/")) << Asked.front();
+  EXPECT_TRUE(StringRef(Asked.front()).endswith("\"Bearer apache-token\"")) << Asked.front();
 }
 
 TEST(RemoteCache, ABlobThatIsNotItsDigestIsRefused) {

@@ -34,20 +34,25 @@ bool listening(int Port) {
   return Up;
 }
 
-std::string nginx() {
-  for (const char *P : {"/usr/sbin/nginx", "/usr/bin/nginx"})
+std::string program(StringRef Name) {
+  for (std::string P : {"/usr/sbin/" + Name.str(), "/usr/bin/" + Name.str()})
     if (sys::fs::can_execute(P))
       return P;
-  ErrorOr<std::string> Found = sys::findProgramByName("nginx");
+  ErrorOr<std::string> Found = sys::findProgramByName(Name);
   return Found ? *Found : "";
 }
 
 } // namespace
 
-CacheServer::CacheServer(const std::string &D, bool Tls) : Dir(D), Tls(Tls) {
+CacheServer::CacheServer(const std::string &D, bool Tls, Kind K) : Dir(D), Tls(Tls), What(K) {
   for (const char *Sub : {"store", "tmp", "logs"})
     EXPECT_FALSE(sys::fs::create_directories(Dir + "/" + Sub));
   Port = freePort();
+  if (What == Kind::Apache) {
+    configureApache();
+    start();
+    return;
+  }
   if (Tls) {
     TlsPort = freePort();
     // A self-signed certificate for 127.0.0.1, its own authority.
@@ -86,12 +91,39 @@ CacheServer::CacheServer(const std::string &D, bool Tls) : Dir(D), Tls(Tls) {
   start();
 }
 
+void CacheServer::configureApache() {
+  std::string Store = store();
+  for (const char *Sub : {"store/ac", "store/cas", "lock"})
+    EXPECT_FALSE(sys::fs::create_directories(Dir + "/" + Sub));
+  bool Root = ::geteuid() == 0;
+  if (Root) { // the workers' user enters the folder, writes the store and the lock database
+    EXPECT_FALSE(sys::fs::setPermissions(Dir, sys::fs::perms(0755)));
+    EXPECT_EQ(run("chown", {"-R", "nobody:nogroup", Store, Dir + "/lock"}).ExitCode, 0);
+  }
+  std::string Modules = "/usr/lib/apache2/modules/";
+  std::string Conf = "ServerRoot " + Dir + "\nPidFile " + Dir + "/httpd.pid\nListen 127.0.0.1:" +
+                     std::to_string(Port) + "\n";
+  for (const char *M : {"mpm_event", "authz_core", "dav", "dav_fs"})
+    Conf += "LoadModule " + std::string(M) + "_module " + Modules + "mod_" + M + ".so\n";
+  if (Root)
+    Conf += "User nobody\nGroup nogroup\n";
+  Conf += "ErrorLog " + Dir + "/logs/error.log\nServerName localhost\n"
+          "LogFormat \"%m %U %>s \\\"%{Authorization}i\\\"\" weft\nCustomLog " +
+          Dir + "/logs/access.log weft\nDocumentRoot " + Store + "\nDavLockDB " + Dir +
+          "/lock/DavLock\n<Directory " + Store + ">\n  Dav On\n  Require all granted\n</Directory>\n";
+  EXPECT_TRUE(writeFile(Dir + "/httpd.conf", Conf));
+}
+
 void CacheServer::start() {
-  std::string Exe = nginx();
-  ASSERT_FALSE(Exe.empty()) << "nginx is not installed (./dev installs it)";
-  std::string Conf = Dir + "/nginx.conf";
-  StringRef Args[] = {Exe, "-p", Dir, "-c", Conf, "-g", "daemon off;"};
-  std::string Log = Dir + "/logs/nginx.out";
+  bool Apache = What == Kind::Apache;
+  std::string Exe = program(Apache ? "apache2" : "nginx");
+  ASSERT_FALSE(Exe.empty()) << (Apache ? "apache2" : "nginx")
+                            << " is not installed (./dev installs it)";
+  std::string Conf = Dir + (Apache ? "/httpd.conf" : "/nginx.conf");
+  std::vector<StringRef> Args = {Exe, "-p", Dir, "-c", Conf, "-g", "daemon off;"};
+  if (Apache)
+    Args = {Exe, "-f", Conf, "-DFOREGROUND"};
+  std::string Log = Dir + "/logs/server.out";
   Optional<StringRef> Redirects[] = {StringRef(""), StringRef(Log), StringRef(Log)};
   Process = sys::ExecuteNoWait(Exe, Args, None, Redirects);
   for (int I = 0; I < 200; ++I) {

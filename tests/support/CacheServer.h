@@ -8,6 +8,10 @@
 // second), /broken/ (503 for everything). With TLS, the same on a second port, over HTTPS with
 // a certificate for 127.0.0.1 that the test makes (CacheServer::certificate()).
 //
+// The second kind, Apache httpd's mod_dav (Debian's apache2; ./dev installs it), serves the cache
+// at / only: it makes no folder for a PUT, so ac/ and cas/ are made first, as its administrator
+// would; as root its workers run as nobody, who owns the store.
+//
 //===----------------------------------------------------------------------===//
 #ifndef WEFT_TESTS_SUPPORT_CACHESERVER_H
 #define WEFT_TESTS_SUPPORT_CACHESERVER_H
@@ -21,8 +25,9 @@ namespace weft::test {
 
 class CacheServer {
 public:
+  enum class Kind { Nginx, Apache };
   /// Starts nginx in \p Dir (made) and waits until it answers; a failure of the test if not.
-  explicit CacheServer(const std::string &Dir, bool Tls = false);
+  explicit CacheServer(const std::string &Dir, bool Tls = false, Kind K = Kind::Nginx);
   ~CacheServer();
   CacheServer(const CacheServer &) = delete;
   CacheServer &operator=(const CacheServer &) = delete;
@@ -43,6 +48,8 @@ private:
   std::string Dir;
   int Port = 0, TlsPort = 0;
   bool Tls;
+  Kind What;
+  void configureApache();
   llvm::sys::ProcessInfo Process;
 };
 

@@ -272,9 +272,13 @@ std::optional<std::string> WeaveCache::digestOf(const std::string &Path) {
   return *D;
 }
 
-Expected<std::optional<std::string>> CacheStore::get(CacheArea Area, StringRef Key) {
+Expected<std::optional<std::string>> CacheStore::get(CacheArea Area, StringRef Key,
+                                                     uint64_t Max) {
   std::string Bytes;
-  Expected<bool> Found = fetch(Area, Key, [&](StringRef Piece) {
+  Expected<bool> Found = fetch(Area, Key, [&](StringRef Piece) -> Error {
+    if (Bytes.size() + Piece.size() > Max)
+      return plainError("'" + where(Area, Key) + "' is larger than " + Twine(Max) +
+                        " bytes: no record of weft's");
     Bytes += Piece;
     return Error::success();
   });

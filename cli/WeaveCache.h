@@ -75,8 +75,10 @@ public:
   /// error of the call that found it so).
   virtual llvm::Expected<bool> fetch(CacheArea Area, llvm::StringRef Key,
                                      llvm::function_ref<llvm::Error(llvm::StringRef)> Sink) = 0;
-  /// The record whole (a small one: a manifest, an entry), or nullopt as fetch says false.
-  llvm::Expected<std::optional<std::string>> get(CacheArea Area, llvm::StringRef Key);
+  /// The record whole (a small one: a manifest, an entry), or nullopt as fetch says false; one
+  /// larger than \p Max is an error (a server does not make a build hold what it likes).
+  llvm::Expected<std::optional<std::string>> get(CacheArea Area, llvm::StringRef Key,
+                                                 uint64_t Max = uint64_t(1) << 20);
   virtual llvm::Error put(CacheArea Area, llvm::StringRef Key, llvm::StringRef Bytes) = 0;
   /// The file \p Path kept as the record \p Key.
   virtual llvm::Error putFile(CacheArea Area, llvm::StringRef Key, llvm::StringRef Path);

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "tests/support/CacheServer.h"
 #include "tests/support/Env.h"
+#include "tests/support/Loopback.h"
 #include "tests/support/OtherUser.h"
 #include "tests/support/Weave.h"
 
@@ -23,6 +24,7 @@
 #include "llvm/Support/Path.h"
 
 #include <chrono>
+#include <csignal>
 #include <gtest/gtest.h>
 #include <thread>
 
@@ -208,6 +210,29 @@ TEST(RemoteCache, AServerThatFailsIsOneWarningAndTheBuildGoesOn) {
   // Stopped before: nothing listens.
   R = WeaveAll({"--remote-cache", Server.url()});
   EXPECT_TRUE(has(R, "cannot connect: Connection refused")) << R.Err;
+}
+
+TEST(RemoteCache, AnAnswerCutShortOrTooLargeIsOneWarning) {
+  Checkout A("remote-cache-cut-short");
+  // A body announced in chunks that never come (the server closes), then an endless record.
+  for (std::string Reply : {std::string("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked"),
+                            std::string("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                        "200000\r\n") +
+                                std::string((1 << 20) + 4096, 'x')}) {
+    // The server writes on after weft stopped reading: EPIPE for it, not SIGPIPE.
+    struct sigaction Ignore {}, Old {};
+    Ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGPIPE, &Ignore, &Old);
+    test::CommandResult R;
+    {
+      test::RecordingServer Server({Reply});
+      R = A.weave({"--remote-cache", "http://127.0.0.1:" + std::to_string(Server.port()) + "/"});
+    }
+    EXPECT_EQ(R.ExitCode, 0) << R.Err;
+    EXPECT_EQ(linesWith(R.Err, "warning: remote cache: "), 1u) << R.Err;
+    EXPECT_TRUE(test::readFile(A.out()).size() > 1000);
+    ::sigaction(SIGPIPE, &Old, nullptr);
+  }
 }
 
 TEST(RemoteCache, ReadOnlyWritesNothing) {

@@ -146,9 +146,11 @@ Expected<std::vector<Field>> fields(StringRef Message) {
   return Out;
 }
 
-/// An ActionResult holding \p Text (its stdout_raw) and \p Files (its output_files).
+/// An ActionResult holding \p Text (its stdout_raw), \p Files (its output_files) and
+/// \p Errors (its stderr_raw, when not empty).
 std::string actionResult(StringRef Text,
-                         ArrayRef<std::tuple<std::string, std::string, uint64_t>> Files) {
+                         ArrayRef<std::tuple<std::string, std::string, uint64_t>> Files,
+                         StringRef Errors = "") {
   std::string Out;
   for (const auto &[Role, Digest, Size] : Files) {
     std::string D, F;
@@ -159,11 +161,13 @@ std::string actionResult(StringRef Text,
     bytesField(Out, 2, F);
   }
   bytesField(Out, 5, Text);
+  if (!Errors.empty())
+    bytesField(Out, 7, Errors);
   return Out;
 }
 
 struct DecodedResult {
-  std::string Text;
+  std::string Text, Errors;
   std::vector<std::tuple<std::string, std::string, uint64_t>> Files; // role, digest, size
 };
 Expected<DecodedResult> decodeResult(StringRef Bytes) {
@@ -174,6 +178,8 @@ Expected<DecodedResult> decodeResult(StringRef Bytes) {
   for (const Field &F : *Top) {
     if (F.Number == 5)
       R.Text = F.Bytes.str();
+    if (F.Number == 7)
+      R.Errors = F.Bytes.str();
     if (F.Number != 2)
       continue;
     Expected<std::vector<Field>> File = fields(F.Bytes);
@@ -304,6 +310,7 @@ struct WeaveCache::Fetched {
 bool WeaveCache::lookup(CacheStore &S, StringRef Key, StringRef OutputFolder,
                         function_ref<std::optional<std::string>(StringRef)> OutputFor,
                         std::vector<Fetched> &Files, std::vector<std::string> &Dependencies,
+                        std::vector<std::string> &Warnings,
                         std::vector<std::pair<std::string, std::string>> &Records,
                         function_ref<void(const std::string &)> Warn) {
   auto Get = [&](CacheArea A, StringRef K) -> std::optional<std::string> {
@@ -404,6 +411,10 @@ bool WeaveCache::lookup(CacheStore &S, StringRef Key, StringRef OutputFolder,
     }
     Files.push_back(std::move(F));
   }
+  SmallVector<StringRef, 4> Said;
+  StringRef(E->Errors).split(Said, '\n', -1, /*KeepEmpty=*/false);
+  for (StringRef W : Said)
+    Warnings.push_back(W.str());
   Records.emplace_back(Second, std::move(*EntryBytes));
   Records.emplace_back(Key.str(), std::move(*Manifest));
   Dependencies = std::move(Found);
@@ -413,14 +424,15 @@ bool WeaveCache::lookup(CacheStore &S, StringRef Key, StringRef OutputFolder,
 bool WeaveCache::restore(StringRef Key, StringRef OutputFolder,
                          function_ref<std::optional<std::string>(StringRef)> OutputFor,
                          std::vector<std::string> &Dependencies, std::string &From,
+                         std::vector<std::string> &Warnings,
                          function_ref<void(const std::string &)> Warn) {
   for (CacheStore *S : {Local.get(), Remote.get()}) {
     if (!S)
       continue;
     std::vector<Fetched> Files;
     std::vector<std::pair<std::string, std::string>> Records;
-    std::vector<std::string> Deps;
-    if (!lookup(*S, Key, OutputFolder, OutputFor, Files, Deps, Records, Warn))
+    std::vector<std::string> Deps, Said;
+    if (!lookup(*S, Key, OutputFolder, OutputFor, Files, Deps, Said, Records, Warn))
       continue;
     for (Fetched &F : Files)
       if (Error E = F.Temp.keepAs(F.To)) {
@@ -442,6 +454,7 @@ bool WeaveCache::restore(StringRef Key, StringRef OutputFolder,
     }
     for (std::string &D : Deps)
       Dependencies.push_back(std::move(D));
+    Warnings = std::move(Said);
     From = S == Remote.get() ? "remote cache" : "weaving cache";
     std::lock_guard<std::mutex> G(Lock);
     ++(S == Remote.get() ? Count.Remote : Count.Local);
@@ -451,7 +464,7 @@ bool WeaveCache::restore(StringRef Key, StringRef OutputFolder,
 }
 
 void WeaveCache::store(StringRef Key, StringRef OutputFolder, ArrayRef<CachedFile> Files,
-                       ArrayRef<std::string> Dependencies,
+                       ArrayRef<std::string> Dependencies, ArrayRef<std::string> Warnings,
                        function_ref<void(const std::string &)> Warn) {
   std::vector<Dependency> Deps;
   std::vector<std::string> DepDigests;
@@ -477,7 +490,7 @@ void WeaveCache::store(StringRef Key, StringRef OutputFolder, ArrayRef<CachedFil
     Blobs.emplace_back(std::move(Digest), std::move(*Bytes));
   }
   std::string Second = secondKey(Key, DepDigests);
-  std::string Entry = actionResult(EntryHeader, Listed);
+  std::string Entry = actionResult(EntryHeader, Listed, join(Warnings, "\n"));
   std::string Manifest = actionResult(manifestText(Deps), {});
   bool Stored = false;
   for (CacheStore *S : {Local.get(), Remote.get()}) {

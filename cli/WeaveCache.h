@@ -117,15 +117,18 @@ public:
   /// dependencies are looked for from \p OutputFolder. False (and nothing written) if there is
   /// no usable entry; warnings (a store's failure, a refused entry) go to \p Warn and make a
   /// miss. \p From says which store gave it ("weaving cache", "remote cache").
+  /// \p Warnings: what the weave that made the entry warned of (the entry's stderr_raw), said
+  /// again as a hit leaves the same output.
   bool restore(llvm::StringRef Key, llvm::StringRef OutputFolder,
                llvm::function_ref<std::optional<std::string>(llvm::StringRef Role)> OutputFor,
                std::vector<std::string> &Dependencies, std::string &From,
+               std::vector<std::string> &Warnings,
                llvm::function_ref<void(const std::string &)> Warn);
 
   /// Keeps \p Files under \p Key with the digests of \p Dependencies (absolute paths) in every
   /// store that writes; a store's failure goes to \p Warn.
   void store(llvm::StringRef Key, llvm::StringRef OutputFolder, llvm::ArrayRef<CachedFile> Files,
-             llvm::ArrayRef<std::string> Dependencies,
+             llvm::ArrayRef<std::string> Dependencies, llvm::ArrayRef<std::string> Warnings,
              llvm::function_ref<void(const std::string &)> Warn);
 
   /// Counts of this run, for the summary line.
@@ -140,6 +143,7 @@ private:
   bool lookup(CacheStore &S, llvm::StringRef Key, llvm::StringRef OutputFolder,
               llvm::function_ref<std::optional<std::string>(llvm::StringRef)> OutputFor,
               std::vector<Fetched> &Files, std::vector<std::string> &Dependencies,
+              std::vector<std::string> &Warnings,
               std::vector<std::pair<std::string, std::string>> &Records,
               llvm::function_ref<void(const std::string &)> Warn);
   /// The SHA-256 of the file \p Path, once a run.

@@ -511,6 +511,18 @@ Error openCaches(WeaveRun &Run) {
   return Error::success();
 }
 
+/// What stands for the input's path in the warnings an entry keeps.
+constexpr StringLiteral InputMark = "\x01input\x01";
+
+/// \p Text with every \p From replaced by \p To.
+std::string replaceAll(StringRef Text, StringRef From, StringRef To) {
+  std::string Out;
+  for (size_t At; !From.empty() && (At = Text.find(From)) != StringRef::npos;
+       Text = Text.drop_front(At + From.size()))
+    Out += (Text.take_front(At) + To).str();
+  return Out + Text.str();
+}
+
 /// Whether \p J's output goes through the cache: not a device's; not what --keep-originals
 /// keeps (what weaving replaces), not with --side-files-dir (the cache keeps side files beside
 /// their output).
@@ -528,8 +540,12 @@ Expected<bool> restoreCached(const Job &J, WeaveRun &Run, JobLog &Log, std::stri
   auto OutputFor = [&](StringRef Role) { return pathOfRole(J, Role); };
   auto Warn = [&](const std::string &W) { Log.warn(W); };
   std::string From;
-  if (!Run.Cache->restore(Key, outputFolderOf(J), OutputFor, Log.Dependencies, From, Warn))
+  std::vector<std::string> Said;
+  if (!Run.Cache->restore(Key, outputFolderOf(J), OutputFor, Log.Dependencies, From, Said, Warn))
     return false;
+  // The weave's own warnings, as it gave them (its input named as this run names it).
+  for (const std::string &W : Said)
+    Log.warn(replaceAll(W, InputMark, J.Input));
   Log.Changed = true; // the cache keeps what it was woven with, not what changed
   if (!Run.Opt.Quiet || Run.Opt.Verbose)
     Log.say("weft: '" + J.Input + "': taken from the " + From);
@@ -553,12 +569,17 @@ Error weaveCached(const Job &J, WeaveRun &Run, WorkerTeam *Team, JobLog &Log,
   }
   std::string OutputFolder = outputFolderOf(J);
   auto Warn = [&](const std::string &W) { Log.warn(W); };
+  size_t Before = Log.Lines.size();
   if (Error E = weaveFile(J, Run, Team, Log))
     return E;
+  std::vector<std::string> Said; // kept with the entry, the input's path marked
+  for (size_t I = Before; I < Log.Lines.size(); ++I)
+    if (Log.Lines[I].Warning)
+      Said.push_back(replaceAll(Log.Lines[I].Text, J.Input, InputMark));
   std::vector<CachedFile> Files;
   for (const std::string &W : Log.Written)
     Files.push_back({roleOf(J, W), W});
-  Run.Cache->store(*Key, OutputFolder, Files, Run.Assemblies.paths(), Warn);
+  Run.Cache->store(*Key, OutputFolder, Files, Run.Assemblies.paths(), Said, Warn);
   return Error::success();
 }
 

@@ -50,6 +50,13 @@ std::vector<std::string> namesIn(const std::string &Dir) {
   return Names;
 }
 
+/// How many lines of \p Text hold \p Part.
+unsigned linesOf(StringRef Text, StringRef Part) {
+  SmallVector<StringRef, 8> Lines;
+  Text.split(Lines, '\n', -1, false);
+  return llvm::count_if(Lines, [&](StringRef L) { return L.contains(Part); });
+}
+
 /// A scratch folder with CallHeavy (and its PDB), a copy of the probe assembly and a spec
 /// weaving every method with entry-exit and those probes.
 struct Workspace {
@@ -184,6 +191,29 @@ TEST(WeaveCache, KeysNameTheWorkNotTheFolder) {
     EXPECT_TRUE(Weave(B, C.Passes, true)); // back as it was: the first key again
   }
   EXPECT_FALSE(Weave(B, {"--pass", "coverage:include=[CallHeavy]*"}, true));
+}
+
+TEST(WeaveCache, AHitSaysTheWeavesWarningsAgain) {
+  // A framework assembly (ReadyToRun, strong-named, Authenticode-signed) gives three warnings;
+  // a hit leaves the same output, so it says the same, naming its own input.
+  std::string Dir = test::scratchDir("weave-cache-warnings");
+  std::vector<std::string> Err;
+  for (const char *Checkout : {"a", "b"}) {
+    std::string Input = Dir + "/" + Checkout + "/System.Web.HttpUtility.dll";
+    ASSERT_FALSE(sys::fs::create_directories(Dir + "/" + Checkout + "/out"));
+    ASSERT_TRUE(test::writeFile(Input, test::readFile(test::frameworkFile("System.Web.HttpUtility.dll"))));
+    test::CommandResult R = weft({"weave", Input, "-o", Dir + "/" + Checkout + "/out/H.dll",
+                                  "--pass", "coverage", "--cache-dir", Dir + "/cache"});
+    ASSERT_EQ(R.ExitCode, 0) << R.Err;
+    Err.push_back(R.Err);
+  }
+  EXPECT_EQ(linesOf(Err[0], "warning"), 3u) << Err[0];
+  EXPECT_TRUE(StringRef(Err[1]).contains("taken from the weaving cache")) << Err[1];
+  std::string A = Dir + "/a/", B = Dir + "/b/";
+  std::string Expected = Err[0];
+  for (size_t At; (At = Expected.find(A)) != std::string::npos;)
+    Expected.replace(At, A.size(), B);
+  EXPECT_TRUE(StringRef(Err[1]).startswith(Expected)) << Err[1];
 }
 
 TEST(WeaveCache, BuildsSharingTheCacheAtOnceAllSucceed) {

@@ -492,7 +492,6 @@ void WeaveCache::store(StringRef Key, StringRef OutputFolder, ArrayRef<CachedFil
   std::string Second = secondKey(Key, DepDigests);
   std::string Entry = actionResult(EntryHeader, Listed, join(Warnings, "\n"));
   std::string Manifest = actionResult(manifestText(Deps), {});
-  bool Stored = false;
   for (CacheStore *S : {Local.get(), Remote.get()}) {
     if (!S || !S->writes())
       continue;
@@ -508,11 +507,7 @@ void WeaveCache::store(StringRef Key, StringRef OutputFolder, ArrayRef<CachedFil
       E = S->put(CacheArea::Action, Key, Manifest);
     if (E)
       Warn(toString(std::move(E)));
-    else
-      Stored = true;
   }
-  std::lock_guard<std::mutex> G(Lock);
-  Count.Stored += Stored;
 }
 
 WeaveCache::Counts WeaveCache::counts() const {
@@ -520,13 +515,14 @@ WeaveCache::Counts WeaveCache::counts() const {
   return Count;
 }
 
-std::string cacheDirFrom(StringRef Option) {
+/// \p Option if given, else the environment variable \p Name, else nothing.
+static std::string optionOrEnv(StringRef Option, const char *Name) {
   if (!Option.empty())
     return Option.str();
-  if (Optional<std::string> Env = sys::Process::GetEnv("WEFT_CACHE_DIR"))
-    return *Env;
-  return "";
+  return sys::Process::GetEnv(Name).getValueOr("");
 }
+
+std::string cacheDirFrom(StringRef Option) { return optionOrEnv(Option, "WEFT_CACHE_DIR"); }
 
 static bool envTrue(const char *Name) {
   Optional<std::string> Env = sys::Process::GetEnv(Name);
@@ -535,13 +531,7 @@ static bool envTrue(const char *Name) {
 
 bool cacheSharedFrom(bool Option) { return Option || envTrue("WEFT_CACHE_SHARED"); }
 
-std::string remoteCacheFrom(StringRef Option) {
-  if (!Option.empty())
-    return Option.str();
-  if (Optional<std::string> Env = sys::Process::GetEnv("WEFT_REMOTE_CACHE"))
-    return *Env;
-  return "";
-}
+std::string remoteCacheFrom(StringRef Option) { return optionOrEnv(Option, "WEFT_REMOTE_CACHE"); }
 
 bool remoteReadOnlyFrom(bool Option) { return Option || envTrue("WEFT_REMOTE_CACHE_READ_ONLY"); }
 

@@ -133,7 +133,7 @@ public:
 
   /// Counts of this run, for the summary line.
   struct Counts {
-    unsigned Local = 0, Remote = 0, Stored = 0;
+    unsigned Local = 0, Remote = 0;
   };
   Counts counts() const;
 

@@ -27,6 +27,9 @@
 
 namespace weft::cli {
 
+/// What an error of a request that ran out of time says (a caller tells it from the others).
+constexpr const char *HttpTimedOut = "no answer in time";
+
 struct HttpOptions {
   /// How long one request may take, from connecting to the last byte of the response.
   std::chrono::milliseconds Timeout{10000};

@@ -113,7 +113,7 @@ public:
   SSL *Ssl;
 };
 
-Error timedOut() { return plainError("no answer in time"); }
+Error timedOut() { return plainError(HttpTimedOut); }
 
 Error Connection::wait(short Events, Clock::time_point Deadline) {
   while (true) {

@@ -105,7 +105,7 @@ private:
     std::string Text;
     Error E = R.takeError();
     Text = toString(std::move(E));
-    bool Timeout = StringRef(Text).contains("no answer in time");
+    bool Timeout = StringRef(Text).contains(HttpTimedOut);
     R = plainError(Text);
     return Timeout;
   }

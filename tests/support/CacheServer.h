@@ -8,9 +8,10 @@
 // second), /broken/ (503 for everything). With TLS, the same on a second port, over HTTPS with
 // a certificate for 127.0.0.1 that the test makes (CacheServer::certificate()).
 //
-// The second kind, Apache httpd's mod_dav (Debian's apache2; ./dev installs it), serves the cache
-// at / only: it makes no folder for a PUT, so ac/ and cas/ are made first, as its administrator
-// would; as root its workers run as nobody, who owns the store.
+// The second kind, Apache httpd's mod_dav (Debian's apache2-bin: ./dev installs it, without a
+// service of its own), serves the cache at / only: it makes no folder for a PUT, so ac/ and cas/
+// are made first, as its administrator would; as root its workers run as nobody, who owns the
+// store.
 //
 //===----------------------------------------------------------------------===//
 #ifndef WEFT_TESTS_SUPPORT_CACHESERVER_H

@@ -1,22 +1,16 @@
 //===- cli/WeaveCachePosix.cpp - The weaving cache's folder: POSIX --------===//
 #include "cli/WeaveCache.h"
 
-#include "pe/Sha256.h"
-#include "support/AtomicFile.h"
 #include "support/Error.h"
 #include "support/RegularFile.h"
 
-#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
-#include <dirent.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>

@@ -84,18 +84,18 @@ Expected<std::string> regularFileSha256Hex(StringRef Path) {
   return Hex;
 }
 
+// The hasher fails for good once a step failed: its digest says so at the end.
 struct Sha256Stream::State {
   Sha256Hasher H;
-  bool Ok = true;
 };
 
 Sha256Stream::Sha256Stream() : S(std::make_unique<State>()) {}
 Sha256Stream::~Sha256Stream() = default;
 
-void Sha256Stream::update(ArrayRef<uint8_t> Bytes) { S->Ok = S->Ok && S->H.update(Bytes); }
+void Sha256Stream::update(ArrayRef<uint8_t> Bytes) { S->H.update(Bytes); }
 
 std::string Sha256Stream::hex() {
-  std::optional<std::array<uint8_t, 32>> D = S->Ok ? S->H.digest() : std::nullopt;
+  std::optional<std::array<uint8_t, 32>> D = S->H.digest();
   return D ? toHex(*D, /*LowerCase=*/true) : std::string();
 }
 

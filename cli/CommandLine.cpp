@@ -28,9 +28,14 @@ int printExit(const CLI::App &App, const CLI::Error &E) {
   return Code;
 }
 
+bool OwnProcessNow = true;
+
 } // namespace
 
+bool inOwnProcess() { return OwnProcessNow; }
+
 int runCommandLine(llvm::ArrayRef<const char *> Argv, bool OwnProcess) {
+  OwnProcessNow = OwnProcess;
   setMessageFormat(MessageFormat::Plain); // a run in a process that ran others starts afresh
   CLI::App App{"weft: reads, checks and instruments .NET assemblies", "weft"};
   App.require_subcommand(1);

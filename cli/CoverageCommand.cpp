@@ -6,6 +6,7 @@
 // once; the maps of one assembly built for several target frameworks are merged.
 //
 //===----------------------------------------------------------------------===//
+#include "cli/MapsReadAhead.h"
 #include "cli/Tool.h"
 #include "coverage/CoverletFormats.h"
 #include "coverage/Report.h"
@@ -383,7 +384,13 @@ int report(const ReportArgs &A) {
     if (sys::fs::file_size(MapPaths[I], Sizes[I]))
       Sizes[I] = 0;
   size_t Largest = std::max_element(Sizes.begin(), Sizes.end()) - Sizes.begin();
-  auto ReadMap = [&](size_t I) { Read[I].emplace(readFileAs(MapPaths[I], coverage::readMap)); };
+  // In another program's process the weave may have read them while the tests ran.
+  auto ReadMap = [&](size_t I) {
+    if (std::optional<coverage::Map> M = takeMapReadAhead(MapPaths[I]))
+      Read[I].emplace(std::move(*M));
+    else
+      Read[I].emplace(readFileAs(MapPaths[I], coverage::readMap));
+  };
   constexpr uint64_t WorthAThread = uint64_t(4) << 20;
   if (std::accumulate(Sizes.begin(), Sizes.end(), uint64_t(0)) - Sizes[Largest] < WorthAThread) {
     for (size_t I = 0; I < MapPaths.size(); ++I)

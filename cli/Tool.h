@@ -73,6 +73,9 @@ private:
 /// (InProcess.cpp), which runs it in another program's process (\p OwnProcess false): there no
 /// plugin is loaded and `run`, `attach` and `detach` are refused (usage errors).
 int runCommandLine(llvm::ArrayRef<const char *> Args, bool OwnProcess = true);
+/// Whether the command line running is weft's own process's (main) rather than another
+/// program's (weft_main).
+bool inOwnProcess();
 
 /// Prints an error in the chosen format and returns ExitError.
 int reportError(llvm::Error E);

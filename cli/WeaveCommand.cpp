@@ -13,6 +13,7 @@
 // assemblies and the probe and replacement assemblies the passes open.
 //
 //===----------------------------------------------------------------------===//
+#include "cli/MapsReadAhead.h"
 #include "cli/Tool.h"
 #include "cli/WeaveCache.h"
 #include "il/ReadAll.h"
@@ -126,6 +127,8 @@ struct WeaveRun {
   std::vector<std::string> Dependencies;
   /// Whether a pass changed a method of any input.
   bool Changed = false;
+  /// The coverage maps written, read ahead when a report may follow in this process.
+  std::vector<std::string> MapsWritten;
 };
 
 /// One assembly to weave and where it goes.
@@ -916,6 +919,9 @@ unsigned weaveAll(ArrayRef<Job> Jobs, WeaveRun &Run) {
     std::lock_guard<std::mutex> G(Lock);
     for (std::string &D : Log.Dependencies)
       Run.Dependencies.push_back(std::move(D));
+    for (const std::string &W : Log.Written)
+      if (StringRef(W).endswith(".coverage.json"))
+        Run.MapsWritten.push_back(W);
     Woven += !Log.Failure;
     Run.Changed |= Log.Changed;
     Logs[I] = std::move(Log);
@@ -1057,6 +1063,9 @@ int run(const WeaveOptions &Opt) {
           << " (--require-woven: exit code " << ExitNothingWoven << ")\n";
     return ExitNothingWoven;
   }
+  // In another program's process the report may come next, after tests that take a while.
+  if (!inOwnProcess())
+    readMapsAhead(std::move(Run.MapsWritten));
   return ExitOk;
 }
 

@@ -110,7 +110,10 @@ public sealed class WeftRun : Microsoft.Build.Utilities.Task
             IntPtr entry;
             lock (entries)
                 if (!entries.TryGetValue(library, out entry))
+                {
                     entries[library] = entry = NativeLibrary.GetExport(NativeLibrary.Load(library), "weft_main");
+                    ThreadPool.UnsafeQueueUserWorkItem(_ => Prepare(), null);
+                }
             var argv = new IntPtr[arguments.Length];
             var context = GCHandle.Alloc(output);
             try
@@ -125,6 +128,29 @@ public sealed class WeftRun : Microsoft.Build.Utilities.Task
             {
                 foreach (var arg in argv)
                     Marshal.FreeCoTaskMem(arg);
+                context.Free();
+            }
+        }
+
+        /// <summary>
+        /// What weft's first line of output runs (the callback into this class and the code it
+        /// calls) compiled on another thread, while the first command runs: otherwise the step that
+        /// first prints pays for it, the report after the tests (4 ms of a 10 ms report).
+        /// </summary>
+        static void Prepare()
+        {
+            var output = new Output();
+            var context = GCHandle.Alloc(output);
+            try
+            {
+                ReadOnlySpan<byte> line = "weft\n"u8;
+                fixed (byte* data = line)
+                    ((delegate* unmanaged<IntPtr, int, byte*, nuint, void>)&Write)(GCHandle.ToIntPtr(context), 1, data, (nuint)line.Length);
+                output.Lines();
+                Importance("high");
+            }
+            finally
+            {
                 context.Free();
             }
         }

@@ -6,6 +6,8 @@
 //  - a run starts afresh: one run's --message-format does not outlive it;
 //  - what belongs to the whole process is refused: plugins (--load), `run`, `attach`, `detach`;
 //  - a coverage weave and its report are the executable's, byte for byte;
+//  - the maps a weave wrote are read while the tests run, and the report takes them only while
+//    their files are the ones read;
 //  - runs from two threads at once both complete.
 //
 //===----------------------------------------------------------------------===//
@@ -13,7 +15,9 @@
 
 #include "llvm/Support/FileSystem.h"
 
+#include <chrono>
 #include <dlfcn.h>
+#include <unistd.h>
 #include <gtest/gtest.h>
 #include <string>
 #include <thread>
@@ -141,6 +145,72 @@ TEST(InProcess, ACoverageWeaveAndItsReportAreTheExecutables) {
   };
   EXPECT_GT(In.size(), 1000u);
   EXPECT_EQ(Strip(In), Strip(Ex));
+}
+
+/// Writes \p Byte over every byte of \p Path in place: the same file, size and time stamp.
+void overwriteInPlace(const std::string &Path, char Byte) {
+  sys::fs::file_status St;
+  ASSERT_FALSE(sys::fs::status(Path, St));
+  Expected<sys::fs::file_t> F =
+      sys::fs::openNativeFileForReadWrite(Path, sys::fs::CD_OpenExisting, sys::fs::OF_None);
+  ASSERT_TRUE(bool(F)) << toString(F.takeError());
+  std::string Bytes(St.getSize(), Byte);
+  ASSERT_EQ(::pwrite(*F, Bytes.data(), Bytes.size(), 0), ssize_t(Bytes.size()));
+  EXPECT_FALSE(sys::fs::setLastAccessAndModificationTime(*F, St.getLastAccessedTime(),
+                                                         St.getLastModificationTime()));
+  sys::fs::closeFile(*F);
+}
+
+TEST(InProcess, MapsReadWhileTheTestsRunAreTakenWhileTheirFilesAreTheOnesRead) {
+  std::string Dir = test::scratchDir("in-process-read-ahead");
+  std::string Dll = test::corpusDll("Switches");
+  std::string Map = Dir + "/out/Switches.dll.coverage.json", Hits = Dir + "/Switches.weft-hits";
+  auto Weave = [&] {
+    return inProcess({"weave", Dll, "--out-dir", Dir + "/out", "-q", "--pass",
+                      "coverage:hits-file=" + Dir + "/{assembly}.weft-hits"});
+  };
+  auto Report = [&](const std::string &MapPath, const std::string &Out, auto Run) {
+    return Run({"coverage", "report", "--map", MapPath, "--hits", Hits, "--format", "lcov", "-o",
+                Dir + "/" + Out});
+  };
+  test::CommandResult R = Weave();
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  ASSERT_TRUE(test::copyCorpusCompanions("Switches", Dir + "/out"));
+  test::CommandResult Ran = test::run("dotnet", {Dir + "/out/Switches.dll"});
+  ASSERT_EQ(Ran.ExitCode, 0) << Ran.Err;
+  std::string Kept = Dir + "/kept.coverage.json";
+  ASSERT_TRUE(test::writeFile(Kept, test::readFile(Map)));
+  ASSERT_EQ(Report(Kept, "expected.info", executable).ExitCode, 0);
+
+  // The map's bytes spoilt in place, its size and time kept: the report takes the map the weave
+  // read (a report reading the file fails).
+  overwriteInPlace(Map, ' ');
+  ASSERT_NE(Report(Map, "spoilt.info", executable).ExitCode, 0);
+  R = Report(Map, "ahead.info", inProcess);
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  EXPECT_EQ(test::readFile(Dir + "/ahead.info"), test::readFile(Dir + "/expected.info"));
+  // Taken once: the next report reads the file.
+  R = Report(Map, "again.info", inProcess);
+  EXPECT_NE(R.ExitCode, 0);
+  EXPECT_NE(R.Err.find(Map), std::string::npos) << R.Err;
+
+  // Woven again, then the file changed (a later time): the report reads it.
+  R = Weave();
+  ASSERT_EQ(R.ExitCode, 0) << R.Err;
+  overwriteInPlace(Map, ' ');
+  sys::fs::file_status St;
+  ASSERT_FALSE(sys::fs::status(Map, St));
+  {
+    Expected<sys::fs::file_t> F =
+        sys::fs::openNativeFileForReadWrite(Map, sys::fs::CD_OpenExisting, sys::fs::OF_None);
+    ASSERT_TRUE(bool(F)) << toString(F.takeError());
+    EXPECT_FALSE(sys::fs::setLastAccessAndModificationTime(
+        *F, St.getLastAccessedTime(), St.getLastModificationTime() + std::chrono::seconds(1)));
+    sys::fs::closeFile(*F);
+  }
+  R = Report(Map, "changed.info", inProcess);
+  EXPECT_NE(R.ExitCode, 0);
+  EXPECT_NE(R.Err.find("coverage map"), std::string::npos) << R.Err;
 }
 
 TEST(InProcess, RunsFromTwoThreadsBothComplete) {

@@ -6,18 +6,27 @@
 # and prints the median wall time of each, and what coverage costs each tool: for VSTest the time
 # of its instrumenting and report targets in MSBuild's performance summary; for
 # Microsoft.Testing.Platform (--mtp; coverlet.MTP's --coverlet beside -p:WeftCoverage=true) the
-# run's time over the run without coverage.
+# run's time over the run without coverage. Both coverage extensions run the tests in a test host
+# process their controller process starts; --controller OPTION runs the weft copy a fourth way,
+# with a test application option that only starts such a controller (--crash-report, where the
+# project has Microsoft.Testing.Extensions.CrashDump), and prints what each tool adds over that:
+# its instrumenting and report steps.
 #
-#   bench/dotnet-test.sh [--mtp] [--runs N] COVERLET_PROJECT WEFT_PROJECT [-- dotnet test options]
+#   bench/dotnet-test.sh [--mtp [--controller OPTION]] [--runs N] COVERLET_PROJECT WEFT_PROJECT
+#                        [-- dotnet test options]
+#
+# (In --mtp mode run it from the repository's folder: dotnet test takes its runner from the
+# global.json it finds there.)
 #
 # The coverlet copy runs with -p:CollectCoverage=true (or --coverlet), the weft copy with
 # -p:WeftCoverage=true; the options after -- go to every run (-c Release, a filter, the restore
 # properties the copies were built with).
 set -euo pipefail
-runs=5 mtp=false
+runs=5 mtp=false controller=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --mtp) mtp=true; shift ;;
+    --controller) controller=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     *) break ;;
   esac
@@ -66,6 +75,7 @@ for ((i = 0; i < runs; i++)); do
   run none "$weft_project"
   run coverlet "$coverlet_project" "${coverlet[@]}"
   run weft "$weft_project" "${weft[@]}"
+  [[ -n $controller ]] && run controller "$weft_project" -- "$controller"
 done
 none=$(median <"$work/none.times")
 c=$(median <"$work/coverlet.times")
@@ -73,6 +83,10 @@ w=$(median <"$work/weft.times")
 echo "dotnet test --no-build (median): without coverage $none ms, coverlet $c ms, weft $w ms"
 if $mtp; then
   echo "what coverage adds to the run: coverlet.MTP $((c - none)) ms, weft $((w - none)) ms"
+  if [[ -n $controller ]]; then
+    k=$(median <"$work/controller.times")
+    echo "with a controller process only ($controller): $k ms; what each adds over it (instrumenting and report): coverlet.MTP $((c - k)) ms, weft $((w - k)) ms"
+  fi
 else
   # The targets' times from runs with MSBuild's performance summary, taking turns: medians.
   # record NAME TARGET STEP: the run NAME's time in TARGET appended to $work/NAME.STEP.

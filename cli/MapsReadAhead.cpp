@@ -1,11 +1,13 @@
 //===- cli/MapsReadAhead.cpp - Coverage maps read while the tests run -----===//
 #include "cli/MapsReadAhead.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Chrono.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -48,7 +50,10 @@ struct Entry {
 /// The maps read ahead in this process, by file. Never destroyed: a reading thread may outlive
 /// the process's static objects.
 struct ReadAhead {
-  static constexpr uint64_t Budget = uint64_t(256) << 20; // of the maps' text
+  static constexpr uint64_t Budget = uint64_t(64) << 20; // of the maps' text
+  /// How long a map read waits to be taken (the tests between weave and report may take that
+  /// long); then it is dropped, and a report after that reads the file.
+  static constexpr std::chrono::minutes Kept{30};
   std::mutex Lock;
   std::condition_variable Read;
   std::map<sys::fs::UniqueID, std::shared_ptr<Entry>> Entries;
@@ -122,6 +127,22 @@ void readMapsAhead(std::vector<std::string> Paths) {
       E->Done = true;
       A.Read.notify_all();
     }
+    // What no report took in time is dropped: a process that made no report (the tests did not
+    // run, or another process reported) does not keep the maps.
+    std::unique_lock<std::mutex> G(A.Lock);
+    auto Held = [&](const std::shared_ptr<Entry> &E) {
+      auto It = A.Entries.find(E->File.Id);
+      return It != A.Entries.end() && It->second == E ? It : A.Entries.end();
+    };
+    auto AllTaken = [&] {
+      return llvm::all_of(Work, [&](const auto &W) { return Held(W.second) == A.Entries.end(); });
+    };
+    A.Read.wait_for(G, ReadAhead::Kept, AllTaken);
+    for (const auto &[Path, E] : Work)
+      if (auto It = Held(E); It != A.Entries.end()) {
+        A.Held -= E->File.Size;
+        A.Entries.erase(It);
+      }
   };
   try {
     std::thread(ReadAll).detach();
@@ -154,6 +175,7 @@ std::optional<coverage::Map> takeMapReadAhead(const std::string &Path) {
   if (It != A.Entries.end() && It->second == E) {
     A.Held -= E->File.Size;
     A.Entries.erase(It);
+    A.Read.notify_all(); // the thread that read it waits for its maps to be taken
   }
   if (!(E->File == *File))
     return std::nullopt;

@@ -21,9 +21,9 @@
 
 namespace weft::cli {
 
-/// Starts reading the maps at \p Paths on a thread of their own. What is held is bounded (at
-/// most 256 MiB of maps' text, the oldest dropped first); a map that does not read is read
-/// again by the report, which says why.
+/// Starts reading the maps at \p Paths on a thread of their own. What is held is bounded: at
+/// most 64 MiB of maps' text (the oldest dropped first), each for at most 30 minutes if no report
+/// takes it. A map that does not read is read again by the report, which says why.
 void readMapsAhead(std::vector<std::string> Paths);
 
 /// The map at \p Path as read ahead, waiting for it if it is being read; nothing when it was

@@ -2,8 +2,10 @@
 # The runtime profiler's cost, side by side in one run (weft-measure: least and median wall time
 # of 20 whole processes, the configurations taking turns):
 #   - a corpus program (Generics) and a framework-heavy one (bench/startup: System.Text.Json),
-#   - without the profiler; with it and a spec that matches nothing (with no "assembly" rule, and
-#     with one, which makes the profiler read every framework module as it loads);
+#   - without the profiler; with a profiler that does nothing (bench/nullprofiler: what the
+#     runtime itself charges for loading one, which weft's figures are read against); with weft's
+#     and a spec that matches nothing (with no "assembly" rule, and with one, which makes the
+#     profiler read every framework module as it loads);
 #   - with entry-exit (empty probes) on every method of the program, and with coverage (the whole
 #     module woven at its first compilation), each beside the same program woven offline;
 #   - for the JSON program, entry-exit on System.Text.Json's JsonSerializer (framework code,
@@ -18,9 +20,10 @@ build="$(cd "${1:-$here/../build}" && pwd)"
 weft="$build/cli/weft"
 measure="$build/bench/weft-measure"
 library="$build/cli/libweft_profiler.so"
+null_library="$build/bench/libweft_null_profiler.so"
 probes="$build/probes/bin/Probes/debug/Probes.dll"
 generics="$build/corpus/bin/Generics/release/Generics.dll"
-for f in "$weft" "$measure" "$library" "$probes" "$generics"; do
+for f in "$weft" "$measure" "$library" "$null_library" "$probes" "$generics"; do
   [[ -e "$f" ]] || { echo "missing $f: build weft and run its tests first" >&2; exit 1; }
 done
 out="$(mktemp -d)"
@@ -58,6 +61,9 @@ SPEC
   # One run of each configuration per round (weft-measure ';;'): the machine's drift slows all.
   configs=(
     --label "no profiler" -- dotnet "$dir/$name.dll" ';;'
+    --label "a profiler that does nothing (the runtime's own charge)" --
+      env CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER={E56F61AE-E543-4D22-8B50-7334A9E7F8D6}"
+      "CORECLR_PROFILER_PATH=$null_library" dotnet "$dir/$name.dll" ';;'
     --label "profiler, a spec that matches nothing" --
       "${profiler[@]}" "WEFT_SPEC=$out/nothing.json" "WEFT_LOG=$out/log" dotnet "$dir/$name.dll" ';;'
     --label "profiler, the same with an assembly rule" --

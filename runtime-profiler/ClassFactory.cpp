@@ -1,58 +1,13 @@
 //===- runtime-profiler/ClassFactory.cpp - What CoreCLR calls first -------===//
 //
 // CoreCLR loads the library named by CORECLR_PROFILER_PATH, asks DllGetClassObject for the class
-// factory of the CLSID in CORECLR_PROFILER, and creates the profiler through it.
+// factory of the CLSID in CORECLR_PROFILER (ClassFactory.h), and creates the profiler through it.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime-profiler/ClassFactory.h"
 #include "runtime-profiler/Profiler.h"
 
-#include <atomic>
-#include <new>
-
 using namespace weft::prof;
-
-namespace {
-
-class Factory final : public IClassFactory {
-public:
-  HRESULT QueryInterface(REFIID Riid, void **Out) override {
-    if (!Out)
-      return E_POINTER;
-    if (Riid == IID_IUnknown || Riid == IID_IClassFactory) {
-      *Out = this;
-      AddRef();
-      return S_OK;
-    }
-    *Out = nullptr;
-    return E_NOINTERFACE;
-  }
-  ULONG AddRef() override { return ++Refs; }
-  ULONG Release() override {
-    ULONG N = --Refs;
-    if (N == 0)
-      delete this;
-    return N;
-  }
-  HRESULT CreateInstance(IUnknown *Outer, REFIID Riid, void **Out) override {
-    if (!Out)
-      return E_POINTER;
-    *Out = nullptr;
-    if (Outer)
-      return CLASS_E_NOAGGREGATION;
-    auto *P = new (std::nothrow) Profiler();
-    if (!P)
-      return E_OUTOFMEMORY;
-    HRESULT Hr = P->QueryInterface(Riid, Out);
-    P->Release(); // the reference the query took is the caller's
-    return Hr;
-  }
-  HRESULT LockServer(BOOL) override { return S_OK; }
-
-private:
-  std::atomic<ULONG> Refs{1};
-};
-
-} // namespace
 
 extern "C" __attribute__((visibility("default"))) HRESULT
 DllGetClassObject(REFCLSID Clsid, REFIID Riid, void **Out) {
@@ -61,12 +16,7 @@ DllGetClassObject(REFCLSID Clsid, REFIID Riid, void **Out) {
   *Out = nullptr;
   if (!(Clsid == CLSID_WeftProfiler))
     return CLASS_E_CLASSNOTAVAILABLE;
-  auto *F = new (std::nothrow) Factory();
-  if (!F)
-    return E_OUTOFMEMORY;
-  HRESULT Hr = F->QueryInterface(Riid, Out);
-  F->Release();
-  return Hr;
+  return getClassObject<Profiler>(Riid, Out);
 }
 
 extern "C" __attribute__((visibility("default"))) HRESULT DllCanUnloadNow() { return S_FALSE; }

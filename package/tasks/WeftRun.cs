@@ -149,6 +149,10 @@ public sealed class WeftRun : Microsoft.Build.Utilities.Task
                 output.Lines();
                 Importance("high");
             }
+            catch (Exception)
+            {
+                // Only the head start is lost: a thread of the pool must not take MSBuild down.
+            }
             finally
             {
                 context.Free();
